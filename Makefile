@@ -1,0 +1,129 @@
+# one-ib: SR-IOV InfiniBand for OpenNebula KVM clouds.
+#
+#   make            build every helper into build/bin
+#   make check      unit tests (plain and ASan+UBSan), cppcheck, e2e tests
+#   make demo       the simulated cloud, end to end
+#   make bench      speed and memory figures
+#   make install    DESTDIR, REMOTES_DIR, PREFIX honoured
+#   make deps       install the Debian packages the above need (root)
+
+PREFIX      ?= /usr
+REMOTES_DIR ?= /var/lib/one/remotes
+DATADIR     ?= $(PREFIX)/share/one-ib
+DESTDIR     ?=
+
+CC      ?= cc
+PKGS    := libvirt libxml-2.0 libpci libibumad
+CFLAGS  ?= -O2 -g
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+           -Wno-format-nonliteral -fstack-protector-strong -D_FORTIFY_SOURCE=2
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=all
+
+# Debian 12 packages: build, tests, and the simulated cloud's real parts.
+DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
+            pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
+            valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
+            libumad2sim0 infiniband-diags iproute2 util-linux procps
+
+B       := build
+LIB_SRC := $(wildcard helpers/lib/*.c)
+TOOLS   := oneib-discover
+UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+
+pkg_cflags = $(shell pkg-config --cflags $(PKGS))
+pkg_libs   = $(shell pkg-config --libs $(PKGS))
+
+.PHONY: all deps check demo bench install uninstall clean format \
+        _check unit-build asan-build cppcheck
+
+all: $(addprefix $(B)/bin/,$(TOOLS))
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	cmd="apt-get install -y --no-install-recommends $$(echo $$missing)"; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: missing Debian packages; as root run: apt-get update && $$cmd" >&2; \
+		exit 1; \
+	fi; \
+	echo "make deps: apt-get update && $$cmd"; \
+	DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	DEBIAN_FRONTEND=noninteractive $$cmd
+
+# --- build -------------------------------------------------------------------
+
+$(B)/obj/%.o: helpers/%.c $(wildcard helpers/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -c -o $@ $<
+
+$(B)/lib/liboneib.a: $(patsubst helpers/%.c,$(B)/obj/%.o,$(LIB_SRC))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(pkg_libs)
+
+# Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
+$(B)/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
+		$(pkg_libs) -lcmocka
+
+$(B)/asan/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
+		$(pkg_libs) -lcmocka
+
+$(B)/asan/bin/%: helpers/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -o $@ $< $(LIB_SRC) $(pkg_libs)
+
+unit-build: $(addprefix $(B)/tests/,$(UNIT))
+asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(TOOLS))
+
+# --- install -----------------------------------------------------------------
+
+# Everything under REMOTES_DIR is copied to every host by `onehost sync`
+# (rsync -L: symlinks arrive as files), so the helpers live inside it.
+install: all
+	sh drivers/install.sh "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" $(B)/bin
+
+uninstall:
+	sh drivers/install.sh --uninstall "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)"
+
+# --- tests -------------------------------------------------------------------
+
+check: deps
+	@$(MAKE) --no-print-directory _check
+
+_check: all unit-build asan-build
+	rm -rf $(B)/destdir
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
+	sh tests/run.sh
+
+cppcheck:
+	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \
+		--inline-suppr --suppress=missingIncludeSystem -I helpers helpers
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	rm -rf $(B)/destdir
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
+	sh tests/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	rm -rf $(B)/destdir
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
+	sh tests/bench/run.sh
+
+format:
+	clang-format -i helpers/*.c helpers/lib/*.[ch] tests/unit/*.c
+
+clean:
+	rm -rf $(B)
+.SECONDARY:
