@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <infiniband/umad.h>
+
+#include "hca.h"
+#include "log.h"
+#include "sysfs.h"
+
+#define SYS_PCI "/sys/bus/pci/devices"
+#define SYS_IB "/sys/class/infiniband"
+
+static const char *const state_names[] = {
+	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+};
+
+static const char *const phys_state_names[] = {
+	NULL,
+	"Sleep",
+	"Polling",
+	"Disabled",
+	"PortConfigurationTraining",
+	"LinkUp",
+	"LinkErrorRecovery",
+	"Phy Test",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *ib_state_name(int state)
+{
+	if (state < 0 || (size_t)state >= NELEM(state_names))
+		return NULL;
+	return state_names[state];
+}
+
+const char *ib_phys_state_name(int phys_state)
+{
+	if (phys_state < 0 || (size_t)phys_state >= NELEM(phys_state_names))
+		return NULL;
+	return phys_state_names[phys_state];
+}
+
+/* "5: LinkUp" against a table of names: the number must name that entry. */
+static int parse_numbered(const char *s, const char *const *names, size_t n)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || errno || v < 0 || (size_t)v >= n || !names[v])
+		return -EINVAL;
+	if (strncmp(end, ": ", 2) || strcmp(end + 2, names[v]))
+		return -EINVAL;
+	return (int)v;
+}
+
+int ib_state_parse(const char *s)
+{
+	return parse_numbered(s, state_names, NELEM(state_names));
+}
+
+static int ib_phys_state_parse(const char *s)
+{
+	return parse_numbered(s, phys_state_names, NELEM(phys_state_names));
+}
+
+bool ib_port_usable(const struct ib_port *p)
+{
+	return p->state == 4 && !strcmp(p->link_layer, "InfiniBand");
+}
+
+bool vf_assignable(const struct vf *vf)
+{
+	return vf->driver[0] == '\0' || !strcmp(vf->driver, "vfio-pci");
+}
+
+/*
+ * libibumad turns "banana" into 0 without complaint, so a value outside the
+ * kernel's range sends us back to the file to say what was there.
+ */
+static int check_port_attr(const char *ibdev, int port, const char *attr,
+			   unsigned v, int (*parse)(const char *), int lo,
+			   int hi)
+{
+	char path[PATH_MAX], buf[SYSFS_VALUE_MAX];
+	int r;
+
+	if ((int)v >= lo && (int)v <= hi)
+		return (int)v;
+	if (path_fmt(path, sizeof(path), SYS_IB "/%s/ports/%d/%s", ibdev, port,
+		     attr))
+		return -1;
+	if (sysfs_read_str(path, buf, sizeof(buf)))
+		return -1;
+	r = parse(buf);
+	if (r < 0)
+		log_msg("%s: unexpected value '%s'", path, buf);
+	return r < 0 ? -1 : r;
+}
+
+static int copy_port(const char *ibdev, const umad_port_t *u, struct ib_port *p)
+{
+	unsigned i, n = 0;
+
+	p->num = u->portnum;
+	p->state = check_port_attr(ibdev, u->portnum, "state", u->state,
+				   ib_state_parse, 1, 5);
+	p->phys_state = check_port_attr(ibdev, u->portnum, "phys_state",
+					u->phys_state, ib_phys_state_parse, 1,
+					7);
+	p->rate = u->rate;
+	p->lid = u->base_lid;
+	p->sm_lid = u->sm_lid;
+	snprintf(p->link_layer, sizeof(p->link_layer), "%s",
+		 strcmp(u->link_layer, "IB") ? u->link_layer : "InfiniBand");
+	p->guid = be64toh(u->port_guid);
+	p->pkeys = calloc(u->pkeys_size ? u->pkeys_size : 1, sizeof(uint16_t));
+	if (!p->pkeys)
+		return -ENOMEM;
+	for (i = 0; i < u->pkeys_size; i++)
+		if (u->pkeys[i])
+			p->pkeys[n++] = u->pkeys[i];
+	p->npkeys = n;
+	return 0;
+}
+
+static int read_ports(struct hca *h)
+{
+	umad_ca_t ca;
+	int i, r;
+
+	r = umad_get_ca(h->ibdev, &ca);
+	if (r < 0) {
+		log_msg(SYS_IB "/%s: libibumad cannot read it (%s)", h->ibdev,
+			strerror(-r));
+		return 0;
+	}
+	h->node_guid = be64toh(ca.node_guid);
+	snprintf(h->fw_ver, sizeof(h->fw_ver), "%s", ca.fw_ver);
+	for (i = 0; i <= ca.numports && i < UMAD_CA_MAX_PORTS; i++) {
+		if (!ca.ports[i] || h->nports >= HCA_MAX_PORTS)
+			continue;
+		r = copy_port(h->ibdev, ca.ports[i], &h->ports[h->nports]);
+		if (r)
+			break;
+		h->nports++;
+	}
+	umad_release_ca(&ca);
+	return r;
+}
+
+/* A number that every kernel provides: missing or odd is worth a warning. */
+static long read_expected_long(const char *bdf, const char *attr, long unknown)
+{
+	char path[PATH_MAX];
+	long v;
+	int r;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr))
+		return unknown;
+	r = sysfs_read_long(path, &v);
+	if (r == -ENOENT)
+		log_msg("%s: missing", path);
+	return r ? unknown : v;
+}
+
+/* A number only some functions have (sriov_* on PFs): missing is normal. */
+static long read_optional_long(const char *bdf, const char *attr, long unknown)
+{
+	char path[PATH_MAX];
+	long v;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr))
+		return unknown;
+	return sysfs_read_long(path, &v) ? unknown : v;
+}
+
+static void read_link(const char *bdf, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	buf[0] = '\0';
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr) ||
+	    sysfs_link_name(path, buf, len))
+		buf[0] = '\0';
+}
+
+static int numa_of(long v)
+{
+	return v < 0 || v > INT_MAX ? -1 : (int)v;
+}
+
+static void read_vf(const char *bdf, struct vf *vf)
+{
+	char group[32], *end;
+	long g;
+
+	read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+	read_link(bdf, "iommu_group", group, sizeof(group));
+	g = strtol(group, &end, 10);
+	vf->iommu_group = group[0] && !*end && g >= 0 && g <= INT_MAX ? (int)g
+								      : -1;
+	vf->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	vf->ibdev[0] = '\0';
+	vf->vmid = -1;
+}
+
+static int vf_cmp(const void *a, const void *b)
+{
+	const struct vf *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Does sysfs show this function? (a dangling virtfnN says no) */
+static bool pci_exists(const char *bdf)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !path_fmt(path, sizeof(path), SYS_PCI "/%s", bdf) &&
+	       stat(path, &st) == 0;
+}
+
+/* virtfn0 -> ../0000:3b:00.1, one VF per link, in VF-index order. */
+static int read_vfs(struct hca *h, const char *bdf)
+{
+	char dirpath[PATH_MAX], link[PATH_MAX], vfbdf[64], *end;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+	long idx;
+	int r = 0;
+
+	if (path_fmt(dirpath, sizeof(dirpath), SYS_PCI "/%s", bdf))
+		return 0;
+	d = opendir(dirpath);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct vf vf = { 0 };
+
+		if (strncmp(de->d_name, "virtfn", 6))
+			continue;
+		errno = 0;
+		idx = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || *end || errno || idx < 0 ||
+		    idx > INT_MAX)
+			continue;
+		if (path_fmt(link, sizeof(link), "%s/%s", dirpath, de->d_name))
+			continue;
+		if (sysfs_link_name(link, vfbdf, sizeof(vfbdf)) ||
+		    pci_addr_parse(vfbdf, &vf.addr)) {
+			log_msg("%s: not a link to a PCI function", link);
+			continue;
+		}
+		if (!pci_exists(vfbdf)) {
+			log_msg("%s: dangling link to '%s'", link, vfbdf);
+			continue;
+		}
+		vf.index = (int)idx;
+		read_vf(vfbdf, &vf);
+		if (h->nvfs == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct vf *nv = reallocarray(h->vfs, ncap, sizeof(*nv));
+
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			h->vfs = nv;
+			cap = ncap;
+		}
+		h->vfs[h->nvfs++] = vf;
+	}
+	closedir(d);
+	if (h->nvfs)
+		qsort(h->vfs, h->nvfs, sizeof(*h->vfs), vf_cmp);
+	return r;
+}
+
+static int read_pci(struct hca *h, struct pci_names *names)
+{
+	char bdf[PCI_ADDR_STRLEN];
+
+	pci_addr_fmt(&h->addr, bdf);
+	h->vendor_id = (uint16_t)read_expected_long(bdf, "vendor", 0);
+	h->device_id = (uint16_t)read_expected_long(bdf, "device", 0);
+	if (!names ||
+	    pci_vendor_name(names, h->vendor_id, h->vendor, sizeof(h->vendor)))
+		h->vendor[0] = '\0';
+	if (!names || pci_device_name(names, h->vendor_id, h->device_id,
+				      h->device, sizeof(h->device)))
+		h->device[0] = '\0';
+	read_link(bdf, "driver", h->driver, sizeof(h->driver));
+	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
+	h->sriov_numvfs = (int)read_optional_long(bdf, "sriov_numvfs", -1);
+	return read_vfs(h, bdf);
+}
+
+/* RDMA devices of VFs the host driver holds: "0000:3b:01.0" -> "mlx5_2". */
+struct vf_ibdev {
+	struct pci_addr addr;
+	char ibdev[HCA_NAME_MAX];
+};
+
+struct scan {
+	struct hca_list *out;
+	size_t cap;
+	struct vf_ibdev *vfdevs;
+	size_t nvfdevs, vfcap;
+	struct pci_names *names;
+};
+
+static int push_vf_ibdev(struct scan *s, const struct pci_addr *a,
+			 const char *ibdev)
+{
+	if (s->nvfdevs == s->vfcap) {
+		size_t n = s->vfcap ? s->vfcap * 2 : 8;
+		struct vf_ibdev *v = reallocarray(s->vfdevs, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->vfdevs = v;
+		s->vfcap = n;
+	}
+	s->vfdevs[s->nvfdevs].addr = *a;
+	snprintf(s->vfdevs[s->nvfdevs].ibdev, HCA_NAME_MAX, "%s", ibdev);
+	s->nvfdevs++;
+	return 0;
+}
+
+static struct hca *push_hca(struct scan *s)
+{
+	struct hca_list *l = s->out;
+
+	if (l->n == s->cap) {
+		size_t n = s->cap ? s->cap * 2 : 4;
+		struct hca *v = reallocarray(l->v, n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		s->cap = n;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+static int scan_ibdev(struct scan *s, const char *ibdev)
+{
+	char path[PATH_MAX], bdf[64];
+	struct pci_addr addr;
+	bool has_pci;
+	struct hca *h;
+	int r;
+
+	if (strlen(ibdev) >= HCA_NAME_MAX)
+		return 0;
+	has_pci = !path_fmt(path, sizeof(path), SYS_IB "/%s/device", ibdev) &&
+		  !sysfs_link_name(path, bdf, sizeof(bdf)) &&
+		  !pci_addr_parse(bdf, &addr);
+	if (has_pci &&
+	    !path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf)) {
+		struct stat st;
+
+		if (lstat(path, &st) == 0)
+			return push_vf_ibdev(s, &addr, ibdev);
+	}
+	h = push_hca(s);
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
+	h->has_pci = has_pci;
+	h->numa_node = -1;
+	h->sriov_totalvfs = -1;
+	h->sriov_numvfs = -1;
+	if (has_pci)
+		h->addr = addr;
+	r = read_ports(h);
+	if (!r && has_pci)
+		r = read_pci(h, s->names);
+	return r;
+}
+
+static int hca_cmp(const void *a, const void *b)
+{
+	const struct hca *x = a, *y = b;
+
+	if (x->has_pci != y->has_pci)
+		return x->has_pci ? -1 : 1;
+	if (x->has_pci)
+		return pci_addr_cmp(&x->addr, &y->addr);
+	return strcmp(x->ibdev, y->ibdev);
+}
+
+static void attach_vf_ibdevs(struct scan *s)
+{
+	size_t i, j, k;
+
+	for (k = 0; k < s->nvfdevs; k++)
+		for (i = 0; i < s->out->n; i++)
+			for (j = 0; j < s->out->v[i].nvfs; j++) {
+				struct vf *vf = &s->out->v[i].vfs[j];
+
+				if (!pci_addr_cmp(&vf->addr,
+						  &s->vfdevs[k].addr))
+					memcpy(vf->ibdev, s->vfdevs[k].ibdev,
+					       HCA_NAME_MAX);
+			}
+}
+
+int hca_discover(struct hca_list *out)
+{
+	struct umad_device_node *devs, *d;
+	struct scan s = { .out = out };
+	struct stat st;
+	int r = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	if (stat("/sys", &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* No RDMA core loaded: a host without InfiniBand, not an error. */
+	if (stat(SYS_IB, &st))
+		return 0;
+	s.names = pci_names_open();
+	devs = umad_get_ca_device_list();
+	for (d = devs; d && !r; d = d->next)
+		r = scan_ibdev(&s, d->ca_name);
+	umad_free_ca_device_list(devs);
+	attach_vf_ibdevs(&s);
+	free(s.vfdevs);
+	pci_names_close(s.names);
+	if (r) {
+		hca_list_free(out);
+		return r;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	return 0;
+}
+
+void hca_list_free(struct hca_list *l)
+{
+	size_t i;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		for (p = 0; p < l->v[i].nports; p++)
+			free(l->v[i].ports[p].pkeys);
+		free(l->v[i].vfs);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

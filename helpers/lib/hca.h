@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The host's InfiniBand HCAs (PFs), their ports and their SR-IOV VFs.
+ *
+ * Where each fact comes from:
+ *   RDMA devices and their ports  libibumad (/sys/class/infiniband/<dev>)
+ *   PCI identity, SR-IOV, VFs     /sys/bus/pci/devices/<bdf>/{vendor,device,
+ *                                 numa_node,driver,iommu_group,sriov_*,virtfnN}
+ *   vendor/device names           libpci's pci.ids
+ *
+ * An RDMA device whose PCI function has a `physfn` link belongs to a VF bound
+ * to the host driver (mlx5_core); it is shown on that VF, not as an HCA. A
+ * device with no PCI function at all (ibsim's "ibsim0") is an HCA without an
+ * address.
+ *
+ * Unknown numbers are -1 (numa_node -1 is also the kernel's "unknown").
+ */
+#ifndef ONEIB_HCA_H
+#define ONEIB_HCA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pci.h"
+
+#define HCA_NAME_MAX 64
+#define HCA_MAX_PORTS 10 /* libibumad's UMAD_CA_MAX_PORTS */
+
+struct ib_port {
+	int num;
+	int state; /* 4 = ACTIVE; -1 unknown */
+	int phys_state; /* 5 = LinkUp; -1 unknown */
+	unsigned rate; /* Gb/s as libibumad reads it: "2.5 Gb/sec" -> 2 */
+	unsigned lid;
+	unsigned sm_lid;
+	char link_layer[20]; /* "InfiniBand", "Ethernet" (UMAD_CA_NAME_LEN) */
+	uint64_t guid;
+	uint16_t *pkeys; /* non-zero entries, table order */
+	size_t npkeys;
+};
+
+struct vf {
+	int index; /* N of the PF's virtfnN */
+	struct pci_addr addr;
+	char driver[HCA_NAME_MAX]; /* "" when unbound */
+	int iommu_group;
+	int numa_node;
+	char ibdev[HCA_NAME_MAX]; /* "" unless the host driver holds it */
+	int vmid; /* -1: no lease (leases come with oneib-vf) */
+};
+
+struct hca {
+	bool has_pci;
+	struct pci_addr addr;
+	uint16_t vendor_id, device_id;
+	char vendor[128], device[128]; /* "" when pci.ids does not know */
+	char driver[HCA_NAME_MAX];
+	char ibdev[HCA_NAME_MAX];
+	uint64_t node_guid;
+	char fw_ver[32];
+	int numa_node;
+	int sriov_totalvfs, sriov_numvfs;
+	struct ib_port ports[HCA_MAX_PORTS];
+	int nports;
+	struct vf *vfs;
+	size_t nvfs;
+};
+
+struct hca_list {
+	struct hca *v;
+	size_t n;
+};
+
+/*
+ * Fills `out` (sorted: PCI address, then address-less devices by name).
+ * Odd sysfs data is reported on stderr and skipped; the return value is
+ * negative only when /sys itself cannot be read or memory runs out.
+ */
+int hca_discover(struct hca_list *out);
+void hca_list_free(struct hca_list *l);
+
+const char *ib_state_name(int state);
+const char *ib_phys_state_name(int phys_state);
+/* "4: ACTIVE" -> 4; -EINVAL unless number and name agree. */
+int ib_state_parse(const char *s);
+/* Port can carry a tenant VF: ACTIVE and InfiniBand. */
+bool ib_port_usable(const struct ib_port *p);
+/* VF can be handed to a guest: not held by a host driver. */
+bool vf_assignable(const struct vf *vf);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One-line diagnostics on stderr, prefixed with the program name:
+ *   oneib-discover: /sys/bus/pci/devices/0000:3b:00.0/numa_node: not a number: 'garbage'
+ * Only main() decides the exit status; these functions never exit.
+ */
+#ifndef ONEIB_LOG_H
+#define ONEIB_LOG_H
+
+#if defined(__GNUC__)
+#define ONEIB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ONEIB_PRINTF(a, b)
+#endif
+
+void log_msg(const char *fmt, ...) ONEIB_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pci/pci.h>
+
+#include "pci.h"
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* n hex digits at s into *v; -1 when any is not hex. */
+static int hexfield(const char *s, int n, unsigned *v)
+{
+	unsigned acc = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int d = hexval(s[i]);
+		if (d < 0)
+			return -1;
+		acc = acc * 16 + (unsigned)d;
+	}
+	*v = acc;
+	return 0;
+}
+
+/* "0000:3b:00.2" -> {0, 0x3b, 0, 2}; "3b:00.2", "0000:3b:0.2" -> -EINVAL */
+int pci_addr_parse(const char *s, struct pci_addr *out)
+{
+	unsigned dom, bus, slot, func;
+
+	if (!s || strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.')
+		return -EINVAL;
+	if (hexfield(s, 4, &dom) || hexfield(s + 5, 2, &bus) ||
+	    hexfield(s + 8, 2, &slot) || hexfield(s + 11, 1, &func))
+		return -EINVAL;
+	if (slot > 31 || func > 7)
+		return -EINVAL;
+	out->domain = (uint16_t)dom;
+	out->bus = (uint8_t)bus;
+	out->slot = (uint8_t)slot;
+	out->func = (uint8_t)func;
+	return 0;
+}
+
+void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN])
+{
+	snprintf(buf, PCI_ADDR_STRLEN, "%04x:%02x:%02x.%x", a->domain, a->bus,
+		 a->slot, a->func);
+}
+
+int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b)
+{
+	uint32_t x = (uint32_t)a->domain << 16 | (uint32_t)a->bus << 8 |
+		     (uint32_t)a->slot << 3 | a->func;
+	uint32_t y = (uint32_t)b->domain << 16 | (uint32_t)b->bus << 8 |
+		     (uint32_t)b->slot << 3 | b->func;
+
+	return x < y ? -1 : x > y;
+}
+
+struct pci_names {
+	struct pci_access *pacc;
+};
+
+struct pci_names *pci_names_open(void)
+{
+	struct pci_names *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	/*
+	 * Names only: pci_init() is not called, so libpci never scans the bus
+	 * (its scanner exits the process on an unreadable device file).
+	 */
+	n->pacc = pci_alloc();
+	if (!n->pacc) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void pci_names_close(struct pci_names *n)
+{
+	if (!n)
+		return;
+	pci_cleanup(n->pacc);
+	free(n);
+}
+
+static int lookup(struct pci_names *n, char *buf, size_t len, int flags,
+		  unsigned vendor, unsigned device)
+{
+	char tmp[256];
+	const char *name;
+
+	/* hwdb off: the same database on every host, whatever udev has. */
+	flags |= PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
+	name = pci_lookup_name(n->pacc, tmp, sizeof(tmp), flags, vendor,
+			       device);
+	if (!name)
+		return -ENOENT;
+	if (strlen(name) >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, name, strlen(name) + 1);
+	return 0;
+}
+
+int pci_vendor_name(struct pci_names *n, uint16_t vendor, char *buf, size_t len)
+{
+	return lookup(n, buf, len, PCI_LOOKUP_VENDOR, vendor, 0);
+}
+
+int pci_device_name(struct pci_names *n, uint16_t vendor, uint16_t device,
+		    char *buf, size_t len)
+{
+	return lookup(n, buf, len, PCI_LOOKUP_DEVICE, vendor, device);
+}

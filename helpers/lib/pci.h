@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * PCI function addresses and names.
+ *
+ * The one textual form is the kernel's: "0000:3b:00.2" (domain:bus:slot.func,
+ * lowercase hex, as in /sys/bus/pci/devices). Input is parsed strictly, since
+ * addresses reach root-run helpers from OpenNebula templates.
+ */
+#ifndef ONEIB_PCI_H
+#define ONEIB_PCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pci_addr {
+	uint16_t domain;
+	uint8_t bus;
+	uint8_t slot; /* 0..31 */
+	uint8_t func; /* 0..7 */
+};
+
+/* "DDDD:BB:SS.F" exactly (12 characters); -EINVAL otherwise. */
+int pci_addr_parse(const char *s, struct pci_addr *out);
+#define PCI_ADDR_STRLEN 16
+void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN]);
+int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b);
+
+/* Vendor and device names from the pci.ids database through libpci. */
+struct pci_names;
+struct pci_names *pci_names_open(void);
+void pci_names_close(struct pci_names *n);
+/* Copies the name into buf; -ENOENT when the database does not know it. */
+int pci_vendor_name(struct pci_names *n, uint16_t vendor, char *buf,
+		    size_t len);
+int pci_device_name(struct pci_names *n, uint16_t vendor, uint16_t device,
+		    char *buf, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Reading sysfs attributes: one helper per value shape, so no caller repeats
+ * open/read/parse. Every attribute ends in one '\n' in the kernel's format
+ * ("4: ACTIVE\n", "0x15b3\n"); ibsim's fake files have none, so the newline
+ * is optional.
+ *
+ * Readers return 0, -ENOENT when the file is absent, or -EINVAL when the value
+ * does not fit; -EINVAL has already been reported on stderr with the path and
+ * the value, so callers only decide what a missing file means.
+ */
+#ifndef ONEIB_SYSFS_H
+#define ONEIB_SYSFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest attribute we ever need to read whole (GIDs are 39 characters). */
+#define SYSFS_VALUE_MAX 256
+
+int sysfs_read_str(const char *path, char *buf, size_t len);
+/* Decimal or 0x-hex integer filling the whole value: "0x15b3", "-1", "8". */
+int sysfs_read_long(const char *path, long *out);
+/* basename of a symlink's target: driver -> ../../bus/pci/drivers/vfio-pci. */
+int sysfs_link_name(const char *path, char *buf, size_t len);
+/* snprintf into a path buffer; -ENAMETOOLONG instead of a silent cut. */
+int path_fmt(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * oneib-discover: the host's InfiniBand HCAs, their ports and SR-IOV VFs.
+ *
+ *   oneib-discover                      table for a person
+ *   oneib-discover --format=json        stable schema (README.md)
+ *   oneib-discover --format=one         OpenNebula monitoring attributes
+ *                  --format=one-system  ... only the static inventory
+ *                  --format=one-monitor ... only the free-VF counters
+ *
+ * Odd sysfs data is reported on stderr and the rest is still listed, exit 0:
+ * a monitoring probe must not fail its whole class over one bad file.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/guid.h"
+#include "lib/hca.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/onetmpl.h"
+#include "lib/pkey.h"
+
+enum format { FMT_TABLE, FMT_JSON, FMT_ONE, FMT_ONE_SYSTEM, FMT_ONE_MONITOR };
+
+static const struct {
+	const char *name;
+	enum format fmt;
+} formats[] = {
+	{ "table", FMT_TABLE },
+	{ "json", FMT_JSON },
+	{ "one", FMT_ONE },
+	{ "one-system", FMT_ONE_SYSTEM },
+	{ "one-monitor", FMT_ONE_MONITOR },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: oneib-discover "
+	      "[--format=table|json|one|one-system|one-monitor]\n",
+	      f);
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void print_table(const struct hca_list *l)
+{
+	char guid[GUID_STRLEN], addr[PCI_ADDR_STRLEN], pk[PKEY_STRLEN];
+	size_t i, j, k;
+	int p;
+
+	if (!l->n) {
+		puts("no InfiniBand HCA found");
+		return;
+	}
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (h->has_pci)
+			pci_addr_fmt(&h->addr, addr);
+		printf("%sHCA %s  %s  %s %s\n", i ? "\n" : "",
+		       h->has_pci ? addr : "(no PCI device)", h->ibdev,
+		       h->vendor, h->device);
+		guid_fmt_hex(h->node_guid, guid);
+		printf("    driver %s  numa %d  fw %s  node_guid %s",
+		       or_dash(h->driver), h->numa_node, or_dash(h->fw_ver),
+		       guid);
+		if (h->sriov_totalvfs >= 0)
+			printf("  SR-IOV %d/%d VFs", h->sriov_numvfs,
+			       h->sriov_totalvfs);
+		putchar('\n');
+		for (p = 0; p < h->nports; p++) {
+			const struct ib_port *pt = &h->ports[p];
+
+			guid_fmt_hex(pt->guid, guid);
+			printf("    port %d  %s/%s  %u Gb/s  %s  lid %u  "
+			       "sm_lid %u  guid %s\n",
+			       pt->num, or_dash(ib_state_name(pt->state)),
+			       or_dash(ib_phys_state_name(pt->phys_state)),
+			       pt->rate, pt->link_layer, pt->lid, pt->sm_lid,
+			       guid);
+			printf("            pkeys");
+			for (k = 0; k < pt->npkeys; k++) {
+				pkey_fmt((struct pkey){ pt->pkeys[k] }, pk);
+				printf(" %s", pk);
+			}
+			putchar('\n');
+		}
+		if (!h->nvfs)
+			continue;
+		printf("    %-4s %-13s %-11s %-6s %-5s %-8s %s\n", "VF",
+		       "ADDRESS", "DRIVER", "IOMMU", "NUMA", "IBDEV", "VM");
+		for (j = 0; j < h->nvfs; j++) {
+			const struct vf *vf = &h->vfs[j];
+			char grp[16] = "-", numa[16] = "-", vm[16] = "-";
+
+			pci_addr_fmt(&vf->addr, addr);
+			if (vf->iommu_group >= 0)
+				snprintf(grp, sizeof(grp), "%d",
+					 vf->iommu_group);
+			if (vf->numa_node >= 0)
+				snprintf(numa, sizeof(numa), "%d",
+					 vf->numa_node);
+			if (vf->vmid >= 0)
+				snprintf(vm, sizeof(vm), "%d", vf->vmid);
+			printf("    %-4d %-13s %-11s %-6s %-5s %-8s %s\n",
+			       vf->index, addr, or_dash(vf->driver), grp, numa,
+			       or_dash(vf->ibdev), vm);
+		}
+	}
+}
+
+static void print_json(const struct hca_list *l)
+{
+	char buf[GUID_STRLEN], addr[PCI_ADDR_STRLEN], pk[PKEY_STRLEN];
+	struct json w;
+	size_t i, j, k;
+	int p;
+
+	json_init(&w, stdout);
+	json_obj(&w, NULL);
+	json_int(&w, "version", 1);
+	json_arr(&w, "hcas");
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		json_obj(&w, NULL);
+		if (h->has_pci) {
+			pci_addr_fmt(&h->addr, addr);
+			json_str(&w, "address", addr);
+			snprintf(buf, sizeof(buf), "%04x", h->vendor_id);
+			json_str(&w, "vendor_id", buf);
+			snprintf(buf, sizeof(buf), "%04x", h->device_id);
+			json_str(&w, "device_id", buf);
+		} else {
+			json_null(&w, "address");
+			json_null(&w, "vendor_id");
+			json_null(&w, "device_id");
+		}
+		json_str_or_null(&w, "vendor", h->vendor);
+		json_str_or_null(&w, "device", h->device);
+		json_str_or_null(&w, "driver", h->driver);
+		json_str(&w, "ibdev", h->ibdev);
+		guid_fmt_hex(h->node_guid, buf);
+		json_str(&w, "node_guid", buf);
+		json_str_or_null(&w, "fw_ver", h->fw_ver);
+		json_int_or_null(&w, "numa_node", h->numa_node);
+		json_int_or_null(&w, "sriov_totalvfs", h->sriov_totalvfs);
+		json_int_or_null(&w, "sriov_numvfs", h->sriov_numvfs);
+		json_arr(&w, "ports");
+		for (p = 0; p < h->nports; p++) {
+			const struct ib_port *pt = &h->ports[p];
+
+			json_obj(&w, NULL);
+			json_int(&w, "port", pt->num);
+			json_str_or_null(&w, "state", ib_state_name(pt->state));
+			json_str_or_null(&w, "phys_state",
+					 ib_phys_state_name(pt->phys_state));
+			json_int(&w, "rate", pt->rate);
+			json_int(&w, "lid", pt->lid);
+			json_int(&w, "sm_lid", pt->sm_lid);
+			json_str(&w, "link_layer", pt->link_layer);
+			guid_fmt_hex(pt->guid, buf);
+			json_str(&w, "port_guid", buf);
+			json_arr(&w, "pkeys");
+			for (k = 0; k < pt->npkeys; k++) {
+				pkey_fmt((struct pkey){ pt->pkeys[k] }, pk);
+				json_str(&w, NULL, pk);
+			}
+			json_end(&w);
+			json_end(&w);
+		}
+		json_end(&w);
+		json_arr(&w, "vfs");
+		for (j = 0; j < h->nvfs; j++) {
+			const struct vf *vf = &h->vfs[j];
+
+			json_obj(&w, NULL);
+			json_int(&w, "index", vf->index);
+			pci_addr_fmt(&vf->addr, addr);
+			json_str(&w, "address", addr);
+			json_str_or_null(&w, "driver", vf->driver);
+			json_int_or_null(&w, "iommu_group", vf->iommu_group);
+			json_int_or_null(&w, "numa_node", vf->numa_node);
+			json_str_or_null(&w, "ibdev", vf->ibdev);
+			json_int_or_null(&w, "vm", vf->vmid);
+			json_end(&w);
+		}
+		json_end(&w);
+		json_end(&w);
+	}
+	json_end(&w);
+	json_end(&w);
+}
+
+static bool vf_free(const struct vf *vf)
+{
+	return vf_assignable(vf) && vf->vmid < 0;
+}
+
+static bool hca_has_usable_port(const struct hca *h)
+{
+	int p;
+
+	for (p = 0; p < h->nports; p++)
+		if (ib_port_usable(&h->ports[p]))
+			return true;
+	return false;
+}
+
+static void print_one_system(const struct hca_list *l)
+{
+	char addr[PCI_ADDR_STRLEN], guid[GUID_STRLEN];
+	bool sriov = false;
+	struct tmpl_vec v;
+	size_t i;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (h->has_pci && h->sriov_numvfs > 0 && h->nvfs &&
+		    hca_has_usable_port(h))
+			sriov = true;
+	}
+	tmpl_attr(stdout, "IB_SRIOV", sriov ? "YES" : "NO");
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (!h->has_pci)
+			continue;
+		pci_addr_fmt(&h->addr, addr);
+		for (p = 0; p < h->nports; p++) {
+			const struct ib_port *pt = &h->ports[p];
+
+			guid_fmt_hex(pt->guid, guid);
+			tmpl_vec_begin(&v, stdout, "IB_PF");
+			tmpl_vec_add(&v, "ADDRESS", addr);
+			tmpl_vec_add(&v, "IBDEV", h->ibdev);
+			tmpl_vec_add_long(&v, "PORT", pt->num);
+			tmpl_vec_add(&v, "PORT_GUID", guid);
+			tmpl_vec_add(&v, "STATE",
+				     or_dash(ib_state_name(pt->state)));
+			tmpl_vec_add_long(&v, "RATE", pt->rate);
+			tmpl_vec_add(&v, "LINK_LAYER", pt->link_layer);
+			if (h->numa_node >= 0)
+				tmpl_vec_add_long(&v, "NUMA_NODE",
+						  h->numa_node);
+			tmpl_vec_add_long(
+				&v, "VFS_TOTAL",
+				h->sriov_totalvfs > 0 ? h->sriov_totalvfs : 0);
+			tmpl_vec_add_long(&v, "VFS_ENABLED",
+					  (long long)h->nvfs);
+			tmpl_vec_add(&v, "DRIVER", or_dash(h->driver));
+			tmpl_vec_end(&v);
+		}
+	}
+}
+
+static void print_one_monitor(const struct hca_list *l)
+{
+	char addr[PCI_ADDR_STRLEN];
+	long long total = 0, n;
+	struct tmpl_vec v;
+	size_t i, j;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (!h->has_pci || !hca_has_usable_port(h))
+			continue;
+		for (j = 0; j < h->nvfs; j++)
+			total += vf_free(&h->vfs[j]);
+	}
+	tmpl_attr_long(stdout, "IB_VFS_FREE", total);
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (!h->has_pci)
+			continue;
+		pci_addr_fmt(&h->addr, addr);
+		for (p = 0; p < h->nports; p++) {
+			n = 0;
+			if (ib_port_usable(&h->ports[p]))
+				for (j = 0; j < h->nvfs; j++)
+					n += vf_free(&h->vfs[j]);
+			tmpl_vec_begin(&v, stdout, "IB_PF_FREE");
+			tmpl_vec_add(&v, "ADDRESS", addr);
+			tmpl_vec_add_long(&v, "PORT", h->ports[p].num);
+			tmpl_vec_add_long(&v, "IB_VFS_FREE", n);
+			tmpl_vec_end(&v);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum format fmt = FMT_TABLE;
+	struct hca_list l;
+	size_t i;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			for (i = 0; i < sizeof(formats) / sizeof(formats[0]);
+			     i++)
+				if (!strcmp(optarg, formats[i].name))
+					break;
+			if (i == sizeof(formats) / sizeof(formats[0])) {
+				log_msg("unknown format '%s' (table, json, "
+					"one, one-system, one-monitor)",
+					optarg);
+				return 2;
+			}
+			fmt = formats[i].fmt;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		log_msg("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	r = hca_discover(&l);
+	if (r < 0) {
+		log_msg("cannot read /sys: %s", strerror(-r));
+		return 1;
+	}
+	switch (fmt) {
+	case FMT_TABLE:
+		print_table(&l);
+		break;
+	case FMT_JSON:
+		print_json(&l);
+		break;
+	case FMT_ONE:
+		print_one_system(&l);
+		print_one_monitor(&l);
+		break;
+	case FMT_ONE_SYSTEM:
+		print_one_system(&l);
+		break;
+	case FMT_ONE_MONITOR:
+		print_one_monitor(&l);
+		break;
+	}
+	hca_list_free(&l);
+	if (fflush(stdout) || ferror(stdout)) {
+		log_msg("cannot write the output");
+		return 1;
+	}
+	return 0;
+}
