@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+/* GUIDs in their three textual forms, and the MAC -> GUID rule. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "lib/guid.h"
+
+static void hex_forms(void **state)
+{
+	uint64_t g;
+
+	(void)state;
+	assert_int_equal(guid_parse_hex("0x0002c90300a1b2c1", &g), 0);
+	assert_true(g == 0x0002c90300a1b2c1ULL);
+	/* mlx4 admin_guids: %llx, no 0x, no padding */
+	assert_int_equal(guid_parse_hex("2c90300a1b2c3", &g), 0);
+	assert_true(g == 0x0002c90300a1b2c3ULL);
+	assert_int_equal(guid_parse_hex("ffffffffffffffff", &g), 0);
+	assert_true(g == UINT64_MAX);
+	assert_int_equal(guid_parse_hex("0X0A", &g), 0);
+	assert_true(g == 10);
+}
+
+static void hex_rejects(void **state)
+{
+	uint64_t g = 7;
+
+	(void)state;
+	assert_int_equal(guid_parse_hex("", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex("0x", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex("0x10000000000000000", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex("0x00g2", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex("0x12 ", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex("-1", &g), -EINVAL);
+	assert_int_equal(guid_parse_hex(NULL, &g), -EINVAL);
+	assert_true(g == 7);
+}
+
+static void sysfs_form(void **state)
+{
+	char buf[GUID_STRLEN];
+	uint64_t g;
+
+	(void)state;
+	assert_int_equal(guid_parse_sysfs("0002:c903:00a1:b2c0", &g), 0);
+	assert_true(g == 0x0002c90300a1b2c0ULL);
+	guid_fmt_sysfs(g, buf);
+	assert_string_equal(buf, "0002:c903:00a1:b2c0");
+	assert_int_equal(guid_parse_sysfs("0002:c903:00a1:b2c", &g), -EINVAL);
+	assert_int_equal(guid_parse_sysfs("0002:c903:00a1:b2c00", &g), -EINVAL);
+	assert_int_equal(guid_parse_sysfs("0002-c903-00a1-b2c0", &g), -EINVAL);
+	assert_int_equal(guid_parse_sysfs("02:00:c0:ff:fe:a8:01", &g), -EINVAL);
+}
+
+static void bytes_form(void **state)
+{
+	char buf[GUID_STRLEN];
+	uint64_t g;
+
+	(void)state;
+	assert_int_equal(guid_parse_bytes("02:00:c0:ff:fe:a8:01:05", &g), 0);
+	assert_true(g == 0x0200c0fffea80105ULL);
+	guid_fmt_bytes(g, buf);
+	assert_string_equal(buf, "02:00:c0:ff:fe:a8:01:05");
+	guid_fmt_hex(g, buf);
+	assert_string_equal(buf, "0x0200c0fffea80105");
+	assert_int_equal(guid_parse_bytes("02:00:c0:ff:fe:a8:01:5", &g),
+			 -EINVAL);
+	assert_int_equal(guid_parse_bytes("02:00:c0:ff:fe:a8:01:05:", &g),
+			 -EINVAL);
+	assert_int_equal(guid_parse_bytes("02:00:c0:ff:fe:a8:01;05", &g),
+			 -EINVAL);
+}
+
+static void any_form(void **state)
+{
+	uint64_t a, b, c;
+
+	(void)state;
+	assert_int_equal(guid_parse("0x0002c90300a1b2c1", &a), 0);
+	assert_int_equal(guid_parse("0002:c903:00a1:b2c1", &b), 0);
+	assert_int_equal(guid_parse("00:02:c9:03:00:a1:b2:c1", &c), 0);
+	assert_true(a == b && b == c);
+	assert_int_equal(guid_parse("00:02:c9:03", &a), -EINVAL);
+}
+
+static void mac_to_guid(void **state)
+{
+	char buf[GUID_STRLEN];
+	uint64_t mac;
+
+	(void)state;
+	/* design.md decision 2 */
+	assert_int_equal(mac_parse("02:00:c0:a8:01:05", &mac), 0);
+	guid_fmt_bytes(guid_from_mac(mac), buf);
+	assert_string_equal(buf, "02:00:c0:ff:fe:a8:01:05");
+	assert_int_equal(mac_parse("02:00:C0:A8:01:FF", &mac), 0);
+	guid_fmt_hex(guid_from_mac(mac), buf);
+	assert_string_equal(buf, "0x0200c0fffea801ff");
+	assert_int_equal(mac_parse("02:00:c0:a8:01", &mac), -EINVAL);
+	assert_int_equal(mac_parse("02:00:c0:a8:01:05\n", &mac), -EINVAL);
+	assert_int_equal(mac_parse("0200c0a80105", &mac), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hex_forms),  cmocka_unit_test(hex_rejects),
+		cmocka_unit_test(sysfs_form), cmocka_unit_test(bytes_form),
+		cmocka_unit_test(any_form),   cmocka_unit_test(mac_to_guid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
