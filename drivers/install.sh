@@ -1,0 +1,84 @@
+#!/bin/sh
+# Lays out (or removes) what an OpenNebula operator installs; called by
+# `make install` / `make uninstall`.
+#
+#   install.sh DESTDIR REMOTES_DIR DATADIR BINDIR
+#   install.sh --uninstall DESTDIR REMOTES_DIR DATADIR
+#
+# REMOTES_DIR (/var/lib/one/remotes) is what `onehost sync` copies to every
+# host as /var/tmp/one with rsync -L, so symlinks arrive as plain files:
+#   ib/bin/oneib-*            the helpers, found by the scripts beside them
+#   im/kvm-ib-probes.d/...    our probes, plus a relative symlink to every
+#                             stock kvm probe (same depth, so the stock
+#                             probes' relative requires still resolve)
+#   im/kvm-ib.d/...           symlinks to the stock im/kvm.d client
+#   etc/im/kvm-ib-probes.d/pci.conf   kept when it already exists
+# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments.
+set -eu
+
+uninstall=0
+if [ "${1:-}" = --uninstall ]; then
+	uninstall=1
+	shift
+fi
+[ $# -ge 3 ] || { echo "install.sh: usage: [--uninstall] DESTDIR REMOTES_DIR DATADIR [BINDIR]" >&2; exit 2; }
+dest=$1 remotes=$1$2 data=$1$3 bindir=${4:-}
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+# Our own directories: removing them removes everything install put there.
+ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/etc/im/kvm-ib-probes.d"
+
+if [ $uninstall = 1 ]; then
+	# shellcheck disable=SC2086
+	rm -rf $ours "$data"
+	exit 0
+fi
+
+[ -n "$bindir" ] || { echo "install.sh: BINDIR missing" >&2; exit 2; }
+
+# mirror STOCK_DIR OUR_DIR: a relative symlink in OUR_DIR for every file of
+# STOCK_DIR (a sibling directory) that OUR_DIR does not provide itself.
+mirror() {
+	stock=$1 mine=$2
+	( cd "$remotes/im/$stock" && find . \( -type f -o -type l \) -print ) |
+	while IFS= read -r f; do
+		f=${f#./}
+		[ -e "$remotes/im/$mine/$f" ] && continue
+		up=..
+		rest=$f
+		while [ "${rest#*/}" != "$rest" ]; do
+			up=$up/..
+			rest=${rest#*/}
+		done
+		mkdir -p "$(dirname "$remotes/im/$mine/$f")"
+		ln -sfn "$up/$stock/$f" "$remotes/im/$mine/$f"
+	done
+}
+
+install -d "$remotes/ib/bin"
+for b in "$bindir"/oneib-*; do
+	install -m 0755 "$b" "$remotes/ib/bin/"
+done
+
+( cd "$src/remotes" && find . -type f ! -path './etc/*' -print ) |
+while IFS= read -r f; do
+	install -D -m "$(stat -c %a "$src/remotes/$f")" "$src/remotes/$f" "$remotes/$f"
+done
+
+pciconf="$remotes/etc/im/kvm-ib-probes.d/pci.conf"
+[ -e "$pciconf" ] || install -D -m 0644 "$src/remotes/etc/im/kvm-ib-probes.d/pci.conf" "$pciconf"
+
+for pair in kvm-probes.d:kvm-ib-probes.d kvm.d:kvm-ib.d; do
+	stock=${pair%%:*} mine=${pair#*:}
+	if [ -d "$remotes/im/$stock" ]; then
+		mkdir -p "$remotes/im/$mine"
+		mirror "$stock" "$mine"
+	else
+		echo "install.sh: $remotes/im/$stock not found: install OpenNebula's remotes first, then run make install again so $mine reuses them" >&2
+	fi
+done
+
+install -d "$data/drivers"
+for f in "$src"/drivers/*.kvm-ib; do
+	install -m 0644 "$f" "$data/drivers/"
+done
