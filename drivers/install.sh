@@ -28,9 +28,20 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 # Our own directories: removing them removes everything install put there.
 ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/etc/im/kvm-ib-probes.d"
 
+# prune DIR: remove DIR and its parents while empty, never above DESTDIR.
+prune() {
+	d=$1
+	while [ "$d" != "$dest" ] && [ "$d" != / ] && [ "${d#"$dest"}" != "$d" ]; do
+		rmdir "$d" 2>/dev/null || break
+		d=$(dirname "$d")
+	done
+}
+
 if [ $uninstall = 1 ]; then
-	# shellcheck disable=SC2086
-	rm -rf $ours "$data"
+	for d in $ours "$data"; do
+		rm -rf "$d"
+		prune "$(dirname "$d")"
+	done
 	exit 0
 fi
 
