@@ -1,0 +1,22 @@
+#!/bin/bash
+# The installed host/system probe class of kvm-ib, run the way monitord's
+# client runs it: stock probes and ours together, IB_SRIOV and one IB_PF per
+# PF port with the facts oneib-discover found.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/oneib.sh"
+sim_host cx5
+
+inst=$TEST_TMP/inst
+stock_remotes "$inst"
+install_tree "$inst"
+probes=$inst/var/lib/one/remotes/im/kvm-ib-probes.d
+
+run_probes "$probes/host/system" kvm-ib 3 node3 >"$TEST_TMP/sys" 2>"$TEST_TMP/err"
+assert_eq 0 $? "class succeeds"
+assert_eq "kvm" "$(tmpl_value "$TEST_TMP/sys" HYPERVISOR)" "stock probe ran in the same class"
+assert_eq YES "$(tmpl_value "$TEST_TMP/sys" IB_SRIOV)" "IB_SRIOV"
+tmpl_vectors "$TEST_TMP/sys" IB_PF >"$TEST_TMP/pf"
+assert_eq 2 "$(grep -c . "$TEST_TMP/pf")" "one IB_PF per PF port"
+exp=$(jq -r '.hcas[] | "ADDRESS=\(.address)|IBDEV=\(.ibdev)|PORT=\(.ports[0].port)|PORT_GUID=\(.ports[0].port_guid)|STATE=\(.ports[0].state)|RATE=\(.ports[0].rate)|LINK_LAYER=\(.ports[0].link_layer)|NUMA_NODE=\(.numa_node)|VFS_TOTAL=\(.sriov_totalvfs)|VFS_ENABLED=\(.vfs | length)|DRIVER=\(.driver)"' "$SIM_HOST_DIR/expect.json")
+assert_eq "$exp" "$(cat "$TEST_TMP/pf")" "IB_PF vectors carry the fixture's facts"
+test_done

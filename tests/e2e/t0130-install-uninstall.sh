@@ -1,0 +1,36 @@
+#!/bin/bash
+# make install lays out the remotes tree on top of OpenNebula's own (every
+# stock kvm probe reused through a relative symlink, the IM client reused,
+# pci.conf kept), honours DESTDIR and REMOTES_DIR, and make uninstall puts
+# the tree back exactly as it was.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/oneib.sh"
+
+d=$TEST_TMP/dest
+stock_remotes "$d"
+(cd "$d" && find . -printf '%p %y %l\n' | sort) >"$TEST_TMP/before"
+
+make -s -C "$TOP" install DESTDIR="$d" >/dev/null
+assert_eq 0 $? "make install"
+r=$d/var/lib/one/remotes
+assert_ok "helper installed executable" -- test -x "$r/ib/bin/oneib-discover"
+assert_ok "system probe" -- test -x "$r/im/kvm-ib-probes.d/host/system/oneib-inventory.sh"
+assert_ok "monitor probe" -- test -x "$r/im/kvm-ib-probes.d/host/monitor/oneib-vfs.sh"
+assert_eq "../../../kvm-probes.d/host/system/linux_host.sh" "$(readlink "$r/im/kvm-ib-probes.d/host/system/linux_host.sh")" "stock probe linked at the same depth"
+assert_eq "../../../kvm-probes.d/vm/status/state.sh" "$(readlink "$r/im/kvm-ib-probes.d/vm/status/state.sh")" "every stock class mirrored"
+assert_eq "client" "$("$r/im/kvm-ib.d/monitord-client_control.sh")" "IM client reused from kvm.d"
+assert_ok "pci.conf for the kvm-ib probe dir" -- test -f "$r/etc/im/kvm-ib-probes.d/pci.conf"
+assert_ok "oned.conf fragment" -- test -f "$d/usr/share/one-ib/drivers/oned.conf.kvm-ib"
+assert_eq "" "$(find "$r" -xtype l)" "no dangling symlink"
+
+echo "# operator's edit" >>"$r/etc/im/kvm-ib-probes.d/pci.conf"
+make -s -C "$TOP" install DESTDIR="$d" >/dev/null
+assert_match "operator's edit" "$(cat "$r/etc/im/kvm-ib-probes.d/pci.conf")" "reinstall keeps pci.conf"
+
+make -s -C "$TOP" install DESTDIR="$TEST_TMP/alt" REMOTES_DIR=/srv/one/remotes >/dev/null 2>&1
+assert_ok "REMOTES_DIR honoured" -- test -x "$TEST_TMP/alt/srv/one/remotes/ib/bin/oneib-discover"
+
+make -s -C "$TOP" uninstall DESTDIR="$d" >/dev/null
+(cd "$d" && find . -printf '%p %y %l\n' | sort) >"$TEST_TMP/after"
+assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "uninstall restores the tree"
+test_done
