@@ -115,14 +115,18 @@ demo: deps
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/demo.sh
 
+$(B)/bench/runstat: tests/bench/runstat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) -o $@ $<
+
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(B)/bench/runstat
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh
 
 format:
-	clang-format -i helpers/*.c helpers/lib/*.[ch] tests/unit/*.c
+	clang-format -i helpers/*.c helpers/lib/*.[ch] tests/unit/*.c tests/bench/*.c
 
 clean:
 	rm -rf $(B)

@@ -1,0 +1,18 @@
+#!/bin/sh
+# make demo: the main job on the built-in simulated cloud. Every part checks
+# what it shows; the demo exits non-zero if any check fails.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+failed=0
+run() {
+	bash "$@" </dev/null || failed=$((failed + 1))
+}
+run "$top/tests/demo/10-discover.sh" cx3
+run "$top/tests/demo/10-discover.sh" cx5
+echo
+if [ $failed -eq 0 ]; then
+	echo "demo: every check passed"
+else
+	echo "demo: $failed part(s) failed"
+	exit 1
+fi
