@@ -1,0 +1,628 @@
+# tests/lib/test-lib.sh - shell test harness for one-ib end-to-end tests.
+#
+# Each test is a plain script, runnable alone:
+#
+#     #!/bin/bash
+#     . "$(dirname "$0")/../lib/test-lib.sh"
+#     sim_host cx5                  # optional; must come first (re-executes)
+#     sim_libvirtd                  # optional
+#     assert_eq 0x15b3 "$(cat /sys/bus/pci/devices/0000:3b:00.0/vendor)" "vendor"
+#     test_done
+#
+# Options (any test):  -v  print passing checks too
+#                      -d  keep $TEST_TMP when the test fails
+#                      -x  trace the test with set -x
+# Environment:  ONEIB_DESTDIR   installed tree to test (default $TOP/build/destdir)
+#               TEST_TIMEOUT    seconds before a sim_host test is killed (300)
+#               SIM_MKHOST      fixture generator (tests/fixtures/mkhost.sh)
+#               SIM_SM_NODE     fabric node running opensm (first Hca of the net file)
+#               SIM_CLIENT_TIMEOUT  seconds before sim_client kills its command (30)
+#
+# Output: one line per failed check ("FAIL n: ..." plus "#   " detail lines),
+# "# " lines for information, and exactly one final line:
+#     ok - NAME (N checks)        exit 0
+#     not ok - NAME (...)         exit 1
+#     ok - NAME # skip REASON     exit 77
+#
+# Variables:  TOP TEST_NAME TEST_TMP ONEIB_DESTDIR REMOTES IBBIN
+#             LAST_OUT LAST_ERR (files: output of the last assert_ok/fail;
+#             their command runs in a subshell with stdin from /dev/null)
+# Assertions: assert_eq EXPECTED ACTUAL MSG     assert_match REGEX STRING MSG
+#             assert_ok MSG -- cmd...           assert_fail MSG -- cmd...
+#             assert_file_eq FILE1 FILE2 MSG    assert_json_eq FILE1 FILE2 MSG
+# Other:      test_done  skip_all REASON  die MSG  say MSG
+#             wait_for SECONDS cmd...   (poll every 0.1 s until cmd succeeds)
+# Checks may be made in subshells and pipelines: results are kept in a file.
+#
+# Simulation (see the functions below for details):
+#   sim_host NAME|none     private mount+pid namespace; NAME = fixture from
+#                          tests/fixtures/mkhost.sh mounted over /sys.
+#                          Exports SIM_HOST_DIR (fixture dir, has expect.json).
+#   sim_libvirtd           private libvirtd (test driver only).
+#                          Exports LIBVIRT_URI, LIBVIRT_DEFAULT_URI.
+#   sim_fabric NETFILE [PARTITIONS_CONF]
+#                          ibsim + opensm.  Exports UMAD2SIM IBSIM_SOCKNAME
+#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG.
+#   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
+#   sim_client NODE cmd... run an IB client attached to fabric node NODE.
+#   sim_lid NODE           print the LID of NODE's port 1.
+#   sim_ibsim CMD...       send a command to the ibsim console (e.g. "Unlink \"Hca4\"").
+
+# The harness is bash; "sh tNNNN.sh" runs dash, so switch over first.
+if [ -z "$BASH_VERSION" ]; then
+	exec bash "$0" "$@"
+fi
+
+TEST_PATH=$(realpath "$0")
+TEST_NAME=$(basename "$0")
+TEST_ARGS=("$@")
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+_tl_verbose='' _tl_debug='' _tl_trace=''
+for _tl_arg in "$@"; do
+	case $_tl_arg in
+	-v|--verbose) _tl_verbose=1 ;;
+	-d|--debug) _tl_debug=1 ;;
+	-x|--trace) _tl_trace=1 ;;
+	*) echo "usage: $0 [-v] [-d] [-x]" >&2; exit 2 ;;
+	esac
+done
+
+_tl_done='' _tl_daemons=() _tl_daemon_names=()
+
+# Running the second time, inside the namespaces that sim_host created?
+# The marker names this very script, so a test that runs another test
+# script does not pass its "inside" state on.
+_tl_inside=
+if [ -n "$_TL_INSIDE" ] && [ "$_TL_INSIDE" = "$TEST_PATH" ]; then
+	_tl_inside=1
+	TEST_TMP=$_TL_TEST_TMP
+else
+	TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/${TEST_NAME%.sh}.XXXXXX") ||
+		{ echo "not ok - $TEST_NAME (cannot create TEST_TMP)"; exit 1; }
+fi
+unset _TL_INSIDE _TL_TEST_TMP
+
+: "${ONEIB_DESTDIR:=$TOP/build/destdir}"
+REMOTES=$ONEIB_DESTDIR/var/lib/one/remotes
+IBBIN=$REMOTES/ib/bin
+LAST_OUT=$TEST_TMP/.last.out
+LAST_ERR=$TEST_TMP/.last.err
+export TOP TEST_NAME TEST_TMP ONEIB_DESTDIR REMOTES IBBIN
+
+say() { printf '# %s\n' "$*"; }
+
+# Print up to N lines of FILE, indented, for failure details.
+_tl_show() { # FILE [N] [LABEL]
+	[ -s "$1" ] || return 0
+	[ -n "$3" ] && printf '#   --- %s:\n' "$3"
+	tail -n "${2:-20}" "$1" | sed 's/^/#   /'
+}
+
+# Results go to a file, so that checks made in a subshell (a pipeline,
+# $(...)) count too.  One line per check: "p" or "f".
+_tl_results=$TEST_TMP/.tl-results
+_tl_count() { # [p|f] -> number of checks (of that kind) so far
+	local n=0
+	[ -f "$_tl_results" ] && n=$(grep -c "^${1:-.}\$" "$_tl_results")
+	echo "$n"
+}
+
+_tl_pass() {
+	echo p >>"$_tl_results"
+	[ -n "$_tl_verbose" ] && printf 'ok %d: %s\n' "$(_tl_count)" "$1"
+	return 0
+}
+
+_tl_fail() { # MSG [DETAIL]
+	echo f >>"$_tl_results"
+	printf 'FAIL %d: %s\n' "$(_tl_count)" "$1"
+	[ -n "$2" ] && printf '%s\n' "$2" | sed 's/^/#   /'
+	return 1
+}
+
+assert_eq() { # EXPECTED ACTUAL MSG
+	if [ "$1" = "$2" ]; then
+		_tl_pass "$3"
+	else
+		_tl_fail "$3" "expected: '$1'
+actual:   '$2'"
+	fi
+}
+
+assert_match() { # REGEX STRING MSG   (grep -E; any line of STRING may match)
+	if printf '%s\n' "$2" | grep -Eq -- "$1"; then
+		_tl_pass "$3"
+	else
+		_tl_fail "$3" "no match for /$1/ in:
+$(printf '%s\n' "$2" | head -n 20)"
+	fi
+}
+
+_tl_run() { # MSG -- cmd...  -> runs cmd, sets _tl_rc
+	if [ "$2" != "--" ] || [ $# -lt 3 ]; then
+		die "usage: ${FUNCNAME[1]} MSG -- command [args...] (got: $*)"
+	fi
+	shift 2
+	# in a subshell that does not exec the command, so that a "Segmentation
+	# fault" notice lands in LAST_ERR too
+	("$@"; exit $?) >"$LAST_OUT" 2>"$LAST_ERR" </dev/null
+	_tl_rc=$?
+}
+
+_tl_cmd_details() {
+	_tl_show "$LAST_OUT" 15 stdout
+	_tl_show "$LAST_ERR" 15 stderr
+}
+
+assert_ok() { # MSG -- cmd...   (exit status 0 expected)
+	local msg=$1
+	_tl_run "$@"
+	shift 2
+	if [ "$_tl_rc" -eq 0 ]; then
+		_tl_pass "$msg"
+	else
+		_tl_fail "$msg" "command failed with exit status $_tl_rc: $*"
+		_tl_cmd_details
+		return 1
+	fi
+}
+
+# A clean failure is expected: exit status 1..125.  126/127 (not
+# executable / not found) and deaths by signal (>128, e.g. a crash) do
+# not count as the expected failure.
+assert_fail() { # MSG -- cmd...
+	local msg=$1
+	_tl_run "$@"
+	shift 2
+	if [ "$_tl_rc" -ge 1 ] && [ "$_tl_rc" -le 125 ]; then
+		_tl_pass "$msg"
+	elif [ "$_tl_rc" -eq 0 ]; then
+		_tl_fail "$msg" "command succeeded, failure expected: $*"
+		_tl_cmd_details
+		return 1
+	else
+		_tl_fail "$msg" "command did not fail cleanly (exit status $_tl_rc): $*"
+		_tl_cmd_details
+		return 1
+	fi
+}
+
+assert_file_eq() { # FILE1 FILE2 MSG
+	local f
+	for f in "$1" "$2"; do
+		[ -f "$f" ] || { _tl_fail "$3" "no such file: $f"; return 1; }
+	done
+	if cmp -s "$1" "$2"; then
+		_tl_pass "$3"
+	else
+		_tl_fail "$3" "files differ: $1 $2
+$(diff -u "$1" "$2" | head -n 40)"
+	fi
+}
+
+assert_json_eq() { # FILE1 FILE2 MSG   (compared after jq -S .)
+	local f i=0
+	command -v jq >/dev/null || die "jq is not installed (apt-get install -y jq)"
+	for f in "$1" "$2"; do
+		i=$((i + 1))
+		if ! jq -S . "$f" >"$TEST_TMP/.json$i" 2>"$TEST_TMP/.jsonerr"; then
+			_tl_fail "$3" "not valid JSON: $f
+$(cat "$TEST_TMP/.jsonerr")"
+			return 1
+		fi
+	done
+	if cmp -s "$TEST_TMP/.json1" "$TEST_TMP/.json2"; then
+		_tl_pass "$3"
+	else
+		_tl_fail "$3" "JSON differs: $1 $2
+$(diff -u "$TEST_TMP/.json1" "$TEST_TMP/.json2" | tail -n +3 | head -n 40)"
+	fi
+}
+
+# Poll until cmd succeeds; 1 if it did not within SECONDS.
+wait_for() { # SECONDS cmd...
+	local end=$((SECONDS + $1))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+_tl_say_keep() { [ -z "$_tl_debug" ] || say "keeping TEST_TMP=$TEST_TMP"; }
+
+# The final line.  In a subshell (e.g. die in $(...)) only leave it.
+test_done() {
+	[ "$BASHPID" = "$$" ] || exit 1
+	local checks failed
+	checks=$(_tl_count) failed=$(_tl_count f)
+	_tl_done=1
+	: >"$TEST_TMP/.tl-done"
+	if [ "$checks" -eq 0 ]; then
+		_tl_say_keep
+		echo "not ok - $TEST_NAME (no checks were run)"
+		exit 1
+	elif [ "$failed" -eq 0 ]; then
+		echo "ok - $TEST_NAME ($checks checks)"
+		exit 0
+	else
+		_tl_say_keep
+		echo "not ok - $TEST_NAME ($failed of $checks checks failed)"
+		exit 1
+	fi
+}
+
+skip_all() { # REASON
+	[ "$BASHPID" = "$$" ] || exit 1
+	_tl_done=1
+	: >"$TEST_TMP/.tl-done"
+	echo "ok - $TEST_NAME # skip $*"
+	exit 77
+}
+
+# The harness itself cannot go on: record a failure and finish the test.
+die() {
+	_tl_fail "error: $*"
+	test_done
+}
+
+# ---------------------------------------------------------------------------
+# Daemons and cleanup
+
+_tl_daemon() { # PID NAME  -- remember a background daemon to stop at exit
+	_tl_daemons+=("$1")
+	_tl_daemon_names+=("$2")
+}
+
+# Is PID running (a zombie is not)?
+_tl_running() {
+	local state
+	state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Stop daemons in reverse start order: SIGTERM, up to 3 s, then SIGKILL.
+_tl_stop_daemons() {
+	local i j pid
+	for ((i = ${#_tl_daemons[@]} - 1; i >= 0; i--)); do
+		pid=${_tl_daemons[i]}
+		kill -TERM "$pid" 2>/dev/null || continue
+		for j in $(seq 30); do
+			_tl_running "$pid" || break
+			sleep 0.1
+		done
+		_tl_running "$pid" && say "${_tl_daemon_names[i]} (pid $pid) ignored SIGTERM, killing it"
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	_tl_daemons=() _tl_daemon_names=()
+}
+
+# Anything mounted under $TEST_TMP (seen from this mount namespace)?
+_tl_mounts_under() { # DIR
+	awk -v d="$1" 'index($5, d "/") == 1 || $5 == d { print $5 }' /proc/self/mountinfo
+}
+
+_tl_remove_tmp() {
+	if [ -n "$(_tl_mounts_under "$TEST_TMP")" ]; then
+		echo "# NOT removing $TEST_TMP: still has mounts:" >&2
+		_tl_mounts_under "$TEST_TMP" >&2
+		return
+	fi
+	rm -rf --one-file-system "$TEST_TMP"
+}
+
+_tl_on_exit() {
+	local rc=$?
+	trap - EXIT
+	trap '' PIPE
+	set +x
+	if [ -n "$_tl_sim_child" ]; then # interrupted while the namespace runs
+		kill -KILL "$_tl_sim_child" 2>/dev/null
+		wait "$_tl_sim_child" 2>/dev/null
+	fi
+	_tl_stop_daemons
+	if [ -n "$_tl_timed_out" ]; then
+		_tl_say_keep
+		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
+		: >"$TEST_TMP/.tl-done"
+		rc=1
+	elif [ -z "$_tl_done" ]; then
+		_tl_say_keep
+		echo "not ok - $TEST_NAME (aborted with exit status $rc before test_done; $(_tl_count f) of $(_tl_count) checks failed)"
+		: >"$TEST_TMP/.tl-done"
+		rc=1
+	fi
+	if [ -z "$_tl_inside" ]; then
+		if [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || [ -z "$_tl_debug" ]; then
+			_tl_remove_tmp
+		fi
+	fi
+	exit "$rc"
+}
+trap _tl_on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE
+
+# ---------------------------------------------------------------------------
+# sim_host NAME|none
+#
+# First run (outside): build the fixture with tests/fixtures/mkhost.sh NAME
+# $TEST_TMP/host, then run this same script again, with the same arguments,
+# inside "unshare --mount --pid --fork --mount-proc --propagation private"
+# and exit with its status.  Second run (inside): mount the fixture over
+# /sys, with the real /sys/fs, /sys/devices/system, /sys/kernel/mm, ...
+# grafted back wherever the fixture leaves them out.  Everything started
+# in the namespace dies with it, and nothing stays mounted.
+# Call it first: the part of the test before it runs twice.
+
+_TL_SYS_GRAFTS="fs devices/system kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
+
+sim_host() {
+	local name=${1:?sim_host: NAME or none}
+	if [ -n "$_tl_inside" ]; then
+		_tl_sim_host_inside "$name"
+		return
+	fi
+	[ "$(id -u)" = 0 ] || skip_all "sim_host needs root (mount and pid namespaces)"
+	command -v unshare >/dev/null || die "unshare not found (util-linux)"
+	if [ "$name" != none ]; then
+		local mk=${SIM_MKHOST:-$TOP/tests/fixtures/mkhost.sh}
+		[ -f "$mk" ] || die "fixture generator missing: $mk"
+		if ! bash "$mk" "$name" "$TEST_TMP/host" >"$TEST_TMP/mkhost.log" 2>&1; then
+			_tl_show "$TEST_TMP/mkhost.log" 20 "mkhost.sh $name"
+			die "mkhost.sh $name failed"
+		fi
+		[ -d "$TEST_TMP/host/sys" ] || die "mkhost.sh $name made no $TEST_TMP/host/sys"
+	fi
+	rm -f "$_tl_results" # the checks are made (again) inside
+	_TL_INSIDE=$TEST_PATH _TL_TEST_TMP=$TEST_TMP _TL_SIM_HOST=$name \
+		unshare --mount --pid --fork --kill-child --mount-proc \
+		--propagation private -- bash "$TEST_PATH" "${TEST_ARGS[@]}" &
+	_tl_sim_child=$!
+	local rc
+	wait "$_tl_sim_child"
+	rc=$?
+	_tl_sim_child=
+	_tl_done=1
+	if [ ! -e "$TEST_TMP/.tl-done" ]; then
+		_tl_say_keep
+		echo "not ok - $TEST_NAME (namespace died with status $rc)"
+		rc=1
+	fi
+	exit "$rc"
+}
+
+_tl_sim_host_inside() {
+	local name=$1 real fix rel grafts=()
+	[ "$name" = "$_TL_SIM_HOST" ] || die "sim_host called twice ($_TL_SIM_HOST, $name)"
+	[ "$$" = 1 ] || die "sim_host: expected to be pid 1 of the new namespace"
+	if [ "$name" != none ]; then
+		SIM_HOST_DIR=$TEST_TMP/host
+		export SIM_HOST_DIR
+		real=$TEST_TMP/.realsys
+		fix=$SIM_HOST_DIR/sys
+		mkdir -p "$real" || die "mkdir $real"
+		mount --rbind /sys "$real" || die "cannot rbind /sys"
+		for rel in $_TL_SYS_GRAFTS; do
+			[ -e "$real/$rel" ] || continue
+			[ -L "$fix/$rel" ] && continue
+			# a fixture that has something there wins
+			[ -d "$fix/$rel" ] && [ -n "$(ls -A "$fix/$rel")" ] && continue
+			mkdir -p "$fix/$rel" && grafts+=("$rel")
+		done
+		mount --bind "$fix" /sys || die "cannot bind $fix over /sys"
+		for rel in "${grafts[@]}"; do
+			mount --rbind "$real/$rel" "/sys/$rel" || die "cannot graft /sys/$rel"
+		done
+		umount -l "$real" || die "cannot detach $real"
+	fi
+	unset _TL_SIM_HOST
+
+	# Watchdog, inside the namespace so that it cannot outlive the test:
+	# after TEST_TIMEOUT, tell this shell (pid 1) to stop and kill every
+	# other process of the namespace (kill -1 spares pid 1 and the caller).
+	trap '_tl_timed_out=1; exit 1' USR1
+	(
+		trap - EXIT INT TERM HUP PIPE USR1
+		sleep "${TEST_TIMEOUT:-300}"
+		[ "$$" = 1 ] || exit 0 # never outside a namespace of our own
+		kill -USR1 1
+		kill -KILL -1
+	) </dev/null >/dev/null 2>&1 &
+	return 0
+}
+
+_tl_require_inside() {
+	[ -n "$_tl_inside" ] || die "$1 needs sim_host (NAME or none) to be called first"
+}
+
+# ---------------------------------------------------------------------------
+# sim_libvirtd: a private libvirtd with only the built-in test driver.
+# tmpfs over /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt,
+# log in $TEST_TMP/libvirt/libvirtd.log.  One virsh connection is kept open
+# for the test's lifetime so test-driver domains persist between commands.
+
+sim_libvirtd() {
+	_tl_require_inside sim_libvirtd
+	command -v libvirtd >/dev/null || die "libvirtd not found (apt-get install libvirt-daemon)"
+	command -v virsh >/dev/null || die "virsh not found (apt-get install libvirt-clients)"
+	local d=$TEST_TMP/libvirt dir pid
+	mkdir -p "$d/drivers"
+	for dir in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt; do
+		mkdir -p "$dir" || die "cannot create $dir"
+		mount -t tmpfs -o mode=0755 tmpfs "$dir" || die "cannot mount tmpfs on $dir"
+	done
+	cat >"$d/libvirtd.conf" <<-EOF
+	unix_sock_dir = "/run/libvirt"
+	auth_unix_rw = "none"
+	auth_unix_ro = "none"
+	log_outputs = "2:file:$d/libvirtd.log"
+	EOF
+	(cd "$d" && LIBVIRT_DRIVER_DIR=$d/drivers exec libvirtd -f "$d/libvirtd.conf" \
+		-p "$d/libvirtd.pid") </dev/null >"$d/libvirtd.out" 2>&1 &
+	pid=$!
+	_tl_daemon "$pid" libvirtd
+	if ! _tl_wait_daemon 10 "$pid" test -S /run/libvirt/libvirt-sock; then
+		_tl_show "$d/libvirtd.out" 10 libvirtd.out
+		_tl_show "$d/libvirtd.log" 20 libvirtd.log
+		die "libvirtd did not come up within 10 s"
+	fi
+	export LIBVIRT_URI='test+unix:///default?socket=/run/libvirt/libvirt-sock'
+	export LIBVIRT_DEFAULT_URI=$LIBVIRT_URI
+	virsh -c "$LIBVIRT_URI" event --all --loop </dev/null >/dev/null 2>"$d/holder.err" &
+	_tl_daemon $! virsh-event
+	if ! _tl_wait_daemon 10 "$pid" _tl_libvirt_has_client; then
+		_tl_show "$d/holder.err" 10 "virsh event"
+		_tl_show "$d/libvirtd.log" 20 libvirtd.log
+		die "the virsh connection holder did not connect within 10 s"
+	fi
+}
+
+# Wait until cmd succeeds: 0; 1 when SECONDS pass or daemon PID exits first.
+_tl_wait_daemon() { # SECONDS PID cmd...
+	local end=$((SECONDS + $1)) pid=$2
+	shift 2
+	while :; do
+		"$@" && return 0
+		if ! kill -0 "$pid" 2>/dev/null; then
+			say "daemon (pid $pid) exited during startup"
+			return 1
+		fi
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+_tl_libvirt_has_client() {
+	virt-admin -c 'libvirtd:///system?socket=/run/libvirt/libvirt-admin-sock' \
+		client-list libvirtd 2>/dev/null | grep -q unix
+}
+
+# ---------------------------------------------------------------------------
+# sim_fabric NETFILE [PARTITIONS_CONF]: ibsim with NETFILE and opensm on the
+# first Hca of NETFILE (or $SIM_SM_NODE); waits for "SUBNET UP".
+# Files under $TEST_TMP/fabric: fabric.net ibsim.log opensm.conf opensm.log
+# partitions.conf (= $SIM_PARTITIONS; without PARTITIONS_CONF it holds only
+# the default partition).  Rewrite $SIM_PARTITIONS, then sim_opensm_reread.
+
+_tl_find_umad2sim() {
+	local f
+	for f in /usr/lib/*/umad2sim/libumad2sim.so /usr/lib*/umad2sim/libumad2sim.so \
+		/usr/local/lib*/umad2sim/libumad2sim.so; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+sim_fabric() { # NETFILE [PARTITIONS_CONF]
+	_tl_require_inside sim_fabric
+	local net=${1:?sim_fabric: NETFILE} parts=$2 d=$TEST_TMP/fabric pid sm
+	[ -f "$net" ] || die "sim_fabric: no such net file: $net"
+	[ -z "$parts" ] || [ -f "$parts" ] || die "sim_fabric: no such partitions file: $parts"
+	command -v ibsim >/dev/null || die "ibsim not found (apt-get install ibsim-utils)"
+	command -v opensm >/dev/null || die "opensm not found (apt-get install opensm)"
+	UMAD2SIM=$(_tl_find_umad2sim) || die "libumad2sim.so not found (apt-get install ibsim-utils)"
+	# ibsim's sockets are abstract unix sockets: shared by every test on
+	# this network namespace, so each test needs its own name.
+	IBSIM_SOCKNAME=ibsim-${TEST_TMP##*/}
+	SIM_PARTITIONS=$d/partitions.conf
+	SIM_OPENSM_LOG=$d/opensm.log
+	SIM_IBSIM_LOG=$d/ibsim.log
+	export UMAD2SIM IBSIM_SOCKNAME SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG
+	mkdir -p "$d/osm" "$d/cache" "$d/client"
+	cp "$net" "$d/fabric.net"
+	if [ -n "$parts" ]; then
+		cp "$parts" "$SIM_PARTITIONS"
+	else
+		echo 'Default=0x7fff, ipoib : ALL=full;' >"$SIM_PARTITIONS"
+	fi
+
+	# ibsim has a console on stdin; feed it from a fifo we keep open
+	# (read-write, so neither side ever sees EOF).
+	mkfifo "$d/ibsim.console"
+	exec {_tl_ibsim_fd}<>"$d/ibsim.console"
+	(cd "$d" && exec ibsim -s "$d/fabric.net") <"$d/ibsim.console" >"$SIM_IBSIM_LOG" 2>&1 &
+	pid=$!
+	_tl_daemon "$pid" ibsim
+	if ! _tl_wait_daemon 10 "$pid" grep -q "@$IBSIM_SOCKNAME:ctl" /proc/net/unix; then
+		_tl_show "$SIM_IBSIM_LOG" 20 ibsim.log
+		die "ibsim did not come up within 10 s"
+	fi
+
+	sm=${SIM_SM_NODE:-$(awk '/^(Hca|Ca)[ \t]/ { match($0, /"[^"]*"/);
+		print substr($0, RSTART + 1, RLENGTH - 2); exit }' "$d/fabric.net")}
+	[ -n "$sm" ] || die "sim_fabric: no Hca in $net for the SM"
+	cat >"$d/opensm.conf" <<-EOF
+	log_file $SIM_OPENSM_LOG
+	force_log_flush TRUE
+	dump_files_dir $d/
+	partition_config_file $SIM_PARTITIONS
+	per_module_logging_file $d/none
+	qos_policy_file $d/none
+	prefix_routes_file $d/none
+	EOF
+	(cd "$d/osm" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$sm OSM_CACHE_DIR=$d/cache \
+		OSM_TMP_DIR=$d exec opensm -F "$d/opensm.conf" -f "$SIM_OPENSM_LOG" \
+		-P "$SIM_PARTITIONS") </dev/null >"$d/opensm.out" 2>&1 &
+	_tl_opensm_pid=$!
+	_tl_daemon "$_tl_opensm_pid" opensm
+	if ! _tl_wait_daemon 20 "$_tl_opensm_pid" grep -qs "SUBNET UP" "$SIM_OPENSM_LOG"; then
+		_tl_show "$d/opensm.out" 10 opensm.out
+		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log
+		_tl_show "$SIM_IBSIM_LOG" 10 ibsim.log
+		die "opensm did not report SUBNET UP within 20 s"
+	fi
+}
+
+_tl_subnet_ups() { grep -c "SUBNET UP" "$SIM_OPENSM_LOG"; }
+_tl_subnet_ups_gt() { [ "$(_tl_subnet_ups)" -gt "$1" ]; }
+
+# Make opensm re-read its config (partitions) and wait until the heavy
+# sweep this triggers has completed (each heavy sweep logs "SUBNET UP").
+# (A sweep already past its partition step when SIGHUP comes would be
+# counted instead; opensm then sweeps again.  A quiet simulated fabric
+# has no sweep in progress.)
+sim_opensm_reread() {
+	[ -n "$_tl_opensm_pid" ] || die "sim_opensm_reread: no sim_fabric"
+	local n
+	n=$(_tl_subnet_ups)
+	kill -HUP "$_tl_opensm_pid" || die "opensm is not running"
+	if ! wait_for 20 _tl_subnet_ups_gt "$n"; then
+		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log
+		die "opensm did not finish a sweep within 20 s of SIGHUP"
+	fi
+}
+
+# Run an IB client (smpquery, saquery, ibaddr, ...; an executable, not a
+# shell function) attached to fabric node NODE, killed after
+# $SIM_CLIENT_TIMEOUT (30) s.  Note: under umad2sim the client sees the
+# simulated device "ibsim0" in /sys/class/infiniband, not the fixture's.
+sim_client() { # NODE cmd...
+	[ -n "$UMAD2SIM" ] || die "sim_client: no sim_fabric"
+	local node=$1
+	shift
+	(cd "$TEST_TMP/fabric/client" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$node \
+		exec timeout --foreground -k 2 "${SIM_CLIENT_TIMEOUT:-30}" "$@")
+}
+
+# Print the (decimal) LID of port 1 of fabric node NODE.
+sim_lid() { # NODE
+	local out
+	out=$(sim_client "$1" ibaddr) || return 1
+	out=$(printf '%s\n' "$out" | sed -n 's/.*LID start \(0x[0-9a-fA-F]*\).*/\1/p')
+	[ -n "$out" ] || return 1
+	echo $((out))
+}
+
+# Send a console command to ibsim (its answer goes to $SIM_IBSIM_LOG).
+sim_ibsim() { # CMD...
+	[ -n "$_tl_ibsim_fd" ] || die "sim_ibsim: no sim_fabric"
+	printf '%s\n' "$*" >&"$_tl_ibsim_fd"
+}
+
+[ -n "$_tl_trace" ] && set -x
