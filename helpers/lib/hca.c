@@ -214,6 +214,7 @@ static void read_vf(const char *bdf, struct vf *vf)
 	vf->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
 	vf->ibdev[0] = '\0';
 	vf->vmid = -1;
+	vf->leased = false;
 }
 
 static int vf_cmp(const void *a, const void *b)
@@ -426,18 +427,24 @@ int hca_discover(struct hca_list *out)
 {
 	struct umad_device_node *devs, *d;
 	struct scan s = { .out = out };
-	struct stat st;
+	DIR *sys;
 	int r = 0;
 
 	out->v = NULL;
 	out->n = 0;
-	if (stat("/sys", &st))
+	sys = opendir("/sys");
+	if (!sys)
 		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* No RDMA core loaded: a host without InfiniBand, not an error. */
-	if (stat(SYS_IB, &st))
+	closedir(sys);
+	/*
+	 * No RDMA core loaded: a host without InfiniBand, not an error.
+	 * opendir, not stat: libumad2sim (ibsim) fakes this directory by
+	 * wrapping opendir and scandir only.
+	 */
+	sys = opendir(SYS_IB);
+	if (!sys)
 		return 0;
+	closedir(sys);
 	s.names = pci_names_open();
 	devs = umad_get_ca_device_list();
 	for (d = devs; d && !r; d = d->next)

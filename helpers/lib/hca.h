@@ -47,7 +47,8 @@ struct vf {
 	int iommu_group;
 	int numa_node;
 	char ibdev[HCA_NAME_MAX]; /* "" unless the host driver holds it */
-	int vmid; /* -1: no lease (leases come with oneib-vf) */
+	int vmid; /* VM holding it by lease, -1: none */
+	bool leased; /* by a VM or adopted by a foreign domain */
 };
 
 struct hca {
