@@ -28,7 +28,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
-TOOLS   := oneib-discover
+TOOLS   := oneib-discover oneib-vf
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 pkg_cflags = $(shell pkg-config --cflags $(PKGS))

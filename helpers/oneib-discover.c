@@ -7,6 +7,8 @@
  *   oneib-discover --format=one         OpenNebula monitoring attributes
  *                  --format=one-system  ... only the static inventory
  *                  --format=one-monitor ... only the free-VF counters
+ *                  --ledger DIR         lease ledger (/var/lib/one/ib), to
+ *                                       show which VM holds each VF
  *
  * Odd sysfs data is reported on stderr and the rest is still listed, exit 0:
  * a monitoring probe must not fail its whole class over one bad file.
@@ -19,6 +21,7 @@
 #include "lib/guid.h"
 #include "lib/hca.h"
 #include "lib/json.h"
+#include "lib/lease.h"
 #include "lib/log.h"
 #include "lib/onetmpl.h"
 #include "lib/pkey.h"
@@ -200,7 +203,35 @@ static void print_json(const struct hca_list *l)
 
 static bool vf_free(const struct vf *vf)
 {
-	return vf_assignable(vf) && vf->vmid < 0;
+	return vf_assignable(vf) && !vf->leased;
+}
+
+/*
+ * Who holds each VF, from the ledger oneib-vf keeps. Read without the lock:
+ * the file is always whole (it is replaced by rename). A ledger we cannot
+ * read is worth a warning, not a failed probe.
+ */
+static void apply_leases(struct hca_list *l, const char *dir)
+{
+	struct ledger led = { .lock_fd = -1 };
+	char err[512];
+	size_t i, j, k;
+
+	if (ledger_read(&led, dir, err, sizeof(err))) {
+		log_msg("%s", err);
+		return;
+	}
+	for (k = 0; k < led.n; k++)
+		for (i = 0; i < l->n; i++)
+			for (j = 0; j < l->v[i].nvfs; j++) {
+				struct vf *vf = &l->v[i].vfs[j];
+
+				if (pci_addr_cmp(&vf->addr, &led.v[k].vf))
+					continue;
+				vf->leased = true;
+				vf->vmid = led.v[k].vmid;
+			}
+	ledger_close(&led);
 }
 
 static bool hca_has_usable_port(const struct hca *h)
@@ -303,16 +334,21 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "ledger", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum format fmt = FMT_TABLE;
+	const char *ledger = "/var/lib/one/ib";
 	struct hca_list l;
 	size_t i;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:l:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'l':
+			ledger = optarg;
+			break;
 		case 'f':
 			for (i = 0; i < sizeof(formats) / sizeof(formats[0]);
 			     i++)
@@ -343,6 +379,8 @@ int main(int argc, char **argv)
 		log_msg("cannot read /sys: %s", strerror(-r));
 		return 1;
 	}
+	if (l.n)
+		apply_leases(&l, ledger);
 	switch (fmt) {
 	case FMT_TABLE:
 		print_table(&l);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What libvirt runs: every domain (running or only defined) and the PCI
+ * functions it holds as hostdevs. libvirt is the truth for VF use: a VF any
+ * domain holds is never leased, whoever started that domain.
+ *
+ * OpenNebula names its domains "one-<vmid>" ("one-42" -> vmid 42).
+ */
+#ifndef ONEIB_VIRT_H
+#define ONEIB_VIRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pci.h"
+
+struct virt_domain {
+	char *name;
+	int vmid; /* -1: not an OpenNebula domain */
+	bool active;
+	struct pci_addr *pcis;
+	size_t npcis;
+};
+
+struct virt_domains {
+	struct virt_domain *v;
+	size_t n;
+};
+
+/* uri: e.g. "qemu:///system"; read-only connection. */
+int virt_scan(const char *uri, struct virt_domains *out, char *err,
+	      size_t errlen);
+void virt_domains_free(struct virt_domains *d);
+/* The domain holding this PCI function, or NULL. */
+const struct virt_domain *virt_pci_user(const struct virt_domains *d,
+					const struct pci_addr *a);
+const struct virt_domain *virt_find_vm(const struct virt_domains *d, int vmid);
+/* "one-42" -> 42, anything else -> -1 */
+int virt_vmid_of(const char *name);
+
+#endif
