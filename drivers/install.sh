@@ -12,7 +12,10 @@
 #                             stock kvm probe (same depth, so the stock
 #                             probes' relative requires still resolve)
 #   im/kvm-ib.d/...           symlinks to the stock im/kvm.d client
-#   etc/im/kvm-ib-probes.d/pci.conf   kept when it already exists
+#   vmm/kvm-ib/...            deploy, shutdown, cancel of our own, a relative
+#                             symlink to the stock vmm/kvm script for every
+#                             other action
+#   etc/...                   configuration, kept when it already exists
 # DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments.
 set -eu
 
@@ -26,7 +29,8 @@ dest=$1 remotes=$1$2 data=$1$3 bindir=${4:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 # Our own directories: removing them removes everything install put there.
-ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/etc/im/kvm-ib-probes.d"
+ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/vmm/kvm-ib
+      $remotes/etc/im/kvm-ib-probes.d $remotes/etc/vmm/kvm-ib"
 
 # prune DIR: remove DIR and its parents while empty, never above DESTDIR.
 prune() {
@@ -47,22 +51,23 @@ fi
 
 [ -n "$bindir" ] || { echo "install.sh: BINDIR missing" >&2; exit 2; }
 
-# mirror STOCK_DIR OUR_DIR: a relative symlink in OUR_DIR for every file of
-# STOCK_DIR (a sibling directory) that OUR_DIR does not provide itself.
+# mirror STOCK_DIR OUR_DIR (sibling directories under REMOTES_DIR): a
+# relative symlink in OUR_DIR for every file of STOCK_DIR that OUR_DIR does
+# not provide itself.
 mirror() {
 	stock=$1 mine=$2
-	( cd "$remotes/im/$stock" && find . \( -type f -o -type l \) -print ) |
+	( cd "$remotes/$stock" && find . \( -type f -o -type l \) -print ) |
 	while IFS= read -r f; do
 		f=${f#./}
-		[ -e "$remotes/im/$mine/$f" ] && continue
+		[ -e "$remotes/$mine/$f" ] || [ -L "$remotes/$mine/$f" ] && continue
 		up=..
 		rest=$f
 		while [ "${rest#*/}" != "$rest" ]; do
 			up=$up/..
 			rest=${rest#*/}
 		done
-		mkdir -p "$(dirname "$remotes/im/$mine/$f")"
-		ln -sfn "$up/$stock/$f" "$remotes/im/$mine/$f"
+		mkdir -p "$(dirname "$remotes/$mine/$f")"
+		ln -s "$up/$(basename "$stock")/$f" "$remotes/$mine/$f"
 	done
 }
 
@@ -71,21 +76,20 @@ for b in "$bindir"/oneib-*; do
 	install -m 0755 "$b" "$remotes/ib/bin/"
 done
 
-( cd "$src/remotes" && find . -type f ! -path './etc/*' -print ) |
+# Files under etc/ are the operator's configuration once installed: kept.
+( cd "$src/remotes" && find . -type f -print ) |
 while IFS= read -r f; do
+	case $f in ./etc/*) [ -e "$remotes/$f" ] && continue ;; esac
 	install -D -m "$(stat -c %a "$src/remotes/$f")" "$src/remotes/$f" "$remotes/$f"
 done
 
-pciconf="$remotes/etc/im/kvm-ib-probes.d/pci.conf"
-[ -e "$pciconf" ] || install -D -m 0644 "$src/remotes/etc/im/kvm-ib-probes.d/pci.conf" "$pciconf"
-
-for pair in kvm-probes.d:kvm-ib-probes.d kvm.d:kvm-ib.d; do
+for pair in im/kvm-probes.d:im/kvm-ib-probes.d im/kvm.d:im/kvm-ib.d vmm/kvm:vmm/kvm-ib; do
 	stock=${pair%%:*} mine=${pair#*:}
-	if [ -d "$remotes/im/$stock" ]; then
-		mkdir -p "$remotes/im/$mine"
+	if [ -d "$remotes/$stock" ]; then
+		mkdir -p "$remotes/$mine"
 		mirror "$stock" "$mine"
 	else
-		echo "install.sh: $remotes/im/$stock not found: install OpenNebula's remotes first, then run make install again so $mine reuses them" >&2
+		echo "install.sh: $remotes/$stock not found: install OpenNebula's remotes first, then run make install again so $mine reuses them" >&2
 	fi
 done
 

@@ -46,3 +46,130 @@ stock_remotes() {
 	printf '#!/bin/sh\necho VM_STATUS=stub\n' >"$_r/kvm-probes.d/vm/status/state.sh"
 	chmod +x "$_r/common.d/"*.sh "$_r"/kvm-probes.d/*/*/*.sh
 }
+
+# stock_vmm DEST: stand-ins for OpenNebula's own vmm/kvm scripts,
+# scripts_common.sh and kvmrc, with the stock contract (deploy: write stdin
+# to $1, virsh create, print the UUID; shutdown, cancel, reboot, reset with
+# '<deploy_id>' '<host>' <vmid> <host>). kvm-ib must reach them the way it
+# does in production: ../kvm/<action> beside vmm/kvm-ib.
+stock_vmm() {
+	_r=$1/var/lib/one/remotes
+	mkdir -p "$_r/vmm/kvm" "$_r/etc/vmm/kvm"
+	cat >"$_r/scripts_common.sh" <<'EOS'
+# stand-in for OpenNebula's scripts_common.sh (the functions kvm-ib uses)
+log_error() { echo "ERROR: $(basename "$0"): $*" >&2; }
+log() { echo "INFO: $(basename "$0"): $*" >&2; }
+error_message() { echo "$*" >&2; }
+EOS
+	cat >"$_r/etc/vmm/kvm/kvmrc" <<'EOS'
+export LIBVIRT_URI=${LIBVIRT_URI:-qemu:///system}
+EOS
+	cat >"$_r/vmm/kvm/deploy" <<'EOS'
+#!/bin/bash
+source "$(dirname "$0")/../../scripts_common.sh"
+source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
+mkdir -p "$(dirname "$1")"
+cat >"$1"
+name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1" | head -n 1)
+virsh --connect "$LIBVIRT_URI" create "$1" >/dev/null 2>"$1.err" ||
+	{ error_message "Could not create domain from $1: $(cat "$1.err")"; exit 1; }
+virsh --connect "$LIBVIRT_URI" domuuid "$name" | sed '/^$/d'
+EOS
+	for _a in shutdown:shutdown cancel:destroy reboot:reboot reset:reset; do
+		printf '#!/bin/bash\nsource "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"\nvirsh --connect "$LIBVIRT_URI" %s "$1" >/dev/null || exit 1\n' \
+			"${_a#*:}" >"$_r/vmm/kvm/${_a%%:*}"
+	done
+	printf '#!/bin/bash\necho "stock $(basename "$0") $*"\n' >"$_r/vmm/kvm/save"
+	chmod +x "$_r"/vmm/kvm/*
+}
+
+# vm_xml VMID NIC...: the <VM> OpenNebula writes as vm.xml; each NIC is
+# TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT]]] with TYPE ib or bridge, e.g.
+# ib/0/02:00:c0:a8:01:05/0x8101.
+vm_xml() {
+	local vmid=$1 n t id mac pkey pf port
+	shift
+	printf '<VM><ID>%s</ID><NAME><![CDATA[vm-%s]]></NAME><TEMPLATE>\n' "$vmid" "$vmid"
+	for n in "$@"; do
+		IFS=/ read -r t id mac pkey pf port <<<"$n"
+		printf '<NIC><NIC_ID><![CDATA[%s]]></NIC_ID><MAC><![CDATA[%s]]></MAC><NETWORK_ID><![CDATA[%s]]></NETWORK_ID><TARGET><![CDATA[one-%s-%s]]></TARGET>' \
+			"$id" "$mac" "$((id + 10))" "$vmid" "$id"
+		if [ "$t" = ib ]; then
+			printf '<VN_MAD><![CDATA[ib]]></VN_MAD><IB_PKEY><![CDATA[%s]]></IB_PKEY>' "${pkey:-0x8101}"
+			[ -n "$pf" ] && printf '<IB_PF><![CDATA[%s]]></IB_PF>' "$pf"
+			[ -n "$port" ] && printf '<IB_PORT><![CDATA[%s]]></IB_PORT>' "$port"
+		else
+			printf '<VN_MAD><![CDATA[bridge]]></VN_MAD><BRIDGE><![CDATA[br0]]></BRIDGE>'
+		fi
+		printf '</NIC>\n'
+	done
+	printf '</TEMPLATE></VM>\n'
+}
+
+# domain_xml VMID MAC...: an OpenNebula-shaped KVM deployment file with one
+# bridge <interface> per MAC (NIC ids in order).
+domain_xml() {
+	local vmid=$1 i=0 mac
+	shift
+	cat <<EOS
+<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+	<name>one-$vmid</name>
+	<cputune><shares>1024</shares></cputune>
+	<memory>1048576</memory>
+	<vcpu>1</vcpu>
+	<os><type arch='x86_64'>hvm</type></os>
+	<devices>
+		<emulator><![CDATA[/usr/bin/qemu-system-x86_64]]></emulator>
+EOS
+	for mac in "$@"; do
+		cat <<EOS
+		<interface type='bridge'>
+			<source bridge='br0'/>
+			<mac address='$mac'/>
+			<target dev='one-$vmid-$i'/>
+			<model type='virtio'/>
+		</interface>
+EOS
+		i=$((i + 1))
+	done
+	cat <<EOS
+	</devices>
+	<metadata>
+		<one:vm xmlns:one="http://opennebula.org/xmlns/libvirt/1.0">
+			<one:system_datastore><![CDATA[/var/lib/one//datastores/0/$vmid]]></one:system_datastore>
+			<one:name><![CDATA[vm-$vmid]]></one:name>
+		</one:vm>
+	</metadata>
+</domain>
+EOS
+}
+
+# kvm_ib_host: inside sim_host, with sim_libvirtd running: a private
+# /var/lib/one (tmpfs, where the ledger lives in production) and the
+# installed remotes on top of the stock stand-ins. Sets R (remotes dir) and
+# DS (system datastore dir).
+kvm_ib_host() {
+	mkdir -p /var/lib/one
+	mount -t tmpfs none /var/lib/one || die "cannot mount /var/lib/one"
+	stock_remotes "$TEST_TMP/inst"
+	stock_vmm "$TEST_TMP/inst"
+	install_tree "$TEST_TMP/inst" 2>/dev/null
+	R=$TEST_TMP/inst/var/lib/one/remotes
+	DS=/var/lib/one/datastores/0
+	mkdir -p "$DS"
+}
+
+# one_deploy VMID NIC...: what one_vmm_exec does for a deploy: vm.xml
+# beside the deployment file, then the driver's deploy with the domain XML
+# on stdin. Prints the deploy's stdout (the UUID).
+one_deploy() {
+	local vmid=$1 n macs=()
+	shift
+	mkdir -p "$DS/$vmid"
+	vm_xml "$vmid" "$@" >"$DS/$vmid/vm.xml"
+	for n in "$@"; do
+		macs+=("$(echo "$n" | cut -d/ -f3)")
+	done
+	domain_xml "$vmid" "${macs[@]}" |
+		"$R/vmm/kvm-ib/deploy" "$DS/$vmid/deployment.0" node1 "$vmid" node1
+}

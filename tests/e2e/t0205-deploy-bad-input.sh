@@ -1,0 +1,63 @@
+#!/bin/bash
+# Bad input to deploy is refused with one line naming the object and the
+# reason, non-zero exit, and nothing changes: no lease, no domain.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/oneib.sh"
+sim_host cx5
+sim_libvirtd
+kvm_ib_host
+
+# One healthy VM first, so "nothing changed" has something to compare.
+one_deploy 1 ib/0/02:00:c0:a8:03:01/0x8101 >/dev/null
+cp /var/lib/one/ib/leases "$TEST_TMP/ledger.before"
+
+refused() { # MSG REGEX VMID -- (stdin: domain XML; vm.xml already written)
+	local msg=$1 re=$2 vmid=$3
+	"$R/vmm/kvm-ib/deploy" "$DS/$vmid/deployment.0" node1 "$vmid" node1 >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+	assert_eq 1 $? "$msg: exit status"
+	assert_eq 1 "$(grep -c . "$TEST_TMP/err")" "$msg: one line"
+	assert_match "$re" "$(cat "$TEST_TMP/err")" "$msg: reason"
+	assert_eq "" "$(cat "$TEST_TMP/out")" "$msg: nothing on stdout"
+	assert_file_eq "$TEST_TMP/ledger.before" /var/lib/one/ib/leases "$msg: ledger unchanged"
+	assert_fail "$msg: no domain" -- virsh domuuid "one-$vmid"
+}
+
+mkdir -p "$DS/50"
+vm_xml 50 ib/0/02:00:c0:a8:03:32/0x8101 >"$DS/50/vm.xml"
+printf '<domain type="kvm"><name>one-50</name><devices>' | refused "malformed deployment XML" "VM 50|one-50|XML" 50
+
+vm_xml 51 ib/0/02:00:c0:a8:03:32/0x8101 >"$DS/50/vm.xml"
+domain_xml 50 02:00:c0:a8:03:32 | refused "VM XML of another VM" "VM 51, not VM 50" 50
+
+mkdir -p "$DS/52"
+printf '<VM><ID>52</ID><TEMPLATE><NIC><NIC_ID>0</NIC_ID><VN_MAD>ib</VN_MAD><IB_PKEY>0x8101</IB_PKEY></NIC></TEMPLATE></VM>' >"$DS/52/vm.xml"
+domain_xml 52 02:00:c0:a8:03:34 | refused "IB NIC without MAC" "VM 52 NIC 0: .*MAC" 52
+
+mkdir -p "$DS/53"
+vm_xml 53 ib/0/02:00:c0:a8:03:35/0x8101 >"$DS/53/vm.xml"
+domain_xml 53 02:00:c0:a8:03:99 | refused "MAC not in the domain" "02:00:c0:a8:03:35" 53
+
+mkdir -p "$DS/54"
+vm_xml 54 ib/0/02:00:c0:a8:03:36/0x8101 | sed 's|<IB_PKEY>|<IB_PKEY><![CDATA[0x7fff]]></IB_PKEY><IB_PKEY>|' >"$DS/54/vm.xml"
+domain_xml 54 02:00:c0:a8:03:36 | refused "P_Key from the VM's own template" "VM 54 NIC 0: IB_PKEY given twice" 54
+
+mkdir -p "$DS/55"
+vm_xml 55 ib/0/02:00:c0:a8:03:37/0x7fff >"$DS/55/vm.xml"
+domain_xml 55 02:00:c0:a8:03:37 | refused "default partition" "VM 55 NIC 0: .*0x7fff" 55
+
+mkdir -p "$DS/56"
+vm_xml 56 ib/0/02:00:c0:a8:03:38/0x0000 >"$DS/56/vm.xml"
+domain_xml 56 02:00:c0:a8:03:38 | refused "invalid partition 0" "VM 56 NIC 0: .*0x0000" 56
+
+mkdir -p "$DS/57"
+vm_xml 57 "ib/0/02:00:c0:a8:03:39/0x81'01\"<x>" >"$DS/57/vm.xml"
+domain_xml 57 02:00:c0:a8:03:39 | refused "hostile P_Key string" "VM 57 NIC 0: .*IB_PKEY" 57
+
+mkdir -p "$DS/58"
+printf '<VM><ID>58</ID><TEMPLATE><NIC><NIC_ID>0</NIC_ID><MAC>02:00:c0:a8:03:3a\n&lt;x&gt;"</MAC><VN_MAD>ib</VN_MAD><IB_PKEY>0x8101</IB_PKEY></NIC></TEMPLATE></VM>' >"$DS/58/vm.xml"
+domain_xml 58 02:00:c0:a8:03:3a | refused "hostile MAC with newline" "VM 58 NIC 0: .*MAC" 58
+
+mkdir -p "$DS/59"
+vm_xml 59 ib/0/02:00:c0:a8:03:3b/0x8101/0000:3b:00.0/2 >"$DS/59/vm.xml"
+domain_xml 59 02:00:c0:a8:03:3b | refused "IB_PF port that does not exist" "IB_PF 0000:3b:00.0 port 2 is not an ACTIVE InfiniBand port" 59
+test_done
