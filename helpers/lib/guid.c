@@ -110,6 +110,14 @@ int mac_parse(const char *s, uint64_t *out)
 	return parse_groups(s, 6, 2, out);
 }
 
+void mac_fmt(uint64_t mac, char buf[MAC_STRLEN])
+{
+	snprintf(buf, MAC_STRLEN, "%02x:%02x:%02x:%02x:%02x:%02x",
+		 (unsigned)(mac >> 40) & 0xff, (unsigned)(mac >> 32) & 0xff,
+		 (unsigned)(mac >> 24) & 0xff, (unsigned)(mac >> 16) & 0xff,
+		 (unsigned)(mac >> 8) & 0xff, (unsigned)mac & 0xff);
+}
+
 /* 02:00:c0 | ff:fe | a8:01:05 */
 uint64_t guid_from_mac(uint64_t mac)
 {

@@ -31,6 +31,8 @@ void guid_fmt_bytes(uint64_t g, char buf[GUID_STRLEN]);
 
 /* "02:00:c0:a8:01:05" -> 0x0200c0a80105 in the low 48 bits. */
 int mac_parse(const char *s, uint64_t *out);
+#define MAC_STRLEN 18
+void mac_fmt(uint64_t mac, char buf[MAC_STRLEN]);
 uint64_t guid_from_mac(uint64_t mac);
 
 #endif

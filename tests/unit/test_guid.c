@@ -101,6 +101,8 @@ static void mac_to_guid(void **state)
 	assert_int_equal(mac_parse("02:00:C0:A8:01:FF", &mac), 0);
 	guid_fmt_hex(guid_from_mac(mac), buf);
 	assert_string_equal(buf, "0x0200c0fffea801ff");
+	mac_fmt(mac, buf);
+	assert_string_equal(buf, "02:00:c0:a8:01:ff");
 	assert_int_equal(mac_parse("02:00:c0:a8:01", &mac), -EINVAL);
 	assert_int_equal(mac_parse("02:00:c0:a8:01:05\n", &mac), -EINVAL);
 	assert_int_equal(mac_parse("0200c0a80105", &mac), -EINVAL);
