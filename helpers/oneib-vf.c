@@ -603,9 +603,16 @@ static int cmd_list(const struct ctx *c)
 			       vf, pf, x->port, "-", "-", "-", "-", "-",
 			       x->domain);
 		} else {
-			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-6s %lld\n",
+			time_t t = (time_t)x->since;
+			struct tm tm;
+			char when[32] = "?";
+
+			if (gmtime_r(&t, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
+					 &tm);
+			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-6s %s\n",
 			       vf, pf, x->port, x->vmid, x->nic_id, mac, guid,
-			       pk, (long long)x->since);
+			       pk, when);
 		}
 	}
 	if (json) {

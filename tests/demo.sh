@@ -9,6 +9,7 @@ run() {
 }
 run "$top/tests/demo/10-discover.sh" cx3
 run "$top/tests/demo/10-discover.sh" cx5
+run "$top/tests/demo/20-vms.sh"
 echo
 if [ $failed -eq 0 ]; then
 	echo "demo: every check passed"
