@@ -1,0 +1,51 @@
+#!/bin/bash
+# The helpers on real inputs under valgrind (memcheck: no invalid access, no
+# definite leak) and their ASan+UBSan builds: discovery (the damaged tree is
+# covered by t0106), deploy with two IB NICs, list, reconcile and release.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/oneib.sh"
+sim_host cx5
+sim_libvirtd
+kvm_ib_host
+command -v valgrind >/dev/null || die "valgrind not installed"
+
+vg() { # LABEL cmd...   (stdin passed through)
+	local label=$1
+	shift
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--log-file="$TEST_TMP/vg.log" "$@" >"$TEST_TMP/vg.out" 2>/dev/null
+	local rc=$?
+	assert_eq 0 "$rc" "valgrind: $label (exit status; 99 = memcheck error)"
+	[ "$rc" = 99 ] && cat "$TEST_TMP/vg.log"
+}
+asan() { # LABEL cmd...
+	local label=$1
+	shift
+	ASAN_OPTIONS=detect_leaks=1 "$@" >"$TEST_TMP/asan.out" 2>"$TEST_TMP/asan.err"
+	assert_eq 0 $? "asan+ubsan: $label"
+	assert_eq "" "$(grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$TEST_TMP/asan.err")" "asan+ubsan: $label: no report"
+}
+
+vg "oneib-discover --format=json" "$R/ib/bin/oneib-discover" --format=json
+vg "oneib-discover table" "$R/ib/bin/oneib-discover"
+
+mkdir -p "$DS/8"
+vm_xml 8 ib/0/02:00:c0:a8:08:01/0x8101 bridge/1/02:00:c0:a8:08:02 ib/2/02:00:c0:a8:08:03/0x8102 >"$DS/8/vm.xml"
+domain_xml 8 02:00:c0:a8:08:01 02:00:c0:a8:08:02 02:00:c0:a8:08:03 >"$TEST_TMP/dom.xml"
+vg "oneib-vf deploy, 2 IB NICs" "$R/ib/bin/oneib-vf" deploy --vm 8 --vm-xml "$DS/8/vm.xml" <"$TEST_TMP/dom.xml"
+assert_eq 2 "$(grep -c '<hostdev' "$TEST_TMP/vg.out")" "deploy output has the hostdevs"
+vg "oneib-vf list --format=json" "$R/ib/bin/oneib-vf" list --format=json
+vg "oneib-vf reconcile" "$R/ib/bin/oneib-vf" reconcile
+vg "oneib-vf release" "$R/ib/bin/oneib-vf" release --vm 8
+vg "oneib-vf deploy refused (bad P_Key)" bash -c "! '$R/ib/bin/oneib-vf' deploy --vm 8 --vm-xml /dev/stdin <<<'<VM><ID>8</ID><TEMPLATE><NIC><NIC_ID>0</NIC_ID><MAC>02:00:c0:a8:08:01</MAC><VN_MAD>ib</VN_MAD><IB_PKEY>0x7fff</IB_PKEY></NIC></TEMPLATE></VM>'"
+
+a=$TOP/build/asan/bin
+if [ -x "$a/oneib-vf" ]; then
+	asan "oneib-discover" "$a/oneib-discover" --format=json
+	asan "oneib-vf deploy" bash -c "'$a/oneib-vf' deploy --vm 8 --vm-xml '$DS/8/vm.xml' <'$TEST_TMP/dom.xml'"
+	asan "oneib-vf list" "$a/oneib-vf" list
+	asan "oneib-vf reconcile" "$a/oneib-vf" reconcile --grace 0
+else
+	die "ASan build missing: run make check (or make asan-build)"
+fi
+test_done
