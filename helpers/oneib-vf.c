@@ -234,13 +234,15 @@ static void refusal(const struct ctx *c, const struct ib_nic *nic,
 		else
 			snprintf(where, sizeof(where), "%s", pf);
 		snprintf(err, errlen,
-			 "VM %d NIC %d: IB_PF %s is not an ACTIVE InfiniBand port on this host",
+			 "VM %d NIC %d: IB_PF %s is not an ACTIVE InfiniBand "
+			 "port on this host",
 			 c->vmid, nic->nic_id, where);
 		return;
 	}
 	if (t->npfs == 0) {
 		snprintf(err, errlen,
-			 "no ACTIVE InfiniBand port on this host for VM %d NIC %d",
+			 "no ACTIVE InfiniBand port on this host for VM %d NIC "
+			 "%d",
 			 c->vmid, nic->nic_id);
 		return;
 	}
@@ -319,7 +321,8 @@ static int cmd_deploy(const struct ctx *c)
 		goto fail;
 	r = hca_discover(&hcas);
 	if (r) {
-		snprintf(err, sizeof(err), "cannot read /sys: %s", strerror(-r));
+		snprintf(err, sizeof(err), "cannot read /sys: %s",
+			 strerror(-r));
 		goto fail;
 	}
 	for (i = 0; i < vm.n; i++) {
@@ -414,7 +417,8 @@ static int cmd_release(const struct ctx *c)
 		if (d) {
 			/* Never free what a domain still holds. */
 			pci_addr_fmt(&l.v[i].vf, addr);
-			log_msg("VM %d: keeping VF %s, domain %s still holds it",
+			log_msg("VM %d: keeping VF %s, domain %s still holds "
+				"it",
 				c->vmid, addr, d->name);
 			kept++;
 			continue;
@@ -472,7 +476,8 @@ static int cmd_reconcile(const struct ctx *c)
 		goto out;
 	r = hca_discover(&hcas);
 	if (r) {
-		snprintf(err, sizeof(err), "cannot read /sys: %s", strerror(-r));
+		snprintf(err, sizeof(err), "cannot read /sys: %s",
+			 strerror(-r));
 		goto out;
 	}
 	for (i = l.n; i-- > 0;) {
@@ -483,7 +488,8 @@ static int cmd_reconcile(const struct ctx *c)
 		if (d && x->vmid >= 0 && d->vmid == x->vmid) {
 			kept++;
 		} else if (d && (x->vmid >= 0 || strcmp(d->name, x->domain))) {
-			printf("VF %s: held by domain %s, recorded as adopted\n",
+			printf("VF %s: held by domain %s, recorded as "
+			       "adopted\n",
 			       addr, d->name);
 			x->vmid = -1;
 			x->nic_id = -1;
@@ -499,10 +505,12 @@ static int cmd_reconcile(const struct ctx *c)
 			kept++;
 		} else {
 			if (x->vmid >= 0)
-				printf("VF %s: VM %d has no domain holding it, released\n",
+				printf("VF %s: VM %d has no domain holding it, "
+				       "released\n",
 				       addr, x->vmid);
 			else
-				printf("VF %s: domain %s no longer holds it, released\n",
+				printf("VF %s: domain %s no longer holds it, "
+				       "released\n",
 				       addr, x->domain);
 			ledger_remove(&l, i);
 			released++;
@@ -528,7 +536,8 @@ static int cmd_reconcile(const struct ctx *c)
 			if (r)
 				goto out;
 			pci_addr_fmt(&x.vf, addr);
-			printf("VF %s: held by domain %s without a lease, adopted\n",
+			printf("VF %s: held by domain %s without a lease, "
+			       "adopted\n",
 			       addr, x.domain);
 			adopted++;
 		}
@@ -599,7 +608,8 @@ static int cmd_list(const struct ctx *c)
 			json_str_or_null(&w, "domain", x->domain);
 			json_end(&w);
 		} else if (adopted) {
-			printf("%-13s %-13s %-4d %-6s %-4s %-17s %-18s %-6s %s\n",
+			printf("%-13s %-13s %-4d %-6s %-4s %-17s %-18s %-6s "
+			       "%s\n",
 			       vf, pf, x->port, "-", "-", "-", "-", "-",
 			       x->domain);
 		} else {
@@ -608,9 +618,10 @@ static int cmd_list(const struct ctx *c)
 			char when[32] = "?";
 
 			if (gmtime_r(&t, &tm))
-				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
-					 &tm);
-			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-6s %s\n",
+				strftime(when, sizeof(when),
+					 "%Y-%m-%dT%H:%M:%SZ", &tm);
+			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-6s "
+			       "%s\n",
 			       vf, pf, x->port, x->vmid, x->nic_id, mac, guid,
 			       pk, when);
 		}
@@ -660,7 +671,8 @@ int main(int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || errno || v < 0 || v > INT_MAX) {
-				log_msg("--%s: '%s' is not a non-negative number",
+				log_msg("--%s: '%s' is not a non-negative "
+					"number",
 					o == 'v' ? "vm" : "grace", optarg);
 				return 2;
 			}

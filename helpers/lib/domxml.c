@@ -14,21 +14,6 @@
 #include "log.h"
 #include "onexml.h"
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	ONEIB_PRINTF(3, 4);
-
-/* One line into the caller's buffer; a longer one is cut, never split. */
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* libvirt's elements carry no namespace; <one:vm> and friends are not ours. */
 static bool is_elem(const xmlNode *n, const char *name)
 {
@@ -76,9 +61,9 @@ static int dom_open(struct dom *d, const char *xml, size_t len, char *err,
 		return -EINVAL;
 	d->root = xmlDocGetRootElement(d->doc);
 	if (!is_elem(d->root, "domain")) {
-		errf(err, errlen,
-		     "domain XML: root element <%s> is not <domain>",
-		     str_sanitize((const char *)d->root->name).s);
+		err_set(err, errlen,
+			"domain XML: root element <%s> is not <domain>",
+			str_sanitize((const char *)d->root->name).s);
 		xmlFreeDoc(d->doc);
 		d->doc = NULL;
 		return -EINVAL;
@@ -331,16 +316,17 @@ static int check_map(const struct dom *d, const struct domxml_vf *map, size_t n,
 		mac_fmt(map[i].mac, m1);
 		for (j = 0; j < i; j++) {
 			if (map[i].mac == map[j].mac) {
-				errf(err, errlen,
-				     "domain %s: VF map lists MAC %s twice",
-				     d->name.s, m1);
+				err_set(err, errlen,
+					"domain %s: VF map lists MAC %s twice",
+					d->name.s, m1);
 				return -EINVAL;
 			}
 			if (pci_addr_cmp(&map[i].vf, &map[j].vf) == 0) {
 				pci_addr_fmt(&map[i].vf, pa);
-				errf(err, errlen,
-				     "domain %s: VF %s given for two MACs (%s)",
-				     d->name.s, pa, m1);
+				err_set(err, errlen,
+					"domain %s: VF %s given for two MACs "
+					"(%s)",
+					d->name.s, pa, m1);
 				return -EINVAL;
 			}
 		}
@@ -365,7 +351,7 @@ int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
 		goto out;
 	hit = calloc(n ? n : 1, sizeof(*hit));
 	if (!hit) {
-		errf(err, errlen, "domain %s: out of memory", d.name.s);
+		err_set(err, errlen, "domain %s: out of memory", d.name.s);
 		r = -ENOMEM;
 		goto out;
 	}
@@ -376,13 +362,14 @@ int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
 			continue;
 		mac_fmt(map[i].mac, mac);
 		if (count == 0)
-			errf(err, errlen,
-			     "domain %s: no <interface> with MAC %s", d.name.s,
-			     mac);
+			err_set(err, errlen,
+				"domain %s: no <interface> with MAC %s",
+				d.name.s, mac);
 		else
-			errf(err, errlen,
-			     "domain %s: %zu <interface> elements with MAC %s",
-			     d.name.s, count, mac);
+			err_set(err, errlen,
+				"domain %s: %zu <interface> elements with MAC "
+				"%s",
+				d.name.s, count, mac);
 		r = -EINVAL;
 		goto out;
 	}
@@ -391,7 +378,7 @@ int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
 	if (!r)
 		r = doc_append(d.doc, out);
 	if (r)
-		errf(err, errlen, "domain %s: out of memory", d.name.s);
+		err_set(err, errlen, "domain %s: out of memory", d.name.s);
 out:
 	free(hit);
 	xmlFreeDoc(d.doc);
@@ -444,10 +431,10 @@ static int read_addr(const struct dom *d, const xmlNode *a, const char *what,
 		if (addr_attr(a, f[i].name, f[i].max, &v[i]) == 0)
 			continue;
 		raw = xmlGetNoNsProp(a, BAD_CAST f[i].name);
-		errf(err, errlen,
-		     "domain %s: %s source address %s='%s' is not a PCI %s",
-		     d->name.s, what, f[i].name,
-		     str_sanitize((const char *)raw).s, f[i].name);
+		err_set(err, errlen,
+			"domain %s: %s source address %s='%s' is not a PCI %s",
+			d->name.s, what, f[i].name,
+			str_sanitize((const char *)raw).s, f[i].name);
 		xmlFree(raw);
 		return -EINVAL;
 	}
@@ -524,10 +511,11 @@ static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
 				what = "<hostdev>";
 				a = pci_source(c, false);
 				if (!a) {
-					errf(err, errlen,
-					     "domain %s: PCI <hostdev> without "
-					     "a source address",
-					     d->name.s);
+					err_set(err, errlen,
+						"domain %s: PCI <hostdev> "
+						"without "
+						"a source address",
+						d->name.s);
 					return -EINVAL;
 				}
 			} else if (is_elem(c, "interface") &&
@@ -543,8 +531,8 @@ static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
 			if (!r)
 				r = pci_list_add(l, &pa);
 			if (r == -ENOMEM)
-				errf(err, errlen, "domain %s: out of memory",
-				     d->name.s);
+				err_set(err, errlen, "domain %s: out of memory",
+					d->name.s);
 			if (r)
 				return r;
 		}
@@ -567,7 +555,8 @@ int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
 	if (!r && l.n) {
 		p = realloc(*out, (*n + l.n) * sizeof(*p));
 		if (!p) {
-			errf(err, errlen, "domain %s: out of memory", d.name.s);
+			err_set(err, errlen, "domain %s: out of memory",
+				d.name.s);
 			r = -ENOMEM;
 		} else {
 			memcpy(p + *n, l.v, l.n * sizeof(*p));
@@ -668,8 +657,8 @@ static int add_cpuset(const struct dom *d, const xmlNode *e, const char *what,
 	int r;
 
 	if (!v) {
-		errf(err, errlen, "domain %s: %s without cpuset", d->name.s,
-		     what);
+		err_set(err, errlen, "domain %s: %s without cpuset", d->name.s,
+			what);
 		return -EINVAL;
 	}
 	r = cpulist_parse((const char *)v, one, true);
@@ -682,8 +671,8 @@ static int add_cpuset(const struct dom *d, const xmlNode *e, const char *what,
 	else if (!any)
 		why = "selects no CPU";
 	if (why)
-		errf(err, errlen, "domain %s: %s cpuset '%s' %s", d->name.s,
-		     what, str_sanitize((const char *)v).s, why);
+		err_set(err, errlen, "domain %s: %s cpuset '%s' %s", d->name.s,
+			what, str_sanitize((const char *)v).s, why);
 	xmlFree(v);
 	if (why)
 		return -EINVAL;

@@ -3,18 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "log.h"
 #include "guid.h"
-
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * Groups of `width` hex digits separated by ':' (exactly `groups` of them):
@@ -29,7 +19,7 @@ static int parse_groups(const char *s, int groups, int width, uint64_t *out)
 		return -EINVAL;
 	for (g = 0; g < groups; g++) {
 		for (i = 0; i < width; i++) {
-			int d = hexdigit(*s++);
+			int d = hex_digit(*s++);
 			if (d < 0)
 				return -EINVAL;
 			v = v << 4 | (uint64_t)d;
@@ -54,7 +44,7 @@ int guid_parse_hex(const char *s, uint64_t *out)
 	if (n == 0 || n > 16)
 		return -EINVAL;
 	for (; *s; s++) {
-		int d = hexdigit(*s);
+		int d = hex_digit(*s);
 		if (d < 0)
 			return -EINVAL;
 		v = v << 4 | (uint64_t)d;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "guid.h"
 #include "lease.h"
 #include "sysfs.h"
@@ -39,31 +40,6 @@
 static const char header[] = "# one-ib VF leases, written by oneib-vf under "
 			     "flock; "
 			     "see INSTALL before editing by hand\n";
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	ONEIB_PRINTF(3, 4);
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static int hexdigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Bytes a domain name keeps on the line; every other byte becomes %XX. */
 static bool domain_plain(char c)
@@ -98,8 +74,8 @@ static int domain_decode(const char *s, char out[LEASE_DOMAIN_MAX])
 
 	while (*s) {
 		if (*s == '%') {
-			hi = hexdigit(s[1]);
-			lo = hi < 0 ? -1 : hexdigit(s[2]);
+			hi = hex_digit(s[1]);
+			lo = hi < 0 ? -1 : hex_digit(s[2]);
 			if (lo < 0)
 				return -EINVAL;
 			c = hi * 16 + lo;
@@ -321,13 +297,13 @@ static int parse_line(char *line, struct lease *x, char *why, size_t whylen)
 		if (sp)
 			*sp = '\0';
 		if (!*p) {
-			seterr(why, whylen, "empty field (stray space)");
+			err_set(why, whylen, "empty field (stray space)");
 			return -EINVAL;
 		}
 		eq = strchr(p, '=');
 		if (!eq) {
 			show(p, shown, sizeof(shown));
-			seterr(why, whylen, "'%s' is not key=value", shown);
+			err_set(why, whylen, "'%s' is not key=value", shown);
 			return -EINVAL;
 		}
 		*eq = '\0';
@@ -335,11 +311,11 @@ static int parse_line(char *line, struct lease *x, char *why, size_t whylen)
 			;
 		if (k == K_COUNT) {
 			show(p, shown, sizeof(shown));
-			seterr(why, whylen, "unknown key '%s'", shown);
+			err_set(why, whylen, "unknown key '%s'", shown);
 			return -EINVAL;
 		}
 		if (seen & 1u << k) {
-			seterr(why, whylen, "duplicate key '%s'", key_name[k]);
+			err_set(why, whylen, "duplicate key '%s'", key_name[k]);
 			return -EINVAL;
 		}
 		seen |= 1u << k;
@@ -351,32 +327,32 @@ static int parse_line(char *line, struct lease *x, char *why, size_t whylen)
 
 	k = first_key(KEYS_COMMON & ~seen);
 	if (k >= 0) {
-		seterr(why, whylen, "missing %s", key_name[k]);
+		err_set(why, whylen, "missing %s", key_name[k]);
 		return -EINVAL;
 	}
 	for (k = 0; k < K_COUNT; k++) {
 		if (val[k] && parse_value((enum key)k, val[k], x)) {
 			show(val[k], shown, sizeof(shown));
-			seterr(why, whylen, "bad %s '%s'", key_name[k], shown);
+			err_set(why, whylen, "bad %s '%s'", key_name[k], shown);
 			return -EINVAL;
 		}
 	}
 
 	if ((x->vmid < 0) != (x->nic_id < 0)) {
-		seterr(why, whylen, "vm and nic must both be '-' or both ids");
+		err_set(why, whylen, "vm and nic must both be '-' or both ids");
 		return -EINVAL;
 	}
 	want = lease_adopted(x) ? KEYS_ADOPTED : KEYS_NIC;
 	k = first_key(want & ~seen);
 	if (k >= 0) {
-		seterr(why, whylen, "missing %s", key_name[k]);
+		err_set(why, whylen, "missing %s", key_name[k]);
 		return -EINVAL;
 	}
 	/* "vm=- ... mac=..." or "vm=42 ... domain=...": which one is meant? */
 	k = first_key(seen & ~(KEYS_COMMON | want));
 	if (k >= 0) {
-		seterr(why, whylen, "%s not allowed with vm=%s", key_name[k],
-		       val[K_VM]);
+		err_set(why, whylen, "%s not allowed with vm=%s", key_name[k],
+			val[K_VM]);
 		return -EINVAL;
 	}
 	return 0;
@@ -404,9 +380,9 @@ int ledger_parse(struct ledger *l, const char *text,
 		eol = strchr(p, '\n');
 		len = eol ? (size_t)(eol - p) : strlen(p);
 		if (len > LEASE_LINE_MAX) {
-			seterr(err, errlen,
-			       "ledger %s line %u: longer than %d bytes",
-			       name_for_errors, no, LEASE_LINE_MAX);
+			err_set(err, errlen,
+				"ledger %s line %u: longer than %d bytes",
+				name_for_errors, no, LEASE_LINE_MAX);
 			r = -EINVAL;
 			goto out;
 		}
@@ -425,15 +401,15 @@ int ledger_parse(struct ledger *l, const char *text,
 			if (nl)
 				lineno = nl;
 			if (!nv || !nl) {
-				seterr(err, errlen, "ledger %s: out of memory",
-				       name_for_errors);
+				err_set(err, errlen, "ledger %s: out of memory",
+					name_for_errors);
 				r = -ENOMEM;
 				goto out;
 			}
 		}
 		if (parse_line(line, &v[n], why, sizeof(why))) {
-			seterr(err, errlen, "ledger %s line %u: %s",
-			       name_for_errors, no, why);
+			err_set(err, errlen, "ledger %s line %u: %s",
+				name_for_errors, no, why);
 			r = -EINVAL;
 			goto out;
 		}
@@ -441,10 +417,10 @@ int ledger_parse(struct ledger *l, const char *text,
 			if (pci_addr_cmp(&v[i].vf, &v[n].vf))
 				continue;
 			pci_addr_fmt(&v[n].vf, vf);
-			seterr(err, errlen,
-			       "ledger %s line %u: duplicate vf %s (also line "
-			       "%u)",
-			       name_for_errors, no, vf, lineno[i]);
+			err_set(err, errlen,
+				"ledger %s line %u: duplicate vf %s (also line "
+				"%u)",
+				name_for_errors, no, vf, lineno[i]);
 			r = -EINVAL;
 			goto out;
 		}
@@ -476,7 +452,7 @@ static int load(struct ledger *l, char *err, size_t errlen)
 
 	r = path_fmt(path, sizeof(path), "%s/" LEASES_NAME, l->dir);
 	if (r) {
-		seterr(err, errlen, "ledger %s: path too long", l->dir);
+		err_set(err, errlen, "ledger %s: path too long", l->dir);
 		return r;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -484,13 +460,13 @@ static int load(struct ledger *l, char *err, size_t errlen)
 		r = -errno;
 		if (r == -ENOENT)
 			return 0;
-		seterr(err, errlen, "open %s: %s", path, strerror(-r));
+		err_set(err, errlen, "open %s: %s", path, strerror(-r));
 		return r;
 	}
 	for (;;) {
 		r = sb_grow(&sb, 8192);
 		if (r) {
-			seterr(err, errlen, "read %s: %s", path, strerror(-r));
+			err_set(err, errlen, "read %s: %s", path, strerror(-r));
 			goto out;
 		}
 		got = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1);
@@ -498,7 +474,7 @@ static int load(struct ledger *l, char *err, size_t errlen)
 			continue;
 		if (got < 0) {
 			r = -errno;
-			seterr(err, errlen, "read %s: %s", path, strerror(-r));
+			err_set(err, errlen, "read %s: %s", path, strerror(-r));
 			goto out;
 		}
 		if (got == 0)
@@ -511,7 +487,7 @@ static int load(struct ledger *l, char *err, size_t errlen)
 	if (nul) {
 		for (const char *c = sb.buf; c < nul; c++)
 			no += *c == '\n';
-		seterr(err, errlen, "ledger %s line %u: NUL byte", path, no);
+		err_set(err, errlen, "ledger %s line %u: NUL byte", path, no);
 		r = -EINVAL;
 		goto out;
 	}
@@ -528,7 +504,7 @@ static int ledger_init(struct ledger *l, const char *dir, char *err,
 	memset(l, 0, sizeof(*l));
 	l->lock_fd = -1;
 	if (strlen(dir) >= sizeof(l->dir)) {
-		seterr(err, errlen, "ledger directory name too long");
+		err_set(err, errlen, "ledger directory name too long");
 		return -ENAMETOOLONG;
 	}
 	strcpy(l->dir, dir);
@@ -576,7 +552,7 @@ static int remove_leftovers(const struct ledger *l, char *err, size_t errlen)
 	d = opendir(l->dir);
 	if (!d) {
 		r = -errno;
-		seterr(err, errlen, "open %s: %s", l->dir, strerror(-r));
+		err_set(err, errlen, "open %s: %s", l->dir, strerror(-r));
 		return r;
 	}
 	errno = 0;
@@ -584,15 +560,15 @@ static int remove_leftovers(const struct ledger *l, char *err, size_t errlen)
 		if (!strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) &&
 		    unlinkat(dirfd(d), e->d_name, 0) && errno != ENOENT) {
 			r = -errno;
-			seterr(err, errlen, "remove %s/%s: %s", l->dir,
-			       e->d_name, strerror(-r));
+			err_set(err, errlen, "remove %s/%s: %s", l->dir,
+				e->d_name, strerror(-r));
 			break;
 		}
 		errno = 0;
 	}
 	if (!e && errno) {
 		r = -errno;
-		seterr(err, errlen, "read %s: %s", l->dir, strerror(-r));
+		err_set(err, errlen, "read %s: %s", l->dir, strerror(-r));
 	}
 	closedir(d);
 	return r;
@@ -613,19 +589,19 @@ int ledger_open(struct ledger *l, const char *dir, char *err, size_t errlen)
 		r = -errno;
 	}
 	if (r) {
-		seterr(err, errlen, "mkdir %s: %s", dir, strerror(-r));
+		err_set(err, errlen, "mkdir %s: %s", dir, strerror(-r));
 		goto fail;
 	}
 
 	r = path_fmt(path, sizeof(path), "%s/" LOCK_NAME, dir);
 	if (r) {
-		seterr(err, errlen, "ledger %s: path too long", dir);
+		err_set(err, errlen, "ledger %s: path too long", dir);
 		goto fail;
 	}
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0) {
 		r = -errno;
-		seterr(err, errlen, "open %s: %s", path, strerror(-r));
+		err_set(err, errlen, "open %s: %s", path, strerror(-r));
 		goto fail;
 	}
 	if (fd < 3) {
@@ -633,7 +609,7 @@ int ledger_open(struct ledger *l, const char *dir, char *err, size_t errlen)
 		r = hi < 0 ? -errno : 0;
 		close(fd);
 		if (r) {
-			seterr(err, errlen, "open %s: %s", path, strerror(-r));
+			err_set(err, errlen, "open %s: %s", path, strerror(-r));
 			goto fail;
 		}
 		fd = hi;
@@ -643,7 +619,7 @@ int ledger_open(struct ledger *l, const char *dir, char *err, size_t errlen)
 		if (errno == EINTR)
 			continue;
 		r = -errno;
-		seterr(err, errlen, "lock %s: %s", path, strerror(-r));
+		err_set(err, errlen, "lock %s: %s", path, strerror(-r));
 		goto fail;
 	}
 
@@ -695,8 +671,8 @@ int ledger_commit(struct ledger *l, char *err, size_t errlen)
 	size_t i;
 
 	if (l->lock_fd < 3) {
-		seterr(err, errlen, "ledger %s: commit without the lock",
-		       l->dir);
+		err_set(err, errlen, "ledger %s: commit without the lock",
+			l->dir);
 		return -ENOLCK;
 	}
 	/* Callers may have edited v in place; what is written must parse. */
@@ -706,30 +682,30 @@ int ledger_commit(struct ledger *l, char *err, size_t errlen)
 	for (i = 0; i < l->n && !r; i++) {
 		pci_addr_fmt(&l->v[i].vf, vf);
 		if (i && !pci_addr_cmp(&l->v[i - 1].vf, &l->v[i].vf)) {
-			seterr(err, errlen, "ledger %s: vf %s leased twice",
-			       l->dir, vf);
+			err_set(err, errlen, "ledger %s: vf %s leased twice",
+				l->dir, vf);
 			r = -EINVAL;
 			goto out;
 		}
 		r = lease_format(&l->v[i], &sb);
 		if (r == -EINVAL) {
-			seterr(err, errlen,
-			       "ledger %s: lease of vf %s is invalid", l->dir,
-			       vf);
+			err_set(err, errlen,
+				"ledger %s: lease of vf %s is invalid", l->dir,
+				vf);
 			goto out;
 		}
 		if (!r)
 			r = sb_adds(&sb, "\n");
 	}
 	if (r) {
-		seterr(err, errlen, "ledger %s: %s", l->dir, strerror(-r));
+		err_set(err, errlen, "ledger %s: %s", l->dir, strerror(-r));
 		goto out;
 	}
 
 	if (path_fmt(path, sizeof(path), "%s/" LEASES_NAME, l->dir) ||
 	    path_fmt(tmp, sizeof(tmp), "%s/" TMP_PREFIX "%ld", l->dir,
 		     (long)getpid())) {
-		seterr(err, errlen, "ledger %s: path too long", l->dir);
+		err_set(err, errlen, "ledger %s: path too long", l->dir);
 		r = -ENAMETOOLONG;
 		goto out;
 	}
@@ -739,7 +715,7 @@ int ledger_commit(struct ledger *l, char *err, size_t errlen)
 		  0640);
 	if (fd < 0) {
 		r = -errno;
-		seterr(err, errlen, "create %s: %s", tmp, strerror(-r));
+		err_set(err, errlen, "create %s: %s", tmp, strerror(-r));
 		goto out;
 	}
 	created = true;
@@ -757,19 +733,19 @@ int ledger_commit(struct ledger *l, char *err, size_t errlen)
 	}
 	fd = -1;
 	if (r) {
-		seterr(err, errlen, "%s %s: %s", step, tmp, strerror(-r));
+		err_set(err, errlen, "%s %s: %s", step, tmp, strerror(-r));
 		goto out;
 	}
 	if (rename(tmp, path)) {
 		r = -errno;
-		seterr(err, errlen, "rename %s to %s: %s", tmp, path,
-		       strerror(-r));
+		err_set(err, errlen, "rename %s to %s: %s", tmp, path,
+			strerror(-r));
 		goto out;
 	}
 	created = false;
 	r = fsync_dir(l->dir);
 	if (r)
-		seterr(err, errlen, "fsync %s: %s", l->dir, strerror(-r));
+		err_set(err, errlen, "fsync %s: %s", l->dir, strerror(-r));
 out:
 	if (fd >= 0)
 		close(fd);

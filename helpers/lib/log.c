@@ -16,3 +16,25 @@ void log_msg(const char *fmt, ...)
 	/* One write per line, so concurrent helpers never interleave. */
 	fprintf(stderr, "%s: %s\n", program_invocation_short_name, line);
 }
+
+void err_set(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -7,6 +7,8 @@
 #ifndef ONEIB_LOG_H
 #define ONEIB_LOG_H
 
+#include <stddef.h>
+
 #if defined(__GNUC__)
 #define ONEIB_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -14,5 +16,15 @@
 #endif
 
 void log_msg(const char *fmt, ...) ONEIB_PRINTF(1, 2);
+
+/*
+ * One line into a caller's error buffer (the "char *err, size_t errlen"
+ * pair of the lib's functions); a longer one is cut, never split. NULL or
+ * zero-length buffers are allowed.
+ */
+void err_set(char *err, size_t errlen, const char *fmt, ...) ONEIB_PRINTF(3, 4);
+
+/* "0".."9", "a".."f", "A".."F" -> 0..15; anything else -> -1 */
+int hex_digit(char c);
 
 #endif

@@ -31,21 +31,6 @@ struct san_str str_sanitize(const char *in)
 	return out;
 }
 
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-	ONEIB_PRINTF(3, 4);
-
-/* One line into the caller's buffer; a longer one is cut, never split. */
-static void errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* --- reading untrusted XML ------------------------------------------------ */
 
 /* What the silent handlers saw: libxml2's first error, a DOCTYPE. */
@@ -111,11 +96,11 @@ xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
 	bool ok;
 
 	if (!xml || len == 0) {
-		errf(err, errlen, "%s: empty document", what);
+		err_set(err, errlen, "%s: empty document", what);
 		return NULL;
 	}
 	if (len > INT_MAX) {
-		errf(err, errlen, "%s: %zu bytes is too large", what, len);
+		err_set(err, errlen, "%s: %zu bytes is too large", what, len);
 		return NULL;
 	}
 	xmlInitParser();
@@ -127,7 +112,7 @@ xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
 	ctxt = xmlCreateMemoryParserCtxt(xml, (int)len);
 	if (!ctxt) {
 		xmlSetStructuredErrorFunc(old_data, old_fn);
-		errf(err, errlen, "%s: out of memory", what);
+		err_set(err, errlen, "%s: out of memory", what);
 		return NULL;
 	}
 	/* No XML_PARSE_NOENT: entities are never substituted. */
@@ -148,14 +133,14 @@ xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
 	if (ok && doc && (doc->intSubset || doc->extSubset))
 		note.doctype = true;
 	if (note.doctype)
-		errf(err, errlen,
-		     "%s: DOCTYPE refused (no DTD or entity is accepted)",
-		     what);
+		err_set(err, errlen,
+			"%s: DOCTYPE refused (no DTD or entity is accepted)",
+			what);
 	else if (!ok || !doc)
-		errf(err, errlen, "%s: not well-formed XML: %s%s", what,
-		     note.where, note.msg.s[0] ? note.msg.s : "parse error");
+		err_set(err, errlen, "%s: not well-formed XML: %s%s", what,
+			note.where, note.msg.s[0] ? note.msg.s : "parse error");
 	else if (!xmlDocGetRootElement(doc))
-		errf(err, errlen, "%s: no root element", what);
+		err_set(err, errlen, "%s: no root element", what);
 	else
 		return doc;
 	xmlFreeDoc(doc);
@@ -250,8 +235,8 @@ static int nic_field(const struct nic_ctx *c, const char *name, char **out)
 	if (*out)
 		return 0;
 	raw = xmlNodeGetContent(e);
-	errf(c->err, c->errlen, "VM %d NIC %d: malformed %s '%s'", c->vm_id,
-	     c->nic_id, name, str_sanitize((const char *)raw).s);
+	err_set(c->err, c->errlen, "VM %d NIC %d: malformed %s '%s'", c->vm_id,
+		c->nic_id, name, str_sanitize((const char *)raw).s);
 	xmlFree(raw);
 	return -EINVAL;
 }
@@ -270,10 +255,12 @@ static int nic_no_twice(const struct nic_ctx *c)
 			    xmlStrcmp(a->name, b->name) != 0 || a->ns != b->ns)
 				continue;
 			pkey = is_elem(a, "IB_PKEY");
-			errf(c->err, c->errlen,
-			     "VM %d NIC %d: %s given twice%s", c->vm_id,
-			     c->nic_id, str_sanitize((const char *)a->name).s,
-			     pkey ? " (the VM template may not set it)" : "");
+			err_set(c->err, c->errlen,
+				"VM %d NIC %d: %s given twice%s", c->vm_id,
+				c->nic_id,
+				str_sanitize((const char *)a->name).s,
+				pkey ? " (the VM template may not set it)"
+				     : "");
 			return -EINVAL;
 		}
 	}
@@ -286,14 +273,14 @@ static int nic_mac(const struct nic_ctx *c, struct ib_nic *out)
 	int r = nic_field(c, "MAC", &v);
 
 	if (r == -ENOENT)
-		errf(c->err, c->errlen, "VM %d NIC %d: no MAC", c->vm_id,
-		     c->nic_id);
+		err_set(c->err, c->errlen, "VM %d NIC %d: no MAC", c->vm_id,
+			c->nic_id);
 	if (r)
 		return r == -ENOENT ? -EINVAL : r;
 	r = mac_parse(v, &out->mac);
 	if (r)
-		errf(c->err, c->errlen, "VM %d NIC %d: malformed MAC '%s'",
-		     c->vm_id, c->nic_id, str_sanitize(v).s);
+		err_set(c->err, c->errlen, "VM %d NIC %d: malformed MAC '%s'",
+			c->vm_id, c->nic_id, str_sanitize(v).s);
 	free(v);
 	return r ? -EINVAL : 0;
 }
@@ -305,34 +292,36 @@ static int nic_pkey(const struct nic_ctx *c, struct ib_nic *out)
 	int r = nic_field(c, "IB_PKEY", &v);
 
 	if (r == -ENOENT)
-		errf(c->err, c->errlen,
-		     "VM %d NIC %d: no IB_PKEY (the virtual network sets it, "
-		     "INHERIT_VNET_ATTR must carry it)",
-		     c->vm_id, c->nic_id);
+		err_set(c->err, c->errlen,
+			"VM %d NIC %d: no IB_PKEY (the virtual network sets "
+			"it, "
+			"INHERIT_VNET_ATTR must carry it)",
+			c->vm_id, c->nic_id);
 	if (r)
 		return r == -ENOENT ? -EINVAL : r;
 	r = pkey_parse(v, &out->pkey);
 	if (r)
-		errf(c->err, c->errlen, "VM %d NIC %d: malformed IB_PKEY '%s'",
-		     c->vm_id, c->nic_id, str_sanitize(v).s);
+		err_set(c->err, c->errlen,
+			"VM %d NIC %d: malformed IB_PKEY '%s'", c->vm_id,
+			c->nic_id, str_sanitize(v).s);
 	free(v);
 	if (r)
 		return -EINVAL;
 	if (pkey_tenant_ok(out->pkey))
 		return 0;
 	pkey_fmt(out->pkey, pk);
-	errf(c->err, c->errlen, "VM %d NIC %d: IB_PKEY %s is %s", c->vm_id,
-	     c->nic_id, pk,
-	     pkey_base(out->pkey) == 0 ? "the invalid partition 0"
-				       : "the default partition");
+	err_set(c->err, c->errlen, "VM %d NIC %d: IB_PKEY %s is %s", c->vm_id,
+		c->nic_id, pk,
+		pkey_base(out->pkey) == 0 ? "the invalid partition 0"
+					  : "the default partition");
 	return -EINVAL;
 }
 
 static int nic_bad(const struct nic_ctx *c, const char *name, const char *v,
 		   const char *hint)
 {
-	errf(c->err, c->errlen, "VM %d NIC %d: malformed %s '%s'%s", c->vm_id,
-	     c->nic_id, name, str_sanitize(v).s, hint);
+	err_set(c->err, c->errlen, "VM %d NIC %d: malformed %s '%s'%s",
+		c->vm_id, c->nic_id, name, str_sanitize(v).s, hint);
 	return -EINVAL;
 }
 
@@ -382,18 +371,18 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 
 	e = child_elem(nic, "NIC_ID", &twice);
 	if (!e || twice) {
-		errf(err, errlen, "VM %d: IB NIC (NIC element %zu) %s", vm_id,
-		     nth, e ? "has NIC_ID twice" : "has no NIC_ID");
+		err_set(err, errlen, "VM %d: IB NIC (NIC element %zu) %s",
+			vm_id, nth, e ? "has NIC_ID twice" : "has no NIC_ID");
 		return -EINVAL;
 	}
 	v = leaf_text(e);
 	if (!v || parse_id(v, &c.nic_id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
-		errf(err, errlen,
-		     "VM %d: IB NIC (NIC element %zu) has malformed NIC_ID "
-		     "'%s'",
-		     vm_id, nth, str_sanitize((const char *)raw).s);
+		err_set(err, errlen,
+			"VM %d: IB NIC (NIC element %zu) has malformed NIC_ID "
+			"'%s'",
+			vm_id, nth, str_sanitize((const char *)raw).s);
 		xmlFree(raw);
 		free(v);
 		return -EINVAL;
@@ -440,16 +429,18 @@ static int check_unique(const struct one_vm *vm, char *err, size_t errlen)
 					    *b = &vm->nics[i];
 
 			if (a->nic_id == b->nic_id) {
-				errf(err, errlen,
-				     "VM %d NIC %d: NIC_ID used by two IB NICs",
-				     vm->id, b->nic_id);
+				err_set(err, errlen,
+					"VM %d NIC %d: NIC_ID used by two IB "
+					"NICs",
+					vm->id, b->nic_id);
 				return -EINVAL;
 			}
 			if (a->mac == b->mac) {
 				mac_fmt(b->mac, mac);
-				errf(err, errlen,
-				     "VM %d NIC %d: MAC %s also used by NIC %d",
-				     vm->id, b->nic_id, mac, a->nic_id);
+				err_set(err, errlen,
+					"VM %d NIC %d: MAC %s also used by NIC "
+					"%d",
+					vm->id, b->nic_id, mac, a->nic_id);
 				return -EINVAL;
 			}
 		}
@@ -466,17 +457,17 @@ static xmlNodePtr find_vm(xmlNodePtr root, char *err, size_t errlen)
 	if (is_elem(root, "VM"))
 		return root;
 	if (!is_elem(root, "VMM_DRIVER_ACTION_DATA")) {
-		errf(err, errlen,
-		     "VM XML: root element <%s> is neither <VM> nor "
-		     "<VMM_DRIVER_ACTION_DATA>",
-		     str_sanitize((const char *)root->name).s);
+		err_set(err, errlen,
+			"VM XML: root element <%s> is neither <VM> nor "
+			"<VMM_DRIVER_ACTION_DATA>",
+			str_sanitize((const char *)root->name).s);
 		return NULL;
 	}
 	vm = child_elem(root, "VM", &twice);
 	if (!vm || twice) {
-		errf(err, errlen,
-		     "VM XML: <VMM_DRIVER_ACTION_DATA> has %s <VM>",
-		     vm ? "more than one" : "no");
+		err_set(err, errlen,
+			"VM XML: <VMM_DRIVER_ACTION_DATA> has %s <VM>",
+			vm ? "more than one" : "no");
 		return NULL;
 	}
 	return vm;
@@ -490,16 +481,16 @@ static int parse_vm_id(const xmlNode *vm, int *id, char *err, size_t errlen)
 
 	e = child_elem(vm, "ID", &twice);
 	if (!e || twice) {
-		errf(err, errlen, "VM XML: <VM> has %s <ID>",
-		     e ? "more than one" : "no");
+		err_set(err, errlen, "VM XML: <VM> has %s <ID>",
+			e ? "more than one" : "no");
 		return -EINVAL;
 	}
 	v = leaf_text(e);
 	if (!v || parse_id(v, id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
-		errf(err, errlen, "VM XML: <VM> ID '%s' is not a number",
-		     str_sanitize((const char *)raw).s);
+		err_set(err, errlen, "VM XML: <VM> ID '%s' is not a number",
+			str_sanitize((const char *)raw).s);
 		xmlFree(raw);
 		free(v);
 		return -EINVAL;
@@ -527,7 +518,7 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		goto out;
 	tmpl = child_elem(vmn, "TEMPLATE", &twice);
 	if (twice) {
-		errf(err, errlen, "VM %d: TEMPLATE given twice", res.id);
+		err_set(err, errlen, "VM %d: TEMPLATE given twice", res.id);
 		goto out;
 	}
 	for (c = tmpl ? tmpl->children : NULL; c; c = c->next)
@@ -535,7 +526,7 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 	if (count) {
 		res.nics = calloc(count, sizeof(*res.nics));
 		if (!res.nics) {
-			errf(err, errlen, "VM %d: out of memory", res.id);
+			err_set(err, errlen, "VM %d: out of memory", res.id);
 			r = -ENOMEM;
 			goto out;
 		}

@@ -6,18 +6,8 @@
 
 #include <pci/pci.h>
 
+#include "log.h"
 #include "pci.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* n hex digits at s into *v; -1 when any is not hex. */
 static int hexfield(const char *s, int n, unsigned *v)
@@ -26,7 +16,7 @@ static int hexfield(const char *s, int n, unsigned *v)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		int d = hexval(s[i]);
+		int d = hex_digit(s[i]);
 		if (d < 0)
 			return -1;
 		acc = acc * 16 + (unsigned)d;

@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 			maxrss = ru.ru_maxrss;
 	}
 	qsort(t, (size_t)n, sizeof(*t), cmp_double);
-	printf("runs=%ld median_ms=%.3f p99_ms=%.3f min_ms=%.3f max_rss_kb=%ld\n",
+	printf("runs=%ld median_ms=%.3f p99_ms=%.3f min_ms=%.3f "
+	       "max_rss_kb=%ld\n",
 	       n, t[n / 2], t[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1],
 	       t[0], maxrss);
 	free(t);
