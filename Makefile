@@ -98,7 +98,7 @@ uninstall:
 # --- tests -------------------------------------------------------------------
 
 check: deps
-	@$(MAKE) --no-print-directory _check
+	@$(MAKE) --no-print-directory -j$$(nproc) _check
 
 _check: all unit-build asan-build
 	rm -rf $(B)/destdir

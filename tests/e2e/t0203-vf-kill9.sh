@@ -14,6 +14,8 @@ for r in $(seq 1 "$rounds"); do
 	vm=$((200 + r % 20))
 	mkdir -p "$DS/$vm"
 	vm_xml "$vm" "ib/0/02:00:0a:01:00:$(printf %02x "$vm")/0x8101" >"$DS/$vm/vm.xml"
+	# Never boot from an older round's output: only this deploy's counts.
+	rm -f "$DS/$vm/new.xml"
 	if [ $((r % 3)) = 0 ]; then
 		"$vf" release --vm "$vm" >/dev/null 2>&1 &
 	else
