@@ -24,7 +24,8 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
-            libumad2sim0 infiniband-diags iproute2 util-linux procps
+            libumad2sim0 infiniband-diags iproute2 util-linux procps \
+            libvirt-daemon-driver-qemu qemu-system-x86
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
