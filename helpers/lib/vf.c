@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "sysfs.h"
+#include "vf.h"
+
+#define SYS_PCI "/sys/bus/pci/devices"
+
+/* virtfn<N> of the PF whose target is this VF: N is the VF index. */
+static int vf_index(const char *pf_bdf, const char *vf_bdf)
+{
+	char path[PATH_MAX], name[64], *end;
+	struct dirent *de;
+	int idx = -1;
+	DIR *d;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s", pf_bdf))
+		return -1;
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char link[PATH_MAX];
+		long v;
+
+		if (strncmp(de->d_name, "virtfn", 6))
+			continue;
+		v = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || *end || v < 0 || v > 4096)
+			continue;
+		if (path_fmt(link, sizeof(link), "%s/%s", path, de->d_name) ||
+		    sysfs_link_name(link, name, sizeof(name)))
+			continue;
+		if (!strcmp(name, vf_bdf)) {
+			idx = (int)v;
+			break;
+		}
+	}
+	closedir(d);
+	return idx;
+}
+
+/* The PF's IPoIB netdev for this port: <pf>/net/<ifname> with dev_port = port-1. */
+static void pf_netdev(struct vf_target *t)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/net", t->pf_bdf))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char f[PATH_MAX];
+		long type, dev_port, ifindex;
+
+		if (de->d_name[0] == '.' ||
+		    strlen(de->d_name) >= sizeof(t->pf_netdev))
+			continue;
+		/* 32 = ARPHRD_INFINIBAND: an IPoIB netdev, not a RoCE one */
+		if (path_fmt(f, sizeof(f), "%s/%s/type", path, de->d_name) ||
+		    sysfs_read_long(f, &type) || type != 32)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/dev_port", path,
+			     de->d_name) ||
+		    sysfs_read_long(f, &dev_port) || dev_port != t->port - 1)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/ifindex", path, de->d_name) ||
+		    sysfs_read_long(f, &ifindex) || ifindex <= 0 ||
+		    ifindex > INT_MAX)
+			continue;
+		snprintf(t->pf_netdev, sizeof(t->pf_netdev), "%s", de->d_name);
+		t->pf_ifindex = (int)ifindex;
+		break;
+	}
+	closedir(d);
+}
+
+int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
+		      char *err, size_t errlen)
+{
+	char path[PATH_MAX], pf_bdf[64], drv[HCA_NAME_MAX], ll[32];
+	struct stat st;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	t->vf = *vf;
+	t->port = port;
+	pci_addr_fmt(vf, t->vf_bdf);
+	if (port < 1 || port > 9) {
+		err_set(err, errlen, "%s: port %d is not a port number (1-9)",
+			t->vf_bdf, port);
+		return -EINVAL;
+	}
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", t->vf_bdf) ||
+	    sysfs_link_name(path, pf_bdf, sizeof(pf_bdf)) ||
+	    pci_addr_parse(pf_bdf, &t->pf)) {
+		err_set(err, errlen, "%s: not a VF on this host", t->vf_bdf);
+		return -ENODEV;
+	}
+	pci_addr_fmt(&t->pf, t->pf_bdf);
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", t->pf_bdf) ||
+	    sysfs_link_name(path, drv, sizeof(drv)) ||
+	    (strcmp(drv, "mlx4_core") && strcmp(drv, "mlx5_core"))) {
+		err_set(err, errlen,
+			"%s: its PF %s is not driven by mlx4_core or mlx5_core",
+			t->vf_bdf, t->pf_bdf);
+		return -ENODEV;
+	}
+	t->kind = strcmp(drv, "mlx4_core") ? VF_MLX5 : VF_MLX4;
+	t->index = vf_index(t->pf_bdf, t->vf_bdf);
+	if (t->index < 0) {
+		err_set(err, errlen, "%s: not listed among the VFs of %s",
+			t->vf_bdf, t->pf_bdf);
+		return -ENODEV;
+	}
+	/* The PF's RDMA device, and the port must be InfiniBand. */
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/infiniband", t->pf_bdf))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (d) {
+		const struct dirent *de;
+
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' &&
+			    strlen(de->d_name) < sizeof(t->ibdev)) {
+				snprintf(t->ibdev, sizeof(t->ibdev), "%s",
+					 de->d_name);
+				break;
+			}
+		closedir(d);
+	}
+	if (!t->ibdev[0] ||
+	    path_fmt(path, sizeof(path),
+		     "/sys/class/infiniband/%s/ports/%d/link_layer", t->ibdev,
+		     port) ||
+	    sysfs_read_str(path, ll, sizeof(ll)) || strcmp(ll, "InfiniBand")) {
+		err_set(err, errlen,
+			"%s: port %d of its PF %s is not an InfiniBand port",
+			t->vf_bdf, port, t->pf_bdf);
+		return -ENODEV;
+	}
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", t->vf_bdf) ||
+	    sysfs_link_name(path, t->vf_driver, sizeof(t->vf_driver)))
+		t->vf_driver[0] = '\0';
+	if (t->kind == VF_MLX5) {
+		t->ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d",
+				    t->pf_bdf, t->index) &&
+			  stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		pf_netdev(t);
+	}
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A tenant's identity on one VF: its port GUID and its partition.
+ *
+ * mlx4 (ConnectX-3): the host programs it, in the PF's paravirtualized
+ * tables under /sys/class/infiniband/mlx4_0/iov/ (mlx4.c):
+ *   ports/<p>/admin_guids/<gid_idx>      the VF's alias GUID, "%llx"
+ *   <vf-dir>/ports/<p>/pkey_idx/<n>      VF virtual P_Key index n ->
+ *                                        physical index, or "none"
+ * mlx5 (ConnectX-4 and later): the host sets the VF's node GUID, port GUID
+ * and link state, over rtnetlink on the PF's IPoIB netdev or through the
+ * MLNX_OFED files <pf>/sriov/<vf>/{node,port,policy} (mlx5.c); the subnet
+ * manager enforces the partition by the port GUID.
+ *
+ * Everything here runs as root (oneib-pkey through sudo) on arguments that
+ * came from a tenant's VM: every path is built from parsed, checked values.
+ */
+#ifndef ONEIB_VF_H
+#define ONEIB_VF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hca.h"
+#include "pci.h"
+#include "pkey.h"
+#include "strbuf.h"
+
+enum vf_kind { VF_MLX4, VF_MLX5 };
+
+struct vf_target {
+	struct pci_addr pf, vf;
+	char pf_bdf[PCI_ADDR_STRLEN], vf_bdf[PCI_ADDR_STRLEN];
+	int index; /* N of the PF's virtfnN */
+	int port; /* PF port, 1.. */
+	enum vf_kind kind;
+	char ibdev[HCA_NAME_MAX]; /* the PF's RDMA device: "mlx4_0" */
+	char vf_driver[HCA_NAME_MAX]; /* "vfio-pci", "mlx5_core" or "" */
+	bool ofed; /* mlx5: <pf>/sriov/<index>/ exists (MLNX_OFED) */
+	char pf_netdev[HCA_NAME_MAX]; /* mlx5: the PF's IPoIB netdev, "ib0" */
+	int pf_ifindex; /* its ifindex, 0 if none */
+};
+
+/*
+ * Checks and fills t: vf must be a VF (it has a physfn link) of a PF driven
+ * by mlx4_core or mlx5_core, whose RDMA device has port `port` with
+ * InfiniBand link layer. One line in err naming the VF otherwise:
+ *   0000:3b:00.9: not a VF of an InfiniBand PF on this host
+ */
+int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
+		      char *err, size_t errlen);
+
+/*
+ * mlx4: alias GUID `guid`; virtual P_Key index 0 -> the physical index of
+ * `pk` (its low 15 bits), index 1 -> the physical index holding the default
+ * partition as a limited member (0x7fff) if the port has one, every other
+ * index none. A `pk` missing from the port's table: every index none (the
+ * VF blocked, never left in the default partition), -ENOENT.
+ * mlx5: node GUID = port GUID = guid, link state auto (follow the port);
+ * the VF is unbound and bound again when the host driver holds it (not
+ * when vfio-pci does). Both verify every write by reading it back and undo
+ * what they wrote when a later step fails.
+ */
+int mlx4_map(const struct vf_target *t, uint64_t guid, struct pkey pk,
+	     char *err, size_t errlen);
+int mlx5_map(const struct vf_target *t, uint64_t guid, char *err,
+	     size_t errlen);
+/* GUID invalidated (all ones), every P_Key index none / link disabled. */
+int mlx4_unmap(const struct vf_target *t, char *err, size_t errlen);
+int mlx5_unmap(const struct vf_target *t, char *err, size_t errlen);
+/* What is programmed now, read back, as "key: value" lines appended to out. */
+int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
+	      size_t errlen);
+int mlx5_show(const struct vf_target *t, struct strbuf *out, char *err,
+	      size_t errlen);
+
+#endif
