@@ -10,6 +10,7 @@
 PREFIX      ?= /usr
 REMOTES_DIR ?= /var/lib/one/remotes
 DATADIR     ?= $(PREFIX)/share/one-ib
+SBINDIR     ?= $(PREFIX)/sbin
 DESTDIR     ?=
 
 CC      ?= cc
@@ -24,19 +25,20 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
-            libumad2sim0 infiniband-diags iproute2 util-linux procps \
-            libvirt-daemon-driver-qemu qemu-system-x86
+            libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
+            libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
 TOOLS   := oneib-discover oneib-vf
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+FUZZ    := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 pkg_cflags = $(shell pkg-config --cflags $(PKGS))
 pkg_libs   = $(shell pkg-config --libs $(PKGS))
 
 .PHONY: all deps check demo bench install uninstall clean format \
-        _check unit-build asan-build cppcheck
+        _check unit-build asan-build fuzz-build cppcheck
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
 
@@ -83,7 +85,14 @@ $(B)/asan/bin/%: helpers/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -o $@ $< $(LIB_SRC) $(pkg_libs)
 
+# libFuzzer targets for every parser that sees untrusted text (clang only).
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		$(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) $(pkg_libs)
+
 unit-build: $(addprefix $(B)/tests/,$(UNIT))
+fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZ))
 asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(TOOLS))
 
 # --- install -----------------------------------------------------------------
@@ -91,17 +100,17 @@ asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(T
 # Everything under REMOTES_DIR is copied to every host by `onehost sync`
 # (rsync -L: symlinks arrive as files), so the helpers live inside it.
 install: all
-	sh drivers/install.sh "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" $(B)/bin
+	sh drivers/install.sh "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)" $(B)/bin
 
 uninstall:
-	sh drivers/install.sh --uninstall "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)"
+	sh drivers/install.sh --uninstall "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)"
 
 # --- tests -------------------------------------------------------------------
 
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) _check
 
-_check: all unit-build asan-build
+_check: all unit-build asan-build fuzz-build
 	rm -rf $(B)/destdir
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/run.sh

@@ -42,6 +42,19 @@ if [ $# -eq 0 ]; then
 		UBSAN_OPTIONS=print_stacktrace=1 \
 		count_cmocka "$t" "unit+asan/ubsan $(basename "$t")"
 	done
+	# Fuzzing, bounded: FUZZ_SECONDS each (10 by default), fixed seed.
+	for f in build/fuzz/fuzz_*; do
+		[ -x "$f" ] || continue
+		if "$f" -seed=1 -max_total_time="${FUZZ_SECONDS:-10}" \
+			-rss_limit_mb=1024 >"$log" 2>&1; then
+			note "ok - fuzz $(basename "$f") ($(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log") runs)"
+			passed=$((passed + 1))
+		else
+			note "not ok - fuzz $(basename "$f")"
+			tail -n 30 "$log" | sed 's/^/    /'
+			failed=$((failed + 1))
+		fi
+	done
 	if make --no-print-directory -s cppcheck >"$log" 2>&1; then
 		note "ok - cppcheck helpers/"
 		passed=$((passed + 1))
