@@ -39,6 +39,7 @@
 #include "lib/pkey.h"
 #include "lib/strbuf.h"
 #include "lib/sysfs.h"
+#include "lib/vf.h"
 #include "lib/virt.h"
 
 #define ERRLEN 512
@@ -49,6 +50,7 @@ struct ctx {
 	const char *uri;
 	const char *vm_xml;
 	const char *format;
+	const char *pkey_cmd; /* "sudo -n /usr/sbin/oneib-pkey"; NULL: none */
 	int vmid;
 	long grace;
 };
@@ -59,7 +61,7 @@ static void usage(FILE *f)
 	      "       oneib-vf release --vm ID\n"
 	      "       oneib-vf list [--format=table|json]\n"
 	      "       oneib-vf reconcile [--grace SECONDS]\n"
-	      "options: --ledger DIR, --connect URI\n",
+	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND\n",
 	      f);
 }
 
@@ -257,6 +259,90 @@ static void refusal(const struct ctx *c, const struct ib_nic *nic,
 		 where, c->vmid, t->taken, t->total);
 }
 
+/*
+ * A NIC's existing lease is reused only while it still fits: same MAC and
+ * P_Key, the VF still an assignable VF of an eligible PF port, and no domain
+ * but the VM's own holding it (a VF a foreign domain took since is never
+ * handed out twice).
+ */
+static bool lease_still_fits(const struct lease *x, const struct ib_nic *nic,
+			     const struct hca_list *hcas,
+			     const struct virt_domains *doms, int vmid)
+{
+	const struct virt_domain *d = virt_pci_user(doms, &x->vf);
+	size_t i, j;
+	int p;
+
+	if (x->mac != nic->mac || x->pkey.raw != nic->pkey.raw ||
+	    (d && d->vmid != vmid))
+		return false;
+	for (i = 0; i < hcas->n; i++) {
+		const struct hca *h = &hcas->v[i];
+
+		if (!pf_eligible(nic, h) || pci_addr_cmp(&h->addr, &x->pf))
+			continue;
+		for (p = 0; p < h->nports; p++)
+			if (h->ports[p].num == x->port &&
+			    port_eligible(nic, &h->ports[p]))
+				break;
+		if (p == h->nports)
+			continue;
+		for (j = 0; j < h->nvfs; j++)
+			if (!pci_addr_cmp(&h->vfs[j].addr, &x->vf))
+				return vf_assignable(&h->vfs[j]);
+	}
+	return false;
+}
+
+/* Best effort: the VFs go back to "no GUID, no partition". */
+static void unprogram_vfs(const struct ctx *c, const struct ledger *l,
+			  const struct domxml_vf *map, size_t n)
+{
+	char err[ERRLEN];
+	size_t i;
+
+	if (!c->pkey_cmd || !*c->pkey_cmd)
+		return;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_vf(l, &map[i].vf);
+
+		if (k >= 0 &&
+		    vf_pkey_cmd(c->pkey_cmd, false, &l->v[k].vf, l->v[k].port,
+				0, (struct pkey){ 0 }, err, sizeof(err)))
+			log_msg("%s", err);
+	}
+}
+
+/*
+ * GUID and P_Key on each VF of the VM through oneib-pkey (root, via sudo),
+ * before anything is committed: on a failure the VFs programmed so far are
+ * unmapped again and the deploy fails, so a VM never runs in the wrong
+ * partition and nothing is left half done.
+ */
+static int program_vfs(const struct ctx *c, const struct ledger *l,
+		       const struct one_vm *vm, const struct domxml_vf *map,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
+	if (!c->pkey_cmd || !*c->pkey_cmd)
+		return 0;
+	for (i = 0; i < vm->n; i++) {
+		long k = ledger_find_vf(l, &map[i].vf);
+		int r;
+
+		if (k < 0)
+			return -ENOENT;
+		r = vf_pkey_cmd(c->pkey_cmd, true, &l->v[k].vf, l->v[k].port,
+				l->v[k].guid, l->v[k].pkey, err, errlen);
+		if (r) {
+			unprogram_vfs(c, l, map, i);
+			return r;
+		}
+	}
+	return 0;
+}
+
 static int cmd_deploy(const struct ctx *c)
 {
 	struct strbuf dom = STRBUF_INIT, vmx = STRBUF_INIT, out = STRBUF_INIT;
@@ -311,7 +397,7 @@ static int cmd_deploy(const struct ctx *c)
 	map = calloc(vm.n, sizeof(*map));
 	if (!map) {
 		r = -ENOMEM;
-		goto out;
+		goto fail;
 	}
 	r = ledger_open(&l, c->ledger, err, sizeof(err));
 	if (r)
@@ -332,9 +418,11 @@ static int cmd_deploy(const struct ctx *c)
 		struct choice ch;
 		struct tally t;
 
-		if (k >= 0 && l.v[k].mac == nic->mac &&
-		    l.v[k].pkey.raw == nic->pkey.raw) {
-			/* Deploying twice is safe: the NIC keeps its VF. */
+		if (k >= 0 &&
+		    lease_still_fits(&l.v[k], nic, &hcas, &doms, c->vmid)) {
+			/* Deploying twice is safe: the NIC keeps its VF, and
+			 * the grace period starts again for this deploy. */
+			l.v[k].since = (int64_t)time(NULL);
 			map[i].mac = nic->mac;
 			map[i].vf = l.v[k].vf;
 			continue;
@@ -371,10 +459,22 @@ static int cmd_deploy(const struct ctx *c)
 			   sizeof(err));
 	if (r)
 		goto fail;
-	r = ledger_commit(&l, err, sizeof(err));
+	r = program_vfs(c, &l, &vm, map, err, sizeof(err));
 	if (r)
 		goto fail;
-	fwrite(sb_str(&out), 1, out.len, stdout);
+	r = ledger_commit(&l, err, sizeof(err));
+	if (r) {
+		unprogram_vfs(c, &l, map, vm.n);
+		goto fail;
+	}
+	if (fwrite(sb_str(&out), 1, out.len, stdout) != out.len ||
+	    fflush(stdout)) {
+		/* The caller releases on failure; the lease is committed. */
+		snprintf(err, sizeof(err), "VM %d: cannot write the domain XML",
+			 c->vmid);
+		r = -EIO;
+		goto fail;
+	}
 	goto out;
 fail:
 	log_msg("%s", err[0] ? err : strerror(-r));
@@ -390,12 +490,23 @@ out:
 	return r ? 1 : 0;
 }
 
+/* A lease becomes an adopted one: the domain `name` holds the VF. */
+static void adopt(struct lease *x, const char *name)
+{
+	x->vmid = -1;
+	x->nic_id = -1;
+	x->mac = 0;
+	x->guid = 0;
+	x->pkey.raw = 0;
+	snprintf(x->domain, sizeof(x->domain), "%s", name);
+}
+
 static int cmd_release(const struct ctx *c)
 {
 	struct virt_domains doms = { 0 };
 	struct ledger l = { .lock_fd = -1 };
 	char err[ERRLEN] = "", addr[PCI_ADDR_STRLEN];
-	int released = 0, kept = 0;
+	int released = 0, kept = 0, failed = 0, adopted = 0;
 	size_t i;
 	int r;
 
@@ -414,6 +525,12 @@ static int cmd_release(const struct ctx *c)
 		if (l.v[i].vmid != c->vmid)
 			continue;
 		d = virt_pci_user(&doms, &l.v[i].vf);
+		if (d && d->vmid != c->vmid) {
+			/* Another domain took it: libvirt is the truth. */
+			adopt(&l.v[i], d->name);
+			adopted++;
+			continue;
+		}
 		if (d) {
 			/* Never free what a domain still holds. */
 			pci_addr_fmt(&l.v[i].vf, addr);
@@ -423,12 +540,22 @@ static int cmd_release(const struct ctx *c)
 			kept++;
 			continue;
 		}
+		/* Unmapped while still leased: no other VM can have it yet. */
+		if (c->pkey_cmd && *c->pkey_cmd &&
+		    vf_pkey_cmd(c->pkey_cmd, false, &l.v[i].vf, l.v[i].port, 0,
+				(struct pkey){ 0 }, err, sizeof(err))) {
+			kept++;
+			failed = -EIO;
+			continue;
+		}
 		ledger_remove(&l, i);
 		released++;
 	}
-	if (released)
+	if (released || adopted)
 		r = ledger_commit(&l, err, sizeof(err));
-	if (!r) {
+	if (!r && failed) {
+		r = failed; /* err holds oneib-pkey's line; the VF stays leased */
+	} else if (!r) {
 		if (released || kept)
 			printf("VM %d: released %d VF(s)%s\n", c->vmid,
 			       released, kept ? ", kept the ones in use" : "");
@@ -491,17 +618,18 @@ static int cmd_reconcile(const struct ctx *c)
 			printf("VF %s: held by domain %s, recorded as "
 			       "adopted\n",
 			       addr, d->name);
-			x->vmid = -1;
-			x->nic_id = -1;
-			x->mac = 0;
-			x->guid = 0;
-			x->pkey.raw = 0;
-			snprintf(x->domain, sizeof(x->domain), "%s", d->name);
+			adopt(x, d->name);
 			adopted++;
 		} else if (d) {
 			kept++;
 		} else if (x->vmid >= 0 && now - x->since < c->grace) {
 			/* A deploy may be between lease and virsh create. */
+			kept++;
+		} else if (x->vmid >= 0 && c->pkey_cmd && *c->pkey_cmd &&
+			   vf_pkey_cmd(c->pkey_cmd, false, &x->vf, x->port, 0,
+				       (struct pkey){ 0 }, err, sizeof(err))) {
+			/* Keep it leased until it can be unmapped. */
+			log_msg("VF %s: %s", addr, err);
 			kept++;
 		} else {
 			if (x->vmid >= 0)
@@ -643,6 +771,7 @@ int main(int argc, char **argv)
 		{ "connect", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "grace", required_argument, NULL, 'g' },
+		{ "pkey-cmd", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -692,6 +821,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			c.format = optarg;
+			break;
+		case 'k':
+			c.pkey_cmd = optarg;
 			break;
 		case 'h':
 			usage(stdout);

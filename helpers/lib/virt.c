@@ -53,8 +53,13 @@ static int scan_domain(virDomainPtr dom, struct virt_domain *d, char *err,
 	d->active = virDomainIsActive(dom) == 1;
 	xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml) {
-		/* Vanished between listing and asking: holds nothing now. */
-		return 0;
+		/* Vanished between listing and asking: holds nothing now. Any
+		 * other failure must not make its VFs look free. */
+		if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)
+			return 0;
+		snprintf(err, errlen, "cannot read domain %s from libvirt: %s",
+			 d->name, last_error());
+		return -EIO;
 	}
 	r = domxml_pci_hostdevs(xml, strlen(xml), &d->pcis, &d->npcis, err,
 				errlen);

@@ -29,5 +29,14 @@ assert_eq null "$("$R/ib/bin/oneib-discover" --format=json | jq '.hcas[0].vfs[0]
 assert_eq 15 "$("$R/ib/bin/oneib-discover" --format=one-monitor | sed -n 's/^IB_VFS_FREE=//p')" "all free again"
 
 "$R/vmm/kvm-ib/shutdown" "$uuid" node1 42 node1 2>/dev/null
-assert_eq 1 $? "shutdown of a vanished domain fails as the stock one does"
+assert_eq 0 $? "shutdown of a vanished domain succeeds, as the stock one does"
+
+# A VM whose domain died outside OpenNebula (crash, virsh destroy): cancel
+# succeeds and its VF comes back.
+uuid=$(one_deploy 43 ib/0/02:00:c0:a8:01:06/0x8101)
+virsh destroy one-43 >/dev/null
+assert_eq 1 "$("$R/ib/bin/oneib-vf" list --format=json | jq '.leases | length')" "lease still there after the crash"
+"$R/vmm/kvm-ib/cancel" "$uuid" node1 43 node1
+assert_eq 0 $? "cancel after the crash succeeds"
+assert_eq 0 "$("$R/ib/bin/oneib-vf" list --format=json | jq '.leases | length')" "its VF is free again"
 test_done

@@ -11,8 +11,9 @@ ONEIB_VF="$DRIVER_PATH/../../ib/bin/oneib-vf"
 oneib_vf() {
 	local cmd=$1 vmid=$2
 	shift 2
-	"$ONEIB_VF" "$cmd" --vm "$vmid" --ledger "$ONEIB_LEDGER_DIR" \
-		--connect "${LIBVIRT_URI:-qemu:///system}" "$@"
+	"$ONEIB_VF" "$cmd" --vm "$vmid" --ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}" \
+		--connect "${LIBVIRT_URI:-qemu:///system}" \
+		--pkey-cmd "$ONEIB_PKEY" "$@"
 }
 
 # stock_then_release ACTION ARGS...: the stock kvm ACTION with OpenNebula's
