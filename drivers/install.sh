@@ -2,8 +2,8 @@
 # Lays out (or removes) what an OpenNebula operator installs; called by
 # `make install` / `make uninstall`.
 #
-#   install.sh DESTDIR REMOTES_DIR DATADIR BINDIR
-#   install.sh --uninstall DESTDIR REMOTES_DIR DATADIR
+#   install.sh DESTDIR REMOTES_DIR DATADIR SBINDIR BINDIR
+#   install.sh --uninstall DESTDIR REMOTES_DIR DATADIR SBINDIR
 #
 # REMOTES_DIR (/var/lib/one/remotes) is what `onehost sync` copies to every
 # host as /var/tmp/one with rsync -L, so symlinks arrive as plain files:
@@ -16,7 +16,9 @@
 #                             symlink to the stock vmm/kvm script for every
 #                             other action
 #   etc/...                   configuration, kept when it already exists
-# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments.
+# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments and
+# the sudoers rule. SBINDIR (/usr/sbin) gets oneib-pkey, the one helper sudo
+# runs as root: root-owned and outside the remotes oneadmin can replace.
 set -eu
 
 uninstall=0
@@ -24,8 +26,8 @@ if [ "${1:-}" = --uninstall ]; then
 	uninstall=1
 	shift
 fi
-[ $# -ge 3 ] || { echo "install.sh: usage: [--uninstall] DESTDIR REMOTES_DIR DATADIR [BINDIR]" >&2; exit 2; }
-dest=$1 remotes=$1$2 data=$1$3 bindir=${4:-}
+[ $# -ge 4 ] || { echo "install.sh: usage: [--uninstall] DESTDIR REMOTES_DIR DATADIR SBINDIR [BINDIR]" >&2; exit 2; }
+dest=$1 remotes=$1$2 data=$1$3 sbin=$1$4 bindir=${5:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 # Our own directories: removing them removes everything install put there.
@@ -42,7 +44,7 @@ prune() {
 }
 
 if [ $uninstall = 1 ]; then
-	for d in $ours "$data"; do
+	for d in $ours "$data" "$sbin/oneib-pkey"; do
 		rm -rf "$d"
 		prune "$(dirname "$d")"
 	done
@@ -73,8 +75,17 @@ mirror() {
 
 install -d "$remotes/ib/bin"
 for b in "$bindir"/oneib-*; do
+	[ "$(basename "$b")" = oneib-pkey ] && continue
 	install -m 0755 "$b" "$remotes/ib/bin/"
 done
+if [ -x "$bindir/oneib-pkey" ]; then
+	install -d "$sbin"
+	if [ "$(id -u)" = 0 ]; then
+		install -m 0755 -o root -g root "$bindir/oneib-pkey" "$sbin/"
+	else
+		install -m 0755 "$bindir/oneib-pkey" "$sbin/"
+	fi
+fi
 
 # Files under etc/ are the operator's configuration once installed: kept.
 ( cd "$src/remotes" && find . -type f -print ) |
@@ -94,6 +105,6 @@ for pair in im/kvm-probes.d:im/kvm-ib-probes.d im/kvm.d:im/kvm-ib.d vmm/kvm:vmm/
 done
 
 install -d "$data/drivers"
-for f in "$src"/drivers/*.kvm-ib; do
+for f in "$src"/drivers/*.kvm-ib "$src"/drivers/sudoers.oneib; do
 	install -m 0644 "$f" "$data/drivers/"
 done

@@ -75,4 +75,14 @@ int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
 int mlx5_show(const struct vf_target *t, struct strbuf *out, char *err,
 	      size_t errlen);
 
+/*
+ * The unprivileged side: run the configured oneib-pkey command, e.g.
+ * "sudo -n /usr/sbin/oneib-pkey" (words split on blanks, no shell), as
+ *   <cmd> map 0000:3b:00.2 0x0200c0fffea80105 0x8101 --port 1
+ *   <cmd> unmap 0000:3b:00.2 --port 1
+ * Its stderr (one line) becomes err on failure.
+ */
+int vf_pkey_cmd(const char *cmd, bool map, const struct pci_addr *vf, int port,
+		uint64_t guid, struct pkey pk, char *err, size_t errlen);
+
 #endif

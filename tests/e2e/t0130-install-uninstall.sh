@@ -21,6 +21,11 @@ assert_eq "../../../kvm-probes.d/vm/status/state.sh" "$(readlink "$r/im/kvm-ib-p
 assert_eq "client" "$("$r/im/kvm-ib.d/monitord-client_control.sh")" "IM client reused from kvm.d"
 assert_ok "pci.conf for the kvm-ib probe dir" -- test -f "$r/etc/im/kvm-ib-probes.d/pci.conf"
 assert_ok "oned.conf fragment" -- test -f "$d/usr/share/one-ib/drivers/oned.conf.kvm-ib"
+assert_ok "sudoers rule shipped" -- test -f "$d/usr/share/one-ib/drivers/sudoers.oneib"
+if [ -x "$TOP/build/bin/oneib-pkey" ]; then
+	assert_eq "root root 755" "$(stat -c '%U %G %a' "$d/usr/sbin/oneib-pkey")" "oneib-pkey root-owned in /usr/sbin"
+	assert_eq "" "$(ls "$r/ib/bin" | grep oneib-pkey)" "oneib-pkey not in the remotes oneadmin can replace"
+fi
 assert_eq "" "$(find "$r" -xtype l)" "no dangling symlink"
 
 echo "# operator's edit" >>"$r/etc/im/kvm-ib-probes.d/pci.conf"

@@ -4,10 +4,26 @@
 #   IB_VFS_FREE=14
 #   IB_PF_FREE=[ ADDRESS="0000:3b:00.0", PORT="1", IB_VFS_FREE="7" ]
 # Same calling convention and the same never-fail rule as oneib-inventory.sh.
+#
+# It first heals the lease ledger from libvirt (oneib-vf reconcile: leases
+# of VMs without a domain after the grace period, VFs domains hold without
+# a lease), so a crash or a failed release never keeps a VF out of the pool
+# for longer than one monitoring cycle past the grace period.
 
-bin="$(dirname "$0")/../../../../ib/bin/oneib-discover"
+remotes="$(dirname "$0")/../../../.."
+bin="$remotes/ib/bin"
+for rc in "$remotes/etc/vmm/kvm/kvmrc" "$remotes/etc/vmm/kvm-ib/kvm-ibrc"; do
+	# shellcheck disable=SC1090
+	[ -r "$rc" ] && . "$rc"
+done
 
-if out=$("$bin" --format=one-monitor); then
+"$bin/oneib-vf" reconcile --ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}" \
+	--connect "${LIBVIRT_URI:-qemu:///system}" \
+	--grace "${ONEIB_RECONCILE_GRACE:-600}" \
+	--pkey-cmd "${ONEIB_PKEY:-}" >/dev/null 2>&1
+
+if out=$("$bin/oneib-discover" --format=one-monitor \
+	--ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}"); then
 	printf '%s\n' "$out"
 else
 	echo 'IB_VFS_FREE=0'

@@ -1,0 +1,35 @@
+#!/bin/bash
+# The shipped sudoers rule parses, and gives oneadmin exactly oneib-pkey
+# map, unmap and show as root: no other command, no other helper.
+. "$(dirname "$0")/../lib/test-lib.sh"
+sim_host none
+command -v visudo >/dev/null || die "sudo not installed"
+rule=$TOP/drivers/sudoers.oneib
+assert_ok "visudo accepts the rule" -- visudo -c -f "$rule"
+
+# A private /etc/sudoers.d with only our rule, and a oneadmin user.
+mkdir -p "$TEST_TMP/sudoers.d"
+install -m 0440 "$rule" "$TEST_TMP/sudoers.d/one-ib"
+mount --bind "$TEST_TMP/sudoers.d" /etc/sudoers.d
+if ! id oneadmin >/dev/null 2>&1; then
+	cp /etc/passwd "$TEST_TMP/passwd"
+	echo 'oneadmin:x:9869:9869::/var/lib/one:/bin/bash' >>"$TEST_TMP/passwd"
+	mount --bind "$TEST_TMP/passwd" /etc/passwd
+	cp /etc/group "$TEST_TMP/group"
+	echo 'oneadmin:x:9869:' >>"$TEST_TMP/group"
+	mount --bind "$TEST_TMP/group" /etc/group
+fi
+# sudo -l checks that the command exists: /usr/sbin as an installed host
+# has it (private tmpfs, with a stand-in file where oneib-pkey goes).
+mount -t tmpfs none /usr/sbin
+printf '#!/bin/sh\nexit 0\n' >/usr/sbin/oneib-pkey
+chmod 755 /usr/sbin/oneib-pkey
+allowed() { sudo -l -U oneadmin "$@" >/dev/null 2>&1; }
+assert_ok "map allowed" -- allowed /usr/sbin/oneib-pkey map 0000:3b:00.2 0x0200c0fffea80105 0x8101 --port 1
+assert_ok "unmap allowed" -- allowed /usr/sbin/oneib-pkey unmap 0000:3b:00.2 --port 1
+assert_ok "show allowed" -- allowed /usr/sbin/oneib-pkey show 0000:3b:00.2
+assert_fail "a shell is not" -- allowed /bin/sh
+assert_fail "oneib-pkey without a subcommand is not" -- allowed /usr/sbin/oneib-pkey
+assert_fail "another subcommand is not" -- allowed /usr/sbin/oneib-pkey partitions
+assert_fail "a copy under the synced remotes is not" -- allowed /var/tmp/one/ib/bin/oneib-pkey map 0000:3b:00.2 0x1 0x8101
+test_done
