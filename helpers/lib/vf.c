@@ -81,7 +81,8 @@ static void pf_netdev(struct vf_target *t)
 		    sysfs_read_long(f, &ifindex) || ifindex <= 0 ||
 		    ifindex > INT_MAX)
 			continue;
-		snprintf(t->pf_netdev, sizeof(t->pf_netdev), "%s", de->d_name);
+		/* length checked above */
+		memcpy(t->pf_netdev, de->d_name, strlen(de->d_name) + 1);
 		t->pf_ifindex = (int)ifindex;
 		break;
 	}
@@ -136,8 +137,8 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.' &&
 			    strlen(de->d_name) < sizeof(t->ibdev)) {
-				snprintf(t->ibdev, sizeof(t->ibdev), "%s",
-					 de->d_name);
+				memcpy(t->ibdev, de->d_name,
+				       strlen(de->d_name) + 1);
 				break;
 			}
 		closedir(d);
