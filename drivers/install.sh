@@ -32,7 +32,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 
 # Our own directories: removing them removes everything install put there.
 ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/vmm/kvm-ib
-      $remotes/etc/im/kvm-ib-probes.d $remotes/etc/vmm/kvm-ib"
+      $remotes/vnm/ib $remotes/etc/im/kvm-ib-probes.d $remotes/etc/vmm/kvm-ib
+      $remotes/etc/vnm/ib"
 
 # prune DIR: remove DIR and its parents while empty, never above DESTDIR.
 prune() {

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * oneib-vnet: the checks behind the `ib` virtual network driver
+ * (remotes/vnm/ib), so that its scripts never parse XML themselves.
+ *
+ *   oneib-vnet create --id 7 --pool pool.xml [--range 0x0100-0x01ff] < vnet.xml
+ *       vnet_create on the front-end: vnet.xml is the <VNET> oned hands
+ *       over, pool.xml what `onevnet list -x` prints. Checks IB_PKEY,
+ *       IB_MTU, IB_MODE, IB_PF and IB_PORT, refuses a partition another
+ *       InfiniBand network holds, assigns the lowest free one of the range
+ *       when IB_PKEY is missing, and prints the one line OpenNebula appends
+ *       to the network's template, always the full-member form:
+ *           IB_PKEY="0x8102"
+ *       (IB_PKEY="0x0102", "258" and "0x8102" all print that line.)
+ *   oneib-vnet vm-id < vm.xml
+ *       the ID of the <VM> a host-side VNM action got, e.g. "42"
+ *
+ * A refusal is one line on stderr that names the network, exit 1, and
+ * nothing on stdout:
+ *   oneib-vnet: VNET 7 (tenant-b): IB_PKEY 0x7fff is the default partition, ...
+ * Exit 2: wrong usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/log.h"
+#include "lib/onetmpl.h"
+#include "lib/onevnet.h"
+#include "lib/pkey.h"
+#include "lib/strbuf.h"
+
+#define ERRLEN 512
+#define XML_MAX (64 << 20) /* a pool of a few thousand networks: a few MB */
+#define DEFAULT_RANGE "0x0100-0x01ff"
+
+struct ctx {
+	int id; /* --id, -1 when not given */
+	const char *pool; /* --pool FILE */
+	const char *range; /* --range LO-HI */
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: oneib-vnet create --id ID --pool FILE "
+	      "[--range LO-HI] < vnet.xml\n"
+	      "       oneib-vnet vm-id < vm.xml\n",
+	      f);
+}
+
+static int read_all(FILE *f, struct strbuf *sb)
+{
+	char buf[65536];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (sb->len + n > XML_MAX)
+			return -EFBIG;
+		if (sb_add(sb, buf, n))
+			return -ENOMEM;
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int read_path(const char *path, struct strbuf *sb)
+{
+	FILE *f = fopen(path, "r");
+	int r;
+
+	if (!f)
+		return -errno;
+	r = read_all(f, sb);
+	fclose(f);
+	return r;
+}
+
+static int cmd_create(const struct ctx *c)
+{
+	struct strbuf vx = STRBUF_INIT, px = STRBUF_INIT;
+	struct vnet_pool pool = { NULL, 0 };
+	char err[ERRLEN] = "", label[VNET_LABEL_MAX], pk[PKEY_STRLEN];
+	struct ib_vnet vn = { .id = c->id };
+	struct pkey_range range;
+	struct pkey key;
+	int r;
+
+	if (c->id < 0 || !c->pool) {
+		log_msg("create needs --id ID and --pool FILE");
+		return 2;
+	}
+	r = read_all(stdin, &vx);
+	if (r) {
+		vnet_label(&vn, label);
+		log_msg("%s: cannot read the VNET XML on stdin: %s", label,
+			strerror(-r));
+		goto out;
+	}
+	r = onevnet_parse(sb_str(&vx), vx.len, c->id, &vn, err, sizeof(err));
+	if (r) {
+		log_msg("%s", err);
+		goto out;
+	}
+	vnet_label(&vn, label);
+	/* A bad range is the operator's to fix, whatever this VNET asks. */
+	if (pkey_range_parse(c->range, &range)) {
+		log_msg("%s: IB_PKEY_RANGE '%s' in etc/vnm/ib/ibrc is not "
+			"LO-HI within 0x0001-0x7ffe",
+			label, str_sanitize(c->range).s);
+		r = -EINVAL;
+		goto out;
+	}
+	r = read_path(c->pool, &px);
+	if (r) {
+		log_msg("%s: cannot read the VNET pool %s: %s", label, c->pool,
+			strerror(-r));
+		goto out;
+	}
+	r = onevnet_pool_parse(sb_str(&px), px.len, &pool, err, sizeof(err));
+	if (r) {
+		log_msg("%s: %s", label, err);
+		goto out;
+	}
+	r = onevnet_assign_pkey(&vn, &pool, &range, &key, err, sizeof(err));
+	if (r) {
+		log_msg("%s", err);
+		goto out;
+	}
+	pkey_fmt(key, pk);
+	tmpl_attr(stdout, "IB_PKEY", pk);
+	if (fflush(stdout) || ferror(stdout)) {
+		r = -EIO;
+		log_msg("%s: cannot write IB_PKEY on stdout", label);
+	}
+out:
+	vnet_pool_free(&pool);
+	sb_release(&vx);
+	sb_release(&px);
+	return r ? 1 : 0;
+}
+
+static int cmd_vm_id(void)
+{
+	struct strbuf x = STRBUF_INIT;
+	char err[ERRLEN] = "";
+	int id = -1, r;
+
+	r = read_all(stdin, &x);
+	if (r)
+		log_msg("cannot read the VM XML on stdin: %s", strerror(-r));
+	else if ((r = onevnet_vm_id(sb_str(&x), x.len, &id, err, sizeof(err))))
+		log_msg("%s", err);
+	else
+		printf("%d\n", id);
+	sb_release(&x);
+	return r ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "id", required_argument, NULL, 'i' },
+		{ "pool", required_argument, NULL, 'p' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctx c = { .id = -1, .range = DEFAULT_RANGE };
+	const char *cmd;
+	char *end;
+	long v;
+	int o;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	cmd = argv[1];
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno ||
+			    v > INT_MAX) {
+				log_msg("--id: '%s' is not a VNET ID", optarg);
+				return 2;
+			}
+			c.id = (int)v;
+			break;
+		case 'p':
+			c.pool = optarg;
+			break;
+		case 'r':
+			c.range = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		log_msg("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	if (!strcmp(cmd, "create"))
+		return cmd_create(&c);
+	if (!strcmp(cmd, "vm-id"))
+		return cmd_vm_id();
+	log_msg("unknown command '%s' (create, vm-id)", cmd);
+	return 2;
+}
