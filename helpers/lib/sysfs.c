@@ -81,3 +81,22 @@ int sysfs_link_name(const char *path, char *buf, size_t len)
 	memcpy(buf, base, strlen(base) + 1);
 	return 0;
 }
+
+int sysfs_write_str(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, r = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != len)
+		r = -EIO;
+	if (close(fd) && !r)
+		r = -errno;
+	return r;
+}

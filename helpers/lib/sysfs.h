@@ -23,6 +23,13 @@ int sysfs_read_str(const char *path, char *buf, size_t len);
 int sysfs_read_long(const char *path, long *out);
 /* basename of a symlink's target: driver -> ../../bus/pci/drivers/vfio-pci. */
 int sysfs_link_name(const char *path, char *buf, size_t len);
+/*
+ * Writes val in one write(2), the way "echo 1 > pkey_idx/0" does: opened
+ * O_WRONLY | O_TRUNC (sysfs ignores the truncation; a plain-file test tree
+ * then holds exactly the value), never O_CREAT (sysfs files exist or the
+ * write is wrong), O_NOFOLLOW.
+ */
+int sysfs_write_str(const char *path, const char *val);
 /* snprintf into a path buffer; -ENAMETOOLONG instead of a silent cut. */
 int path_fmt(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
