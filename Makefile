@@ -30,7 +30,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
-TOOLS   := oneib-discover oneib-vf oneib-vnet
+TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 FUZZ    := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 

@@ -1,0 +1,200 @@
+#!/bin/bash
+# oneib-pkey refuses every argument it must not trust (not a VF of an
+# InfiniBand PF on this host, a GUID or P_Key a tenant may not have, a bad
+# port, a slave directory that does not check out) with one line on stderr
+# and no file changed. A P_Key missing from the port's table leaves the VF
+# blocked (every pkey_idx none, GUID untouched). A write that fails midway
+# is rolled back: the tree is exactly as before.
+. "$(dirname "$0")/../lib/test-lib.sh"
+sim_host cx3
+
+PKEY=${ONEIB_PKEY:-$TOP/build/bin/oneib-pkey}
+[ -x "$PKEY" ] || die "oneib-pkey not built: $PKEY (set ONEIB_PKEY)"
+S=$SIM_HOST_DIR/sys
+IOV=/sys/class/infiniband/mlx4_0/iov
+VF=0000:03:00.2 # VF index 1 = mlx4 slave 2: dir 0000:03:00.2, GUID index 2
+PI1=$IOV/$VF/ports/1/pkey_idx
+GUID=0x0200c0fffea80105
+
+# Every file, link and directory of the fixture with its content's checksum,
+# minus paths matching the regex $2.
+snap() { # OUT [EXCLUDE-REGEX]
+	(
+		cd "$S" || exit 1
+		find . -xdev -printf '%y %p %l\n' | sort
+		find . -xdev -type f -print0 | sort -z | xargs -0 md5sum
+	) | grep -Ev -- "${2:-^$}" >"$1"
+}
+
+file_is() { # VALUE FILE MSG   (VALUE plus the kernel's one newline)
+	local got
+	got=$(cat "$2" 2>&1; echo x)
+	assert_eq "$(printf %q "$1"$'\n')" "$(printf %q "${got%x}")" "$3"
+}
+
+count_none() { # DIR FROM   (pkey_idx/<from>..126 reading "none\n")
+	local n c=0
+	for ((n = $2; n < 127; n++)); do
+		[ "$(cat "$1/$n"; echo x)" = $'none\nx' ] && c=$((c + 1))
+	done
+	echo "$c"
+}
+
+# refuse REGEX ARGS...: fails cleanly, one stderr line matching REGEX,
+# nothing on stdout, and the whole tree exactly as before.
+refuse() {
+	local re=$1
+	shift
+	snap "$TEST_TMP/before"
+	assert_fail "refused: $*" -- "$PKEY" "$@"
+	assert_eq 1 "$(wc -l <"$LAST_ERR")" "one stderr line: $*"
+	assert_match "^oneib-pkey: $re" "$(cat "$LAST_ERR")" "says why: $*"
+	assert_eq "" "$(cat "$LAST_OUT")" "no stdout: $*"
+	snap "$TEST_TMP/after"
+	assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "no file changed: $*"
+}
+
+# --- extra devices, made before any snapshot --------------------------------
+# A VF of an Intel igb PF (not InfiniBand), as the kernel lays it out.
+rp=devices/pci0000:00/0000:00:03.0
+mkdir -p "$S/$rp/0000:05:00.0" "$S/$rp/0000:05:00.1" "$S/bus/pci/drivers/igb"
+printf '0x8086\n' >"$S/$rp/0000:05:00.0/vendor"
+printf '0x8086\n' >"$S/$rp/0000:05:00.1/vendor"
+ln -s ../../../../bus/pci/drivers/igb "$S/$rp/0000:05:00.0/driver"
+ln -s ../0000:05:00.1 "$S/$rp/0000:05:00.0/virtfn0"
+ln -s ../0000:05:00.0 "$S/$rp/0000:05:00.1/physfn"
+ln -s "../../../$rp/0000:05:00.0" "$S/bus/pci/devices/0000:05:00.0"
+ln -s "../../../$rp/0000:05:00.1" "$S/bus/pci/devices/0000:05:00.1"
+# Slave directories that do not check out: VF index 2 (slave 3) has none for
+# port 1, VF index 3 (slave 4) says it is slave 9.
+mv "$IOV/0000:03:00.3/ports/1" "$IOV/0000:03:00.3/ports/1.gone"
+printf '9\n' >"$IOV/0000:03:00.4/ports/1/gid_idx/0"
+
+# --- the address -----------------------------------------------------------------
+refuse "VF '03:00.2': not a PCI address" map 03:00.2 $GUID 0x8101
+refuse "VF '0000:03:00.2/\.\./\.\./x': not a PCI address" map "0000:03:00.2/../../x" $GUID 0x8101
+refuse "VF 'garbage': not a PCI address" unmap garbage
+refuse "VF '0000:3:00.2': not a PCI address" show 0000:3:00.2
+refuse "0000:03:00.0: not a VF on this host" map 0000:03:00.0 $GUID 0x8101
+refuse "0000:03:00.0: not a VF on this host" unmap 0000:03:00.0
+refuse "0000:03:07.0: not a VF on this host" map 0000:03:07.0 $GUID 0x8101
+refuse "0000:03:07.0: not a VF on this host" unmap 0000:03:07.0
+refuse "0000:00:02.0: not a VF on this host" map 0000:00:02.0 $GUID 0x8101
+refuse "0000:05:00.1: its PF 0000:05:00.0 is not driven by mlx4_core or mlx5_core" \
+	map 0000:05:00.1 $GUID 0x8101
+refuse "0000:05:00.1: its PF 0000:05:00.0 is not driven" unmap 0000:05:00.1
+
+# --- the GUID ------------------------------------------------------------------------
+refuse "GUID '0': zero and all-ones are not port GUIDs" map $VF 0 0x8101
+refuse "GUID '0x0000000000000000': zero and all-ones" map $VF 0x0000000000000000 0x8101
+refuse "GUID '0xffffffffffffffff': zero and all-ones" map $VF 0xffffffffffffffff 0x8101
+refuse "GUID 'ff:ff:ff:ff:ff:ff:ff:ff': zero and all-ones" map $VF ff:ff:ff:ff:ff:ff:ff:ff 0x8101
+refuse "GUID '0xzz00c0fffea80105': not a GUID" map $VF 0xzz00c0fffea80105 0x8101
+refuse "GUID '0x10200c0fffea80105': not a GUID" map $VF 0x10200c0fffea80105 0x8101
+refuse "GUID '02:00:c0:ff:fe:a8:01': not a GUID" map $VF 02:00:c0:ff:fe:a8:01 0x8101
+refuse "GUID '': not a GUID" map $VF "" 0x8101
+
+# --- the P_Key -----------------------------------------------------------------------
+for pk in 0x0000 0 0x7fff 0xffff 0x8000 32767; do
+	refuse "P_Key '$pk': not a tenant partition" map $VF $GUID $pk
+done
+for pk in 0x10000 65536 abc 0x "" " 0x8101" 0x8101x; do
+	refuse "P_Key '$pk': not a 16-bit number" map $VF $GUID "$pk"
+done
+
+# --- the port ------------------------------------------------------------------------
+refuse "$VF: port 3 of its PF 0000:03:00.0 is not an InfiniBand port" map $VF $GUID 0x8101 --port 3
+refuse "--port '0': not a port number" map $VF $GUID 0x8101 --port 0
+refuse "--port '10': not a port number" unmap $VF --port 10
+refuse "--port 'x': not a port number" map $VF $GUID 0x8101 --port x
+printf 'Ethernet\n' >/sys/class/infiniband/mlx4_0/ports/2/link_layer
+refuse "$VF: port 2 of its PF 0000:03:00.0 is not an InfiniBand port" map $VF $GUID 0x8101 --port 2
+printf 'InfiniBand\n' >/sys/class/infiniband/mlx4_0/ports/2/link_layer
+
+# --- the slave directory ----------------------------------------------------------
+refuse "0000:03:00.3: .*/iov/0000:03:00.3/ports/1 missing" map 0000:03:00.3 $GUID 0x8101
+refuse "0000:03:00.3: .*/iov/0000:03:00.3/ports/1 missing" unmap 0000:03:00.3
+refuse "0000:03:00.4: .*/iov/0000:03:00.4/ports/1/gid_idx/0: '9', expected slave 4" \
+	map 0000:03:00.4 $GUID 0x8101
+refuse "0000:03:00.4: .*gid_idx/0: '9', expected slave 4" show 0000:03:00.4
+
+# --- the command line --------------------------------------------------------------
+refuse "unknown command 'frob'" frob $VF
+# A wrong number of arguments, or a value getopt takes for an option ("-1"):
+# one line pointing at --help, exit 2.
+for args in "map $VF $GUID" "map $VF $GUID 0x8101 extra" "unmap" "show $VF extra" \
+	"map $VF -1 0x8101" "map $VF $GUID -1"; do
+	snap "$TEST_TMP/before"
+	# shellcheck disable=SC2086 # split on purpose
+	assert_fail "usage: $args" -- "$PKEY" $args
+	assert_eq 1 "$(grep -c . "$LAST_ERR")" "one line: $args"
+	assert_match '^oneib-pkey: .*\(usage: oneib-pkey --help\)$' "$(cat "$LAST_ERR")" "points at --help: $args"
+	assert_eq "" "$(cat "$LAST_OUT")" "no stdout: $args"
+	snap "$TEST_TMP/after"
+	assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "no file changed: $args"
+done
+
+# --- P_Key not in the port's table: refused, the VF blocked ----------------------
+assert_ok "map $VF to 0x8101 first" -- "$PKEY" map $VF $GUID 0x8101
+file_is 1 "$PI1/0" "mapped to physical 1"
+target="/iov/$VF/ports/1/pkey_idx/[0-9]+\$"
+snap "$TEST_TMP/before" "$target"
+assert_fail "map 0x8123 (absent)" -- "$PKEY" map $VF 0x0200c0fffea80199 0x8123
+assert_eq "oneib-pkey: $VF: P_Key 0x8123 is not in the table of mlx4_0 port 1: VF blocked" \
+	"$(cat "$LAST_ERR")" "one line naming VF, P_Key, device and port"
+assert_eq 127 "$(count_none "$PI1" 0)" "every pkey_idx none: the VF is blocked"
+file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID file unchanged"
+snap "$TEST_TMP/after" "$target"
+assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed (other VFs untouched)"
+assert_ok "show the blocked VF" -- "$PKEY" show $VF
+assert_match '^blocked: yes$' "$(cat "$LAST_OUT")" "show: blocked"
+# Fresh VF (kernel default: index 0 -> 0xffff, a full default member): blocked too.
+assert_fail "map 0x0123 on a fresh VF" -- "$PKEY" map 0000:03:00.5 0x0200c0fffea80155 0x0123
+assert_eq 127 "$(count_none "$IOV/0000:03:00.5/ports/1/pkey_idx" 0)" "fresh VF blocked, out of 0xffff"
+file_is 0 "$IOV/ports/1/admin_guids/5" "its GUID file unchanged"
+
+# --- a GUID another function of the port already asks for ---------------------
+refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+	map 0000:03:00.6 $GUID 0x8101
+refuse "0000:03:00.6: GUID 0x0002c90300a1b2c1 is already requested by the PF in mlx4_0 port 1 admin_guids/0$" \
+	map 0000:03:00.6 0x0002c90300a1b2c1 0x8101
+# both ports may be on one subnet: port 1's GUIDs count for port 2 too
+refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+	map 0000:03:00.6 $GUID 0x8101 --port 2
+refuse "$VF: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+	map $VF $GUID 0x8101 --port 2
+
+# --- rollback: a write that fails midway --------------------------------------------
+# Root ignores file modes, so a read-only bind mount makes one file refuse
+# writes (EROFS) while it still reads.
+ro() { mount --bind "$1" "$1" && mount -o remount,bind,ro "$1"; }
+
+assert_ok "unmap $VF" -- "$PKEY" unmap $VF
+assert_ok "map $VF to 0x8102" -- "$PKEY" map $VF 0x0200c0fffea80142 0x8102
+# GUID index 2 unwritable: map has already dropped pkey_idx/0 to none.
+ro "$IOV/ports/1/admin_guids/2" || die "cannot bind-mount read-only"
+refuse "$VF: .*/iov/ports/1/admin_guids/2: cannot write '200c0fffea80105': Read-only file system \(restored\)$" \
+	map $VF $GUID 0x8101
+file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
+umount "$IOV/ports/1/admin_guids/2"
+
+# pkey_idx/1 unwritable, with a 0x7fff at physical 5 so map wants 1 -> 5:
+# pkey_idx/0 none and the GUID are written first, then restored.
+printf '0x7fff\n' >"$IOV/ports/1/pkeys/5"
+ro "$PI1/1" || die "cannot bind-mount read-only"
+refuse "$VF: .*/iov/$VF/ports/1/pkey_idx/1: cannot write '5': Read-only file system \(restored\)$" \
+	map $VF $GUID 0x8101
+file_is 200c0fffea80142 "$IOV/ports/1/admin_guids/2" "GUID back to the previous tenant's"
+file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
+umount "$PI1/1"
+
+# A pkey_idx that cannot be read (a directory): refused before any write.
+rm "$PI1/7" && mkdir "$PI1/7"
+refuse "$VF: .*/iov/$VF/ports/1/pkey_idx/7: Is a directory" map $VF $GUID 0x8101
+refuse "$VF: .*/iov/$VF/ports/1/pkey_idx/7: Is a directory" unmap $VF
+rmdir "$PI1/7" && printf 'none\n' >"$PI1/7"
+
+# A physical table entry that is not "0x%04x": refused, nothing written.
+printf 'banana\n' >"$IOV/ports/1/pkeys/9"
+refuse "$VF: .*/iov/ports/1/pkeys/9: not a P_Key" map $VF $GUID 0x8101
+test_done
