@@ -7,9 +7,12 @@ failed=0
 run() {
 	bash "$@" </dev/null || failed=$((failed + 1))
 }
-run "$top/tests/demo/10-discover.sh" cx3
-run "$top/tests/demo/10-discover.sh" cx5
+export DEMO_HOST
+DEMO_HOST=cx3 run "$top/tests/demo/10-discover.sh"
+DEMO_HOST=cx5 run "$top/tests/demo/10-discover.sh"
 run "$top/tests/demo/20-vms.sh"
+DEMO_HOST=cx3 run "$top/tests/demo/30-pkey.sh"
+DEMO_HOST=cx5 run "$top/tests/demo/30-pkey.sh"
 echo
 if [ $failed -eq 0 ]; then
 	echo "demo: every check passed"

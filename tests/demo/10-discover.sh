@@ -4,7 +4,7 @@
 # OpenNebula, run the way monitord runs them.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
-host=${1:?fixture name}
+host=${DEMO_HOST:?DEMO_HOST=fixture name}
 sim_host "$host"
 
 say "=== host '$host': oneib-discover ==="
