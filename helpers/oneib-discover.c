@@ -374,7 +374,7 @@ int main(int argc, char **argv)
 		log_msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	r = hca_discover(&l);
+	r = hca_discover(&l, true);
 	if (r < 0) {
 		log_msg("cannot read /sys: %s", strerror(-r));
 		return 1;

@@ -399,18 +399,21 @@ static int cmd_deploy(const struct ctx *c)
 		r = -ENOMEM;
 		goto fail;
 	}
+	/* The hardware does not change with leases: read it before taking
+	 * the lock, so concurrent deploys wait only for the ledger and
+	 * libvirt. */
+	r = hca_discover(&hcas, false);
+	if (r) {
+		snprintf(err, sizeof(err), "cannot read /sys: %s",
+			 strerror(-r));
+		goto fail;
+	}
 	r = ledger_open(&l, c->ledger, err, sizeof(err));
 	if (r)
 		goto fail;
 	r = virt_scan(c->uri, &doms, err, sizeof(err));
 	if (r)
 		goto fail;
-	r = hca_discover(&hcas);
-	if (r) {
-		snprintf(err, sizeof(err), "cannot read /sys: %s",
-			 strerror(-r));
-		goto fail;
-	}
 	for (i = 0; i < vm.n; i++) {
 		const struct ib_nic *nic = &vm.nics[i];
 		long k = ledger_find_nic(&l, c->vmid, nic->nic_id);
@@ -601,7 +604,7 @@ static int cmd_reconcile(const struct ctx *c)
 		r = virt_scan(c->uri, &doms, err, sizeof(err));
 	if (r)
 		goto out;
-	r = hca_discover(&hcas);
+	r = hca_discover(&hcas, false);
 	if (r) {
 		snprintf(err, sizeof(err), "cannot read /sys: %s",
 			 strerror(-r));

@@ -423,7 +423,7 @@ static void attach_vf_ibdevs(struct scan *s)
 			}
 }
 
-int hca_discover(struct hca_list *out)
+int hca_discover(struct hca_list *out, bool names)
 {
 	struct umad_device_node *devs, *d;
 	struct scan s = { .out = out };
@@ -445,7 +445,7 @@ int hca_discover(struct hca_list *out)
 	if (!sys)
 		return 0;
 	closedir(sys);
-	s.names = pci_names_open();
+	s.names = names ? pci_names_open() : NULL;
 	devs = umad_get_ca_device_list();
 	for (d = devs; d && !r; d = d->next)
 		r = scan_ibdev(&s, d->ca_name);

@@ -78,7 +78,9 @@ struct hca_list {
  * Odd sysfs data is reported on stderr and skipped; the return value is
  * negative only when /sys itself cannot be read or memory runs out.
  */
-int hca_discover(struct hca_list *out);
+/* names: look vendor/device names up in pci.ids (parsing it costs time
+ * that oneib-vf, which never shows them, does not spend). */
+int hca_discover(struct hca_list *out, bool names);
 void hca_list_free(struct hca_list *l);
 
 const char *ib_state_name(int state);
