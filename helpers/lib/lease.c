@@ -507,7 +507,7 @@ static int ledger_init(struct ledger *l, const char *dir, char *err,
 		err_set(err, errlen, "ledger directory name too long");
 		return -ENAMETOOLONG;
 	}
-	strcpy(l->dir, dir);
+	memcpy(l->dir, dir, strlen(dir) + 1);
 	return 0;
 }
 

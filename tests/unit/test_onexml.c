@@ -108,7 +108,8 @@ static void action_data(void **state)
 	xml = read_data("vm.xml", &len);
 	wrapped = malloc(sizeof(head) + len + sizeof(tail));
 	assert_non_null(wrapped);
-	sprintf(wrapped, "%s%s%s", head, xml, tail);
+	snprintf(wrapped, sizeof(head) + len + sizeof(tail), "%s%s%s", head,
+		 xml, tail);
 	assert_int_equal(onexml_parse_vm(wrapped, strlen(wrapped), &vm, err,
 					 sizeof(err)),
 			 0);
