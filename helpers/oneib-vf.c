@@ -65,32 +65,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int read_all(FILE *f, struct strbuf *sb)
-{
-	char buf[65536];
-	size_t n;
-
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		if (sb->len + n > XML_MAX)
-			return -EFBIG;
-		if (sb_add(sb, buf, n))
-			return -ENOMEM;
-	}
-	return ferror(f) ? -EIO : 0;
-}
-
-static int read_file(const char *path, struct strbuf *sb)
-{
-	FILE *f = fopen(path, "r");
-	int r;
-
-	if (!f)
-		return -errno;
-	r = read_all(f, sb);
-	fclose(f);
-	return r;
-}
-
 /*
  * NUMA nodes of the host CPUs the vCPUs are pinned to: node1/cpulist
  * "8-15" intersecting the pinned set {8,9} -> bit 1.
@@ -361,13 +335,13 @@ static int cmd_deploy(const struct ctx *c)
 		log_msg("deploy needs --vm ID and --vm-xml FILE");
 		return 2;
 	}
-	r = read_all(stdin, &dom);
+	r = sb_read(&dom, stdin, XML_MAX);
 	if (r) {
 		log_msg("VM %d: cannot read the domain XML on stdin: %s",
 			c->vmid, strerror(-r));
 		goto out;
 	}
-	r = read_file(c->vm_xml, &vmx);
+	r = sb_read_file(&vmx, c->vm_xml, XML_MAX);
 	if (r) {
 		log_msg("VM %d: cannot read %s: %s", c->vmid, c->vm_xml,
 			strerror(-r));

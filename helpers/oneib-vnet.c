@@ -51,32 +51,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int read_all(FILE *f, struct strbuf *sb)
-{
-	char buf[65536];
-	size_t n;
-
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		if (sb->len + n > XML_MAX)
-			return -EFBIG;
-		if (sb_add(sb, buf, n))
-			return -ENOMEM;
-	}
-	return ferror(f) ? -EIO : 0;
-}
-
-static int read_path(const char *path, struct strbuf *sb)
-{
-	FILE *f = fopen(path, "r");
-	int r;
-
-	if (!f)
-		return -errno;
-	r = read_all(f, sb);
-	fclose(f);
-	return r;
-}
-
 static int cmd_create(const struct ctx *c)
 {
 	struct strbuf vx = STRBUF_INIT, px = STRBUF_INIT;
@@ -91,7 +65,7 @@ static int cmd_create(const struct ctx *c)
 		log_msg("create needs --id ID and --pool FILE");
 		return 2;
 	}
-	r = read_all(stdin, &vx);
+	r = sb_read(&vx, stdin, XML_MAX);
 	if (r) {
 		vnet_label(&vn, label);
 		log_msg("%s: cannot read the VNET XML on stdin: %s", label,
@@ -112,7 +86,7 @@ static int cmd_create(const struct ctx *c)
 		r = -EINVAL;
 		goto out;
 	}
-	r = read_path(c->pool, &px);
+	r = sb_read_file(&px, c->pool, XML_MAX);
 	if (r) {
 		log_msg("%s: cannot read the VNET pool %s: %s", label, c->pool,
 			strerror(-r));
@@ -147,7 +121,7 @@ static int cmd_vm_id(void)
 	char err[ERRLEN] = "";
 	int id = -1, r;
 
-	r = read_all(stdin, &x);
+	r = sb_read(&x, stdin, XML_MAX);
 	if (r)
 		log_msg("cannot read the VM XML on stdin: %s", strerror(-r));
 	else if ((r = onevnet_vm_id(sb_str(&x), x.len, &id, err, sizeof(err))))

@@ -14,19 +14,12 @@
 #include "log.h"
 #include "onexml.h"
 
-/* libvirt's elements carry no namespace; <one:vm> and friends are not ours. */
-static bool is_elem(const xmlNode *n, const char *name)
-{
-	return n && n->type == XML_ELEMENT_NODE && !n->ns &&
-	       xmlStrcmp(n->name, BAD_CAST name) == 0;
-}
-
 static xmlNodePtr first_elem(const xmlNode *parent, const char *name)
 {
 	xmlNodePtr c;
 
 	for (c = parent->children; c; c = c->next)
-		if (is_elem(c, name))
+		if (xml_is_elem(c, name))
 			return c;
 	return NULL;
 }
@@ -60,7 +53,7 @@ static int dom_open(struct dom *d, const char *xml, size_t len, char *err,
 	if (!d->doc)
 		return -EINVAL;
 	d->root = xmlDocGetRootElement(d->doc);
-	if (!is_elem(d->root, "domain")) {
+	if (!xml_is_elem(d->root, "domain")) {
 		err_set(err, errlen,
 			"domain XML: root element <%s> is not <domain>",
 			str_sanitize((const char *)d->root->name).s);
@@ -87,7 +80,7 @@ static bool iface_has_mac(const xmlNode *iface, uint64_t mac)
 		uint64_t m;
 		bool eq;
 
-		if (!is_elem(c, "mac"))
+		if (!xml_is_elem(c, "mac"))
 			continue;
 		v = xmlGetNoNsProp(c, BAD_CAST "address");
 		eq = v && mac_parse((const char *)v, &m) == 0 && m == mac;
@@ -105,10 +98,11 @@ static size_t find_ifaces(const xmlNode *root, uint64_t mac, xmlNodePtr *hit)
 	size_t count = 0;
 
 	for (d = root->children; d; d = d->next) {
-		if (!is_elem(d, "devices"))
+		if (!xml_is_elem(d, "devices"))
 			continue;
 		for (c = d->children; c; c = c->next) {
-			if (is_elem(c, "interface") && iface_has_mac(c, mac)) {
+			if (xml_is_elem(c, "interface") &&
+			    iface_has_mac(c, mac)) {
 				*hit = c;
 				count++;
 			}
@@ -207,7 +201,7 @@ static xmlNodePtr guest_pci_address(const xmlNode *iface)
 	xmlNodePtr c;
 
 	for (c = iface->children; c; c = c->next)
-		if (is_elem(c, "address") && attr_is(c, "type", "pci"))
+		if (xml_is_elem(c, "address") && attr_is(c, "type", "pci"))
 			return c;
 	return NULL;
 }
@@ -453,7 +447,7 @@ static const xmlNode *pci_source(const xmlNode *dev, bool need_type)
 	if (!src)
 		return NULL;
 	for (a = src->children; a; a = a->next)
-		if (is_elem(a, "address") &&
+		if (xml_is_elem(a, "address") &&
 		    (!need_type || attr_is(a, "type", "pci")))
 			return a;
 	return NULL;
@@ -485,7 +479,7 @@ static bool is_pci_hostdev(const xmlNode *c)
 	xmlChar *mode;
 	bool sub;
 
-	if (!is_elem(c, "hostdev") || !attr_is(c, "type", "pci"))
+	if (!xml_is_elem(c, "hostdev") || !attr_is(c, "type", "pci"))
 		return false;
 	mode = xmlGetNoNsProp(c, BAD_CAST "mode");
 	sub = !mode || xmlStrcmp(mode, BAD_CAST "subsystem") == 0;
@@ -501,7 +495,7 @@ static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
 	int r;
 
 	for (dv = d->root->children; dv; dv = dv->next) {
-		if (!is_elem(dv, "devices"))
+		if (!xml_is_elem(dv, "devices"))
 			continue;
 		for (c = dv->children; c; c = c->next) {
 			const xmlNode *a;
@@ -518,7 +512,7 @@ static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
 						d->name.s);
 					return -EINVAL;
 				}
-			} else if (is_elem(c, "interface") &&
+			} else if (xml_is_elem(c, "interface") &&
 				   attr_is(c, "type", "hostdev")) {
 				what = "<interface type='hostdev'>";
 				a = pci_source(c, true);
@@ -701,14 +695,14 @@ int domxml_pinned_cpus(const char *xml, size_t len,
 	if (r)
 		return r;
 	for (c = d.root->children; c && !r; c = c->next) {
-		if (is_elem(c, "vcpu") && has_cpuset(c)) {
+		if (xml_is_elem(c, "vcpu") && has_cpuset(c)) {
 			r = add_cpuset(&d, c, "<vcpu>", acc, err, errlen);
 			any = true;
 		}
-		if (!is_elem(c, "cputune"))
+		if (!xml_is_elem(c, "cputune"))
 			continue;
 		for (p = c->children; p && !r; p = p->next) {
-			if (!is_elem(p, "vcpupin"))
+			if (!xml_is_elem(p, "vcpupin"))
 				continue;
 			r = add_cpuset(&d, p, "<vcpupin>", acc, err, errlen);
 			any = true;

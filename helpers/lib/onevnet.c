@@ -10,12 +10,6 @@
 
 /* --- tree walking ---------------------------------------------------------- */
 
-static bool is_elem(const xmlNode *n, const char *name)
-{
-	return n->type == XML_ELEMENT_NODE && !n->ns &&
-	       xmlStrcmp(n->name, BAD_CAST name) == 0;
-}
-
 /* The first child element called name; *count how many there are. */
 static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
 			     int *count)
@@ -24,34 +18,13 @@ static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
 
 	*count = 0;
 	for (c = parent->children; c; c = c->next) {
-		if (!is_elem(c, name))
+		if (!xml_is_elem(c, name))
 			continue;
 		if (!found)
 			found = c;
 		(*count)++;
 	}
 	return found;
-}
-
-/*
- * The text of a leaf element, text and CDATA pieces joined:
- * <IB_MTU><![CDATA[4096]]></IB_MTU> -> "4096". NULL when it holds anything
- * else, e.g. a vector attribute IB_PKEY=[ ... ], or on ENOMEM.
- */
-static char *leaf_text(const xmlNode *e)
-{
-	const xmlNode *c;
-	xmlChar *v;
-	char *s;
-
-	for (c = e->children; c; c = c->next)
-		if (c->type != XML_TEXT_NODE &&
-		    c->type != XML_CDATA_SECTION_NODE)
-			return NULL;
-	v = xmlNodeGetContent(e);
-	s = strdup(v ? (const char *)v : "");
-	xmlFree(v);
-	return s;
 }
 
 /* What an element holds, for an error line: "<x>" and all, sanitized. */
@@ -92,7 +65,7 @@ static int elem_id(const xmlNode *e, int *id)
 	n = child_elem(e, "ID", &count);
 	if (count != 1)
 		return -ENOENT;
-	v = leaf_text(n);
+	v = xml_leaf_text(n);
 	r = parse_id(v, id);
 	free(v);
 	return r ? -EINVAL : 0;
@@ -151,7 +124,7 @@ static int tmpl_field(const struct vnet_ctx *c, const char *name, char **out)
 			count);
 		return -EINVAL;
 	}
-	*out = leaf_text(e);
+	*out = xml_leaf_text(e);
 	if (*out)
 		return 0;
 	err_set(c->err, c->errlen, "%s: malformed %s '%s' (not a single value)",
@@ -284,7 +257,7 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 	int count;
 
 	vnet_label(vn, label);
-	if (!is_elem(root, "VNET")) {
+	if (!xml_is_elem(root, "VNET")) {
 		err_set(err, errlen, "%s: root element <%s> is not <VNET>",
 			label, str_sanitize((const char *)root->name).s);
 		return -EINVAL;
@@ -306,7 +279,7 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 	}
 	e = child_elem(root, "NAME", &count);
 	if (e && count == 1) {
-		char *v = leaf_text(e);
+		char *v = xml_leaf_text(e);
 
 		vn->name = str_sanitize(v);
 		free(v);
@@ -365,9 +338,9 @@ static bool vnet_is_ib(const xmlNode *vnet)
 	for (c = vnet->children; c && !ib; c = c->next) {
 		char *v;
 
-		if (!is_elem(c, "VN_MAD"))
+		if (!xml_is_elem(c, "VN_MAD"))
 			continue;
-		v = leaf_text(c);
+		v = xml_leaf_text(c);
 		ib = v && strcmp(v, "ib") == 0;
 		free(v);
 	}
@@ -396,14 +369,14 @@ static int pool_vnet(const xmlNode *vnet, struct vnet_use *u,
 	int r;
 
 	for (t = vnet->children; t; t = t->next) {
-		if (!is_elem(t, "TEMPLATE"))
+		if (!xml_is_elem(t, "TEMPLATE"))
 			continue;
 		for (k = t->children; k; k = k->next) {
 			char *v;
 
-			if (!is_elem(k, "IB_PKEY"))
+			if (!xml_is_elem(k, "IB_PKEY"))
 				continue;
-			v = leaf_text(k);
+			v = xml_leaf_text(k);
 			r = v ? pkey_parse(v, &u->pkey) : -EINVAL;
 			free(v);
 			if (r)
@@ -431,7 +404,7 @@ int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,
 	if (!doc)
 		return -EINVAL;
 	root = xmlDocGetRootElement(doc);
-	if (!is_elem(root, "VNET_POOL")) {
+	if (!xml_is_elem(root, "VNET_POOL")) {
 		err_set(err, errlen,
 			"VNET pool: root element <%s> is not <VNET_POOL>",
 			str_sanitize((const char *)root->name).s);
@@ -442,7 +415,7 @@ int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,
 		struct vnet_use u = { .id = -1 };
 		char *v;
 
-		if (!is_elem(c, "VNET"))
+		if (!xml_is_elem(c, "VNET"))
 			continue;
 		nth++;
 		/* Without its ID a network could be this very one, or not. */
@@ -459,7 +432,7 @@ int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,
 			continue;
 		name = child_elem(c, "NAME", &count);
 		if (name) {
-			v = leaf_text(name);
+			v = xml_leaf_text(name);
 			u.name = str_sanitize(v);
 			free(v);
 		}
@@ -614,7 +587,7 @@ int onevnet_vm_id(const char *xml, size_t len, int *id, char *err,
 	if (!doc)
 		return -EINVAL;
 	root = xmlDocGetRootElement(doc);
-	if (!is_elem(root, "VM")) {
+	if (!xml_is_elem(root, "VM")) {
 		err_set(err, errlen, "VM XML: root element <%s> is not <VM>",
 			str_sanitize((const char *)root->name).s);
 		r = -EINVAL;

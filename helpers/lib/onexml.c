@@ -149,7 +149,7 @@ xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
 
 /* --- the VM -------------------------------------------------------------- */
 
-static bool is_elem(const xmlNode *n, const char *name)
+bool xml_is_elem(const xmlNode *n, const char *name)
 {
 	return n->type == XML_ELEMENT_NODE && !n->ns &&
 	       xmlStrcmp(n->name, BAD_CAST name) == 0;
@@ -163,7 +163,7 @@ static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
 
 	*twice = false;
 	for (c = parent->children; c; c = c->next) {
-		if (!is_elem(c, name))
+		if (!xml_is_elem(c, name))
 			continue;
 		if (found)
 			*twice = true;
@@ -178,7 +178,7 @@ static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
  * <NIC_ID><![CDATA[1]]></NIC_ID> -> "1". NULL when it holds anything else
  * (elements, comments), which no value OpenNebula writes does.
  */
-static char *leaf_text(const xmlNode *e)
+char *xml_leaf_text(const xmlNode *e)
 {
 	const xmlNode *c;
 	xmlChar *v;
@@ -231,7 +231,7 @@ static int nic_field(const struct nic_ctx *c, const char *name, char **out)
 	e = child_elem(c->nic, name, &twice);
 	if (!e)
 		return -ENOENT;
-	*out = leaf_text(e);
+	*out = xml_leaf_text(e);
 	if (*out)
 		return 0;
 	raw = xmlNodeGetContent(e);
@@ -254,7 +254,7 @@ static int nic_no_twice(const struct nic_ctx *c)
 			if (b->type != XML_ELEMENT_NODE ||
 			    xmlStrcmp(a->name, b->name) != 0 || a->ns != b->ns)
 				continue;
-			pkey = is_elem(a, "IB_PKEY");
+			pkey = xml_is_elem(a, "IB_PKEY");
 			err_set(c->err, c->errlen,
 				"VM %d NIC %d: %s given twice%s", c->vm_id,
 				c->nic_id,
@@ -375,7 +375,7 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 			vm_id, nth, e ? "has NIC_ID twice" : "has no NIC_ID");
 		return -EINVAL;
 	}
-	v = leaf_text(e);
+	v = xml_leaf_text(e);
 	if (!v || parse_id(v, &c.nic_id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
@@ -408,9 +408,9 @@ static bool nic_is_ib(const xmlNode *nic)
 	for (c = nic->children; c && !ib; c = c->next) {
 		char *v;
 
-		if (!is_elem(c, "VN_MAD"))
+		if (!xml_is_elem(c, "VN_MAD"))
 			continue;
-		v = leaf_text(c);
+		v = xml_leaf_text(c);
 		ib = v && strcmp(v, "ib") == 0;
 		free(v);
 	}
@@ -454,9 +454,9 @@ static xmlNodePtr find_vm(xmlNodePtr root, char *err, size_t errlen)
 	xmlNodePtr vm;
 	bool twice;
 
-	if (is_elem(root, "VM"))
+	if (xml_is_elem(root, "VM"))
 		return root;
-	if (!is_elem(root, "VMM_DRIVER_ACTION_DATA")) {
+	if (!xml_is_elem(root, "VMM_DRIVER_ACTION_DATA")) {
 		err_set(err, errlen,
 			"VM XML: root element <%s> is neither <VM> nor "
 			"<VMM_DRIVER_ACTION_DATA>",
@@ -485,7 +485,7 @@ static int parse_vm_id(const xmlNode *vm, int *id, char *err, size_t errlen)
 			e ? "more than one" : "no");
 		return -EINVAL;
 	}
-	v = leaf_text(e);
+	v = xml_leaf_text(e);
 	if (!v || parse_id(v, id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
@@ -522,7 +522,7 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		goto out;
 	}
 	for (c = tmpl ? tmpl->children : NULL; c; c = c->next)
-		count += is_elem(c, "NIC") && nic_is_ib(c);
+		count += xml_is_elem(c, "NIC") && nic_is_ib(c);
 	if (count) {
 		res.nics = calloc(count, sizeof(*res.nics));
 		if (!res.nics) {
@@ -532,7 +532,7 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		}
 	}
 	for (c = tmpl ? tmpl->children : NULL; c; c = c->next) {
-		if (!is_elem(c, "NIC"))
+		if (!xml_is_elem(c, "NIC"))
 			continue;
 		nth++;
 		if (!nic_is_ib(c))

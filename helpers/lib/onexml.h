@@ -72,6 +72,17 @@ void one_vm_free(struct one_vm *vm);
 xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
 			     char *err, size_t errlen);
 
+/* An element of that name without a namespace (libvirt's and OpenNebula's
+ * own elements carry none; <one:vm> and friends are not ours). */
+bool xml_is_elem(const xmlNode *n, const char *name);
+/*
+ * The text of a leaf element, text and CDATA pieces joined:
+ * <NIC_ID><![CDATA[1]]></NIC_ID> -> "1" (malloc'd). NULL when it holds
+ * anything else (elements, comments), which no value OpenNebula writes does,
+ * or on ENOMEM.
+ */
+char *xml_leaf_text(const xmlNode *e);
+
 /*
  * A value quoted in an error line: bytes outside printable ASCII become '?'
  * and the copy is cut at 64 characters (marked "..."), so "x'\n<VM>" cannot

@@ -85,3 +85,29 @@ const char *sb_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
 }
+
+int sb_read(struct strbuf *sb, FILE *f, size_t max)
+{
+	char buf[65536];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (sb->len + n > max)
+			return -EFBIG;
+		if (sb_add(sb, buf, n))
+			return -ENOMEM;
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int sb_read_file(struct strbuf *sb, const char *path, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	int r;
+
+	if (!f)
+		return -errno;
+	r = sb_read(sb, f, max);
+	fclose(f);
+	return r;
+}
