@@ -1,0 +1,1163 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guid.h"
+#include "log.h"
+#include "onexml.h"
+#include "partitions.h"
+#include "pkey.h"
+
+#define DEFAULT_LINE "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+#define HEADER                                                                 \
+	"# oneib-pkey partitions: generated from the cloud's state, "          \
+	"do not edit\n"
+#define NAME_SUFFIX_MAX 32
+
+/* --- small containers ------------------------------------------------------ */
+
+struct u64vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int u64_push(struct u64vec *a, uint64_t x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 8;
+		uint64_t *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted, duplicates dropped: a PF in two of the network's clusters. */
+static void u64_sort_unique(struct u64vec *a)
+{
+	size_t i, n = 0;
+
+	if (!a->n)
+		return;
+	qsort(a->v, a->n, sizeof(*a->v), u64_cmp);
+	for (i = 1; i < a->n; i++)
+		if (a->v[i] != a->v[n])
+			a->v[++n] = a->v[i];
+	a->n = n + 1;
+}
+
+/* --- tree walking ---------------------------------------------------------- */
+
+/* The only child element called name, NULL with *count 0 or > 1. */
+static xmlNodePtr only_child(const xmlNode *parent, const char *name,
+			     int *count)
+{
+	xmlNodePtr c, found = NULL;
+
+	*count = 0;
+	for (c = parent->children; c; c = c->next) {
+		if (!xml_is_elem(c, name))
+			continue;
+		if (!found)
+			found = c;
+		(*count)++;
+	}
+	return *count == 1 ? found : NULL;
+}
+
+/* The text of the only child called name: -ENOENT absent, -EINVAL twice. */
+static int leaf(const xmlNode *parent, const char *name, char **out)
+{
+	int count;
+	xmlNodePtr e = only_child(parent, name, &count);
+
+	*out = NULL;
+	if (count == 0)
+		return -ENOENT;
+	if (count > 1)
+		return -EINVAL;
+	*out = xml_leaf_text(e);
+	return *out ? 0 : -EINVAL;
+}
+
+/* "0".."2147483647", digits only: OpenNebula IDs and enum states. */
+static int parse_uint(const char *s, int *out)
+{
+	long long v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return -ERANGE;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int leaf_uint(const xmlNode *parent, const char *name, int *out)
+{
+	char *v;
+	int r = leaf(parent, name, &v);
+
+	if (!r)
+		r = parse_uint(v, out) ? -EINVAL : 0;
+	free(v);
+	return r;
+}
+
+static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
+{
+	char *v;
+	bool eq = !leaf(parent, name, &v) && !strcmp(v, want);
+
+	free(v);
+	return eq;
+}
+
+static xmlNodePtr root_of(xmlDocPtr doc, const char *name, char *err,
+			  size_t errlen)
+{
+	xmlNodePtr root = xmlDocGetRootElement(doc);
+
+	if (!root || !xml_is_elem(root, name)) {
+		err_set(err, errlen, "expected a <%s> document", name);
+		return NULL;
+	}
+	return root;
+}
+
+/* --- the <VNET_POOL> ------------------------------------------------------- */
+
+struct vnet_in {
+	int id;
+	size_t nth; /* document order, for messages about the first holder */
+	struct san_str label_name;
+	char name[PARTITION_NAME_MAX];
+	uint16_t pkey;
+	int mtu, rate, sl;
+	int *clusters;
+	size_t nclusters;
+	struct u64vec guids;
+};
+
+struct id_index {
+	int id;
+	size_t i; /* into model_in.v */
+};
+
+struct model_in {
+	struct vnet_in *v; /* sorted by pkey once the pool is read */
+	size_t n;
+	struct id_index *by_id; /* sorted by VNET ID, for the VMs' NICs */
+};
+
+static void model_in_free(struct model_in *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].clusters);
+		free(m->v[i].guids.v);
+	}
+	free(m->v);
+	free(m->by_id);
+	memset(m, 0, sizeof(*m));
+}
+
+/* "one_vnet_5_tenant-a": separators, spaces and '#' of the name become '_'. */
+static void vnet_name(struct vnet_in *vn, const char *raw)
+{
+	char suffix[NAME_SUFFIX_MAX + 1];
+	size_t i;
+
+	for (i = 0; raw && raw[i] && i < NAME_SUFFIX_MAX; i++) {
+		char c = raw[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_';
+
+		suffix[i] = ok ? c : '_';
+	}
+	suffix[i] = '\0';
+	if (i)
+		snprintf(vn->name, sizeof(vn->name), "one_vnet_%d_%s", vn->id,
+			 suffix);
+	else
+		snprintf(vn->name, sizeof(vn->name), "one_vnet_%d", vn->id);
+}
+
+static int vnet_bad(const struct vnet_in *vn, char *err, size_t errlen,
+		    const char *attr, const char *v, const char *why)
+{
+	err_set(err, errlen, "VNET %d (%s): %s '%s' %s", vn->id,
+		vn->label_name.s, attr, str_sanitize(v).s, why);
+	return -EINVAL;
+}
+
+/* An optional TEMPLATE number within lo..hi; *out untouched when absent. */
+static int tmpl_int(const struct vnet_in *vn, const xmlNode *t,
+		    const char *attr, int lo, int hi, int *out, char *err,
+		    size_t errlen)
+{
+	char *v;
+	int x, r = leaf(t, attr, &v);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r) {
+		err_set(err, errlen, "VNET %d (%s): %s given twice or not text",
+			vn->id, vn->label_name.s, attr);
+		return -EINVAL;
+	}
+	if (parse_uint(v, &x) || x < lo || x > hi) {
+		char why[48];
+
+		snprintf(why, sizeof(why), "is not a number %d..%d", lo, hi);
+		r = vnet_bad(vn, err, errlen, attr, v, why);
+	} else {
+		*out = x;
+	}
+	free(v);
+	return r;
+}
+
+/* IB_MTU in bytes -> opensm's enum: 256 -> 1 ... 4096 -> 5. */
+static int vnet_mtu(struct vnet_in *vn, const xmlNode *t, char *err,
+		    size_t errlen)
+{
+	int bytes = 0, e;
+	int r = tmpl_int(vn, t, "IB_MTU", 256, 4096, &bytes, err, errlen);
+
+	if (r || !bytes)
+		return r;
+	for (e = 1; e <= 5; e++)
+		if (bytes == 128 << e)
+			vn->mtu = e;
+	if (!vn->mtu) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", bytes);
+		return vnet_bad(vn, err, errlen, "IB_MTU", v,
+				"is not 256, 512, 1024, 2048 or 4096");
+	}
+	return 0;
+}
+
+static int vnet_pkey(struct vnet_in *vn, const xmlNode *t, char *err,
+		     size_t errlen)
+{
+	struct pkey pk;
+	char *v;
+	int r = leaf(t, "IB_PKEY", &v);
+
+	if (r == -ENOENT || (!r && !*v)) {
+		free(v);
+		err_set(err, errlen, "VNET %d (%s): no IB_PKEY", vn->id,
+			vn->label_name.s);
+		return -EINVAL;
+	}
+	if (r) {
+		err_set(err, errlen,
+			"VNET %d (%s): IB_PKEY given twice or not text", vn->id,
+			vn->label_name.s);
+		return -EINVAL;
+	}
+	if (pkey_parse(v, &pk))
+		r = vnet_bad(vn, err, errlen, "IB_PKEY", v, "is not a P_Key");
+	else if (!pkey_tenant_ok(pk))
+		r = vnet_bad(vn, err, errlen, "IB_PKEY", v,
+			     pkey_base(pk) ? "is the default partition"
+					   : "is partition 0");
+	else
+		vn->pkey = pkey_base(pk);
+	free(v);
+	return r;
+}
+
+static int vnet_clusters(struct vnet_in *vn, const xmlNode *vnet, char *err,
+			 size_t errlen)
+{
+	const xmlNode *c, *cl;
+	int count;
+
+	cl = only_child(vnet, "CLUSTERS", &count);
+	if (!cl)
+		return 0; /* in no cluster: no host can run its VMs */
+	for (c = cl->children; c; c = c->next) {
+		int id, *n;
+		char *v;
+
+		if (!xml_is_elem(c, "ID"))
+			continue;
+		v = xml_leaf_text(c);
+		if (parse_uint(v, &id)) {
+			int r = vnet_bad(vn, err, errlen, "CLUSTERS/ID", v,
+					 "is not an ID");
+			free(v);
+			return r;
+		}
+		free(v);
+		n = realloc(vn->clusters, (vn->nclusters + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		vn->clusters = n;
+		vn->clusters[vn->nclusters++] = id;
+	}
+	return 0;
+}
+
+static int parse_vnet(const xmlNode *vnet, size_t nth, struct vnet_in *vn,
+		      char *err, size_t errlen)
+{
+	const xmlNode *t;
+	char *name = NULL;
+	int count, r;
+
+	memset(vn, 0, sizeof(*vn));
+	vn->nth = nth;
+	vn->sl = -1;
+	if (leaf_uint(vnet, "ID", &vn->id)) {
+		err_set(err, errlen, "VNET pool: VNET element %zu has no ID",
+			nth + 1);
+		return -EINVAL;
+	}
+	leaf(vnet, "NAME", &name);
+	vn->label_name = str_sanitize(name ? name : "");
+	vnet_name(vn, name);
+	free(name);
+
+	t = only_child(vnet, "TEMPLATE", &count);
+	if (!t) {
+		err_set(err, errlen, "VNET %d (%s): no IB_PKEY", vn->id,
+			vn->label_name.s);
+		return -EINVAL;
+	}
+	r = vnet_pkey(vn, t, err, errlen);
+	if (!r)
+		r = vnet_mtu(vn, t, err, errlen);
+	if (!r)
+		r = tmpl_int(vn, t, "IB_RATE", 2, 24, &vn->rate, err, errlen);
+	if (!r)
+		r = tmpl_int(vn, t, "IB_SL", 0, 15, &vn->sl, err, errlen);
+	if (!r)
+		r = vnet_clusters(vn, vnet, err, errlen);
+	if (r == -ENOMEM)
+		err_set(err, errlen, "VNET %d: out of memory", vn->id);
+	return r;
+}
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const struct vnet_in *x = a, *y = b;
+
+	if (x->pkey != y->pkey)
+		return x->pkey < y->pkey ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id_index *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int index_ids(struct model_in *m, char *err, size_t errlen)
+{
+	size_t i;
+
+	m->by_id = calloc(m->n ? m->n : 1, sizeof(*m->by_id));
+	if (!m->by_id) {
+		err_set(err, errlen, "VNET pool: out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++) {
+		m->by_id[i].id = m->v[i].id;
+		m->by_id[i].i = i;
+	}
+	qsort(m->by_id, m->n, sizeof(*m->by_id), cmp_id);
+	for (i = 1; i < m->n; i++)
+		if (m->by_id[i].id == m->by_id[i - 1].id) {
+			err_set(err, errlen, "VNET pool: VNET %d listed twice",
+				m->by_id[i].id);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static struct vnet_in *find_vnet(const struct model_in *m, int id)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int v = m->by_id[mid].id;
+
+		if (v == id)
+			return &m->v[m->by_id[mid].i];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Two networks on one partition would merge two tenants. */
+static int check_collisions(const struct model_in *m, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 1; i < m->n; i++) {
+		const struct vnet_in *a = &m->v[i - 1], *b = &m->v[i];
+
+		if (a->pkey != b->pkey)
+			continue;
+		err_set(err, errlen,
+			"VNET %d (%s): IB_PKEY is partition 0x%04x, already "
+			"used by VNET %d (%s)",
+			b->id, b->label_name.s, b->pkey, a->id,
+			a->label_name.s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_vnets(const char *xml, size_t len, struct model_in *m,
+		      char *err, size_t errlen)
+{
+	xmlDocPtr doc = xml_read_untrusted(xml, len, "VNET pool", err, errlen);
+	xmlNodePtr root, c;
+	size_t nth = 0, cap = 0;
+	int r = -EINVAL;
+
+	if (!doc)
+		return -EINVAL;
+	root = root_of(doc, "VNET_POOL", err, errlen);
+	if (!root)
+		goto out;
+	for (c = root->children; c; c = c->next) {
+		if (!xml_is_elem(c, "VNET"))
+			continue;
+		nth++;
+		if (!leaf_is(c, "VN_MAD", "ib"))
+			continue;
+		if (m->n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct vnet_in *v = realloc(m->v, ncap * sizeof(*v));
+
+			if (!v) {
+				err_set(err, errlen,
+					"VNET pool: out of memory");
+				r = -ENOMEM;
+				goto out;
+			}
+			m->v = v;
+			cap = ncap;
+		}
+		r = parse_vnet(c, nth - 1, &m->v[m->n], err, errlen);
+		m->n++; /* freed with the rest even when half read */
+		if (r)
+			goto out;
+	}
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_pkey);
+	r = check_collisions(m, err, errlen);
+	if (!r)
+		r = index_ids(m, err, errlen);
+out:
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* --- the <VM_POOL> --------------------------------------------------------- */
+
+#define VM_STATE_ACTIVE 3
+#define VM_STATE_SUSPENDED 5
+#define VM_STATE_POWEROFF 8
+#define LCM_INIT 0
+
+/* See the membership rule in partitions.h. */
+static bool vm_has_host(int state, int lcm)
+{
+	if (state == VM_STATE_ACTIVE)
+		return lcm != LCM_INIT;
+	return state == VM_STATE_POWEROFF || state == VM_STATE_SUSPENDED;
+}
+
+static int vm_nic(const xmlNode *nic, int vm_id, struct model_in *m, char *err,
+		  size_t errlen)
+{
+	struct vnet_in *vn;
+	char *mac_s = NULL;
+	uint64_t mac;
+	int net, nic_id = -1, r;
+
+	if (!leaf_is(nic, "VN_MAD", "ib"))
+		return 0;
+	leaf_uint(nic, "NIC_ID", &nic_id);
+	if (leaf_uint(nic, "NETWORK_ID", &net)) {
+		err_set(err, errlen, "VM %d NIC %d: no NETWORK_ID", vm_id,
+			nic_id);
+		return -EINVAL;
+	}
+	vn = find_vnet(m, net);
+	if (!vn) {
+		err_set(err, errlen,
+			"VM %d NIC %d: network %d is not an InfiniBand network "
+			"of the pool",
+			vm_id, nic_id, net);
+		return -EINVAL;
+	}
+	r = leaf(nic, "MAC", &mac_s);
+	if (r || mac_parse(mac_s, &mac)) {
+		err_set(err, errlen, "VM %d NIC %d: malformed MAC '%s'", vm_id,
+			nic_id, str_sanitize(mac_s ? mac_s : "").s);
+		free(mac_s);
+		return -EINVAL;
+	}
+	free(mac_s);
+	if (u64_push(&vn->guids, guid_from_mac(mac))) {
+		err_set(err, errlen, "VM %d: out of memory", vm_id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int vm_members(const xmlNode *vm, size_t nth, struct model_in *m,
+		      char *err, size_t errlen)
+{
+	const xmlNode *t, *c;
+	int id, state, lcm = 0, count, r;
+
+	if (leaf_uint(vm, "ID", &id)) {
+		err_set(err, errlen, "VM pool: VM element %zu has no ID", nth);
+		return -EINVAL;
+	}
+	if (leaf_uint(vm, "STATE", &state) ||
+	    (state == VM_STATE_ACTIVE && leaf_uint(vm, "LCM_STATE", &lcm))) {
+		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
+		return -EINVAL;
+	}
+	if (!vm_has_host(state, lcm))
+		return 0;
+	t = only_child(vm, "TEMPLATE", &count);
+	if (!t)
+		return 0;
+	for (c = t->children; c; c = c->next) {
+		if (!xml_is_elem(c, "NIC"))
+			continue;
+		r = vm_nic(c, id, m, err, errlen);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int read_vms(const char *xml, size_t len, struct model_in *m, char *err,
+		    size_t errlen)
+{
+	xmlDocPtr doc = xml_read_untrusted(xml, len, "VM pool", err, errlen);
+	xmlNodePtr root, c;
+	size_t nth = 0;
+	int r = -EINVAL;
+
+	if (!doc)
+		return -EINVAL;
+	root = root_of(doc, "VM_POOL", err, errlen);
+	if (!root)
+		goto out;
+	r = 0;
+	for (c = root->children; c && !r; c = c->next)
+		if (xml_is_elem(c, "VM"))
+			r = vm_members(c, ++nth, m, err, errlen);
+out:
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* --- the <HOST_POOL> ------------------------------------------------------- */
+
+static bool vnet_in_cluster(const struct vnet_in *vn, int cluster)
+{
+	size_t i;
+
+	for (i = 0; i < vn->nclusters; i++)
+		if (vn->clusters[i] == cluster)
+			return true;
+	return false;
+}
+
+/*
+ *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
+ *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
+ *   </IB_PF>  -> 0x0002c90300a1b2c1; other drivers and Ethernet ports: none.
+ */
+static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
+			 struct u64vec *out, char *err, size_t errlen)
+{
+	const xmlNode *c;
+
+	for (c = t->children; c; c = c->next) {
+		char *v = NULL;
+		uint64_t g;
+
+		if (!xml_is_elem(c, "IB_PF") ||
+		    !leaf_is(c, "DRIVER", "mlx4_core"))
+			continue;
+		if (!leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBand")) {
+			free(v);
+			continue;
+		}
+		free(v);
+		if (leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) || !g) {
+			err_set(err, errlen,
+				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
+				"GUID",
+				id, name->s, str_sanitize(v ? v : "").s);
+			free(v);
+			return -EINVAL;
+		}
+		free(v);
+		if (u64_push(out, g))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int host_members(const xmlNode *host, size_t nth, struct model_in *m,
+			char *err, size_t errlen)
+{
+	struct u64vec pf = { 0 };
+	struct san_str name;
+	const xmlNode *t;
+	char *v = NULL, guid[GUID_STRLEN];
+	int id, cluster, count, r = 0;
+	size_t i, j, keys = 1; /* the default partition */
+
+	if (leaf_uint(host, "ID", &id)) {
+		err_set(err, errlen, "HOST pool: HOST element %zu has no ID",
+			nth);
+		return -EINVAL;
+	}
+	leaf(host, "NAME", &v);
+	name = str_sanitize(v ? v : "");
+	free(v);
+	t = only_child(host, "TEMPLATE", &count);
+	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
+		return 0;
+	r = host_pf_guids(t, id, &name, &pf, err, errlen);
+	if (r || !pf.n)
+		goto out;
+	for (i = 0; i < m->n; i++)
+		keys += vnet_in_cluster(&m->v[i], cluster);
+	if (keys > PARTITIONS_MLX4_MAX_PKEYS) {
+		guid_fmt_hex(pf.v[0], guid);
+		err_set(err, errlen,
+			"HOST %d (%s): port %s would hold %zu P_Keys, "
+			"ConnectX-3 holds %d",
+			id, name.s, guid, keys, PARTITIONS_MLX4_MAX_PKEYS);
+		r = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < m->n && !r; i++)
+		if (vnet_in_cluster(&m->v[i], cluster))
+			for (j = 0; j < pf.n && !r; j++)
+				r = u64_push(&m->v[i].guids, pf.v[j]);
+out:
+	if (r == -ENOMEM)
+		err_set(err, errlen, "HOST %d: out of memory", id);
+	free(pf.v);
+	return r;
+}
+
+static int read_hosts(const char *xml, size_t len, struct model_in *m,
+		      char *err, size_t errlen)
+{
+	xmlDocPtr doc = xml_read_untrusted(xml, len, "HOST pool", err, errlen);
+	xmlNodePtr root, c;
+	size_t nth = 0;
+	int r = -EINVAL;
+
+	if (!doc)
+		return -EINVAL;
+	root = root_of(doc, "HOST_POOL", err, errlen);
+	if (!root)
+		goto out;
+	r = 0;
+	for (c = root->children; c && !r; c = c->next)
+		if (xml_is_elem(c, "HOST"))
+			r = host_members(c, ++nth, m, err, errlen);
+out:
+	xmlFreeDoc(doc);
+	return r;
+}
+
+/* --- the model ------------------------------------------------------------- */
+
+void partitions_free(struct partitions *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->p[i].guids);
+	free(m->p);
+	m->p = NULL;
+	m->n = 0;
+}
+
+int partitions_build(const char *vms, size_t vms_len, const char *hosts,
+		     size_t hosts_len, const char *vnets, size_t vnets_len,
+		     struct partitions *out, char *err, size_t errlen)
+{
+	struct model_in m = { 0 };
+	size_t i;
+	int r;
+
+	out->p = NULL;
+	out->n = 0;
+	r = read_vnets(vnets, vnets_len, &m, err, errlen);
+	if (!r)
+		r = read_hosts(hosts, hosts_len, &m, err, errlen);
+	if (!r)
+		r = read_vms(vms, vms_len, &m, err, errlen);
+	if (r)
+		goto out;
+	out->p = calloc(m.n ? m.n : 1, sizeof(*out->p));
+	if (!out->p) {
+		err_set(err, errlen, "partitions: out of memory");
+		r = -ENOMEM;
+		goto out;
+	}
+	out->n = m.n;
+	for (i = 0; i < m.n; i++) {
+		struct partition *p = &out->p[i];
+		struct vnet_in *vn = &m.v[i];
+
+		memcpy(p->name, vn->name, sizeof(p->name));
+		p->pkey = vn->pkey;
+		p->ipoib = true;
+		p->mtu = vn->mtu;
+		p->rate = vn->rate;
+		p->sl = vn->sl;
+		u64_sort_unique(&vn->guids);
+		p->guids = vn->guids.v; /* ownership moves to the model */
+		p->n = vn->guids.n;
+		vn->guids.v = NULL;
+		vn->guids.n = 0;
+	}
+out:
+	model_in_free(&m);
+	return r;
+}
+
+/* --- rendering ------------------------------------------------------------- */
+
+static int render_one(const struct partition *p, struct strbuf *out)
+{
+	char guid[GUID_STRLEN];
+	size_t i;
+	int r;
+
+	r = sb_addf(out, "%s=0x%04x", p->name, p->pkey);
+	if (!r && p->ipoib)
+		r = sb_adds(out, ", ipoib");
+	if (!r && p->mtu)
+		r = sb_addf(out, ", mtu=%d", p->mtu);
+	if (!r && p->rate)
+		r = sb_addf(out, ", rate=%d", p->rate);
+	if (!r && p->sl >= 0)
+		r = sb_addf(out, ", sl=%d", p->sl);
+	if (!r)
+		r = sb_adds(out, " :\n");
+	for (i = 0; i < p->n && !r; i++) {
+		guid_fmt_hex(p->guids[i], guid);
+		r = sb_addf(out, "\t%s=full%s\n", guid,
+			    i + 1 < p->n ? "," : " ;");
+	}
+	if (!r && !p->n)
+		r = sb_adds(out, "\t;\n");
+	return r;
+}
+
+int partitions_render(const struct partitions *m, struct strbuf *out)
+{
+	size_t i;
+	int r = sb_adds(out, HEADER DEFAULT_LINE);
+
+	for (i = 0; i < m->n && !r; i++)
+		r = render_one(&m->p[i], out);
+	return r;
+}
+
+/* --- the strict reader ----------------------------------------------------- */
+
+enum tok_kind { TOK_EOF, TOK_WORD, TOK_EQ, TOK_COMMA, TOK_COLON, TOK_SEMI };
+
+#define WORD_MAX 80
+
+struct lexer {
+	const char *s;
+	int line;
+	enum tok_kind kind;
+	char word[WORD_MAX];
+	char *err;
+	size_t errlen;
+};
+
+static bool is_sep(char c)
+{
+	return c == '=' || c == ',' || c == ':' || c == ';' || c == '#' ||
+	       c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
+}
+
+static int lex_fail(struct lexer *lx, const char *what)
+{
+	err_set(lx->err, lx->errlen, "partitions.conf line %d: %s", lx->line,
+		what);
+	return -EINVAL;
+}
+
+/* Whitespace and "# ..." up to the end of the line are skipped. */
+static int lex_next(struct lexer *lx)
+{
+	size_t n = 0;
+
+	for (;;) {
+		if (*lx->s == '\n')
+			lx->line++;
+		if (*lx->s == ' ' || *lx->s == '\t' || *lx->s == '\n' ||
+		    *lx->s == '\r') {
+			lx->s++;
+		} else if (*lx->s == '#') {
+			while (*lx->s && *lx->s != '\n')
+				lx->s++;
+		} else {
+			break;
+		}
+	}
+	switch (*lx->s) {
+	case '\0':
+		lx->kind = TOK_EOF;
+		return 0;
+	case '=':
+		lx->kind = TOK_EQ;
+		break;
+	case ',':
+		lx->kind = TOK_COMMA;
+		break;
+	case ':':
+		lx->kind = TOK_COLON;
+		break;
+	case ';':
+		lx->kind = TOK_SEMI;
+		break;
+	default:
+		while (!is_sep(lx->s[n])) {
+			unsigned char c = (unsigned char)lx->s[n];
+
+			if (c < 0x21 || c > 0x7e)
+				return lex_fail(lx, "unexpected byte");
+			if (n + 1 >= WORD_MAX)
+				return lex_fail(lx, "word too long");
+			lx->word[n] = lx->s[n];
+			n++;
+		}
+		lx->word[n] = '\0';
+		lx->s += n;
+		lx->kind = TOK_WORD;
+		return 0;
+	}
+	lx->s++;
+	return 0;
+}
+
+static int expect(struct lexer *lx, enum tok_kind k, const char *word,
+		  const char *what)
+{
+	int r = lex_next(lx);
+
+	if (r)
+		return r;
+	if (lx->kind != k || (word && strcmp(lx->word, word)))
+		return lex_fail(lx, what);
+	return 0;
+}
+
+/* "0x" and exactly digits lowercase hex digits, as we print them. */
+static int hex_exact(const char *s, int digits, uint64_t *out)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (s[0] != '0' || s[1] != 'x' || (int)strlen(s) != digits + 2)
+		return -EINVAL;
+	for (i = 2; i < digits + 2; i++) {
+		int d = hex_digit(s[i]);
+
+		if (d < 0 || (s[i] >= 'A' && s[i] <= 'F'))
+			return -EINVAL;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int small_uint(struct lexer *lx, int lo, int hi, int *out)
+{
+	int r = expect(lx, TOK_EQ, NULL, "expected '=' after a flag");
+
+	if (!r)
+		r = expect(lx, TOK_WORD, NULL, "expected a flag value");
+	if (r)
+		return r;
+	if (parse_uint(lx->word, out) || *out < lo || *out > hi ||
+	    (lx->word[0] == '0' && lx->word[1]))
+		return lex_fail(lx, "flag value out of range");
+	return 0;
+}
+
+static bool name_ok(const char *s)
+{
+	if (!*s || !strcmp(s, "Default"))
+		return false;
+	if (*s >= '0' && *s <= '9')
+		return false; /* opensm would take it as a P_Key */
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+static int parse_flags(struct lexer *lx, struct partition *p)
+{
+	bool seen_mtu = false, seen_rate = false, seen_sl = false;
+
+	for (;;) {
+		int r = lex_next(lx);
+		if (r)
+			return r;
+		if (lx->kind == TOK_COLON)
+			break;
+		if (lx->kind != TOK_COMMA)
+			return lex_fail(lx, "expected ',' or ':'");
+		r = expect(lx, TOK_WORD, NULL, "expected a flag");
+		if (r)
+			return r;
+		if (!strcmp(lx->word, "ipoib") && !p->ipoib) {
+			p->ipoib = true;
+		} else if (!strcmp(lx->word, "mtu") && !seen_mtu) {
+			seen_mtu = true;
+			r = small_uint(lx, 1, 5, &p->mtu);
+		} else if (!strcmp(lx->word, "rate") && !seen_rate) {
+			seen_rate = true;
+			r = small_uint(lx, 2, 24, &p->rate);
+		} else if (!strcmp(lx->word, "sl") && !seen_sl) {
+			seen_sl = true;
+			r = small_uint(lx, 0, 15, &p->sl);
+		} else {
+			return lex_fail(lx, "unknown or repeated flag");
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_members(struct lexer *lx, struct partition *p)
+{
+	struct u64vec g = { 0 };
+	int r = lex_next(lx);
+
+	if (!r && lx->kind == TOK_SEMI)
+		return 0;
+	while (!r) {
+		uint64_t v;
+
+		if (lx->kind != TOK_WORD || hex_exact(lx->word, 16, &v) || !v) {
+			r = lex_fail(lx, "expected a port GUID 0x<16 hex>");
+			break;
+		}
+		if (g.n && v <= g.v[g.n - 1]) {
+			r = lex_fail(lx, "members not in increasing order");
+			break;
+		}
+		r = expect(lx, TOK_EQ, NULL, "expected '=full'");
+		if (!r)
+			r = expect(lx, TOK_WORD, "full", "expected '=full'");
+		if (!r && u64_push(&g, v))
+			r = -ENOMEM;
+		if (!r)
+			r = lex_next(lx);
+		if (r || lx->kind == TOK_SEMI)
+			break;
+		if (lx->kind != TOK_COMMA)
+			r = lex_fail(lx, "expected ',' or ';'");
+		else
+			r = lex_next(lx);
+	}
+	if (r == -ENOMEM)
+		lex_fail(lx, "out of memory");
+	p->guids = g.v;
+	p->n = g.n;
+	return r;
+}
+
+static int parse_default(struct lexer *lx)
+{
+	static const struct {
+		enum tok_kind k;
+		const char *w;
+	} want[] = {
+		{ TOK_WORD, "Default" }, { TOK_EQ, NULL },
+		{ TOK_WORD, "0x7fff" },	 { TOK_COMMA, NULL },
+		{ TOK_WORD, "ipoib" },	 { TOK_COLON, NULL },
+		{ TOK_WORD, "ALL" },	 { TOK_EQ, NULL },
+		{ TOK_WORD, "limited" }, { TOK_COMMA, NULL },
+		{ TOK_WORD, "SELF" },	 { TOK_EQ, NULL },
+		{ TOK_WORD, "full" },	 { TOK_SEMI, NULL },
+	};
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !r; i++)
+		r = expect(lx, want[i].k, want[i].w,
+			   "expected 'Default=0x7fff, ipoib : ALL=limited, "
+			   "SELF=full ;' first");
+	return r;
+}
+
+static int parse_one(struct lexer *lx, struct partitions *out, size_t *cap)
+{
+	struct partition *p;
+	uint64_t pk;
+	int r;
+
+	if (lx->kind != TOK_WORD || !name_ok(lx->word))
+		return lex_fail(lx, "expected a partition name");
+	if (out->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct partition *v = realloc(out->p, ncap * sizeof(*v));
+
+		if (!v) {
+			lex_fail(lx, "out of memory");
+			return -ENOMEM;
+		}
+		out->p = v;
+		*cap = ncap;
+	}
+	p = &out->p[out->n++];
+	memset(p, 0, sizeof(*p));
+	p->sl = -1;
+	if (strlen(lx->word) >= sizeof(p->name))
+		return lex_fail(lx, "partition name too long");
+	memcpy(p->name, lx->word, strlen(lx->word) + 1);
+	r = expect(lx, TOK_EQ, NULL, "expected '=' and a P_Key");
+	if (!r)
+		r = expect(lx, TOK_WORD, NULL, "expected a P_Key");
+	if (r)
+		return r;
+	if (hex_exact(lx->word, 4, &pk) || pk == 0 || pk >= PKEY_DEFAULT)
+		return lex_fail(lx, "expected a P_Key 0x0001..0x7ffe");
+	p->pkey = (uint16_t)pk;
+	if (out->n > 1 && p->pkey <= out->p[out->n - 2].pkey)
+		return lex_fail(lx, "partitions not in increasing P_Key order");
+	r = parse_flags(lx, p);
+	if (!r)
+		r = parse_members(lx, p);
+	return r;
+}
+
+int partitions_parse(const char *text, struct partitions *out, char *err,
+		     size_t errlen)
+{
+	struct lexer lx = { .s = text, .line = 1, .err = err, .errlen = errlen };
+	size_t cap = 0;
+	int r;
+
+	out->p = NULL;
+	out->n = 0;
+	r = parse_default(&lx);
+	while (!r) {
+		r = lex_next(&lx);
+		if (r || lx.kind == TOK_EOF)
+			break;
+		r = parse_one(&lx, out, &cap);
+	}
+	if (r)
+		partitions_free(out);
+	return r;
+}
+
+/* --- comparing ------------------------------------------------------------- */
+
+static bool partition_equal(const struct partition *a,
+			    const struct partition *b)
+{
+	return !strcmp(a->name, b->name) && a->pkey == b->pkey &&
+	       a->ipoib == b->ipoib && a->mtu == b->mtu && a->rate == b->rate &&
+	       a->sl == b->sl && a->n == b->n &&
+	       (!a->n || !memcmp(a->guids, b->guids, a->n * sizeof(*a->guids)));
+}
+
+bool partitions_equal(const struct partitions *a, const struct partitions *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (!partition_equal(&a->p[i], &b->p[i]))
+			return false;
+	return true;
+}
+
+int partitions_check(const char *text, const struct partitions *m, char *err,
+		     size_t errlen)
+{
+	struct partitions back;
+	int r = partitions_parse(text, &back, err, errlen);
+
+	if (r)
+		return r;
+	if (!partitions_equal(&back, m)) {
+		size_t i;
+
+		for (i = 0; i < back.n && i < m->n; i++)
+			if (!partition_equal(&back.p[i], &m->p[i]))
+				break;
+		if (i < m->n)
+			err_set(err, errlen,
+				"partitions.conf does not round-trip: "
+				"partition %s (0x%04x) differs",
+				m->p[i].name, m->p[i].pkey);
+		else
+			err_set(err, errlen,
+				"partitions.conf does not round-trip: "
+				"%zu partitions read back, %zu expected",
+				back.n, m->n);
+		r = -EINVAL;
+	}
+	partitions_free(&back);
+	return r;
+}
