@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -37,4 +38,21 @@ int hex_digit(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+int dec_parse_int(const char *s, int *out)
+{
+	long long v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		if (v > INT_MAX)
+			return -ERANGE;
+	}
+	*out = (int)v;
+	return 0;
 }

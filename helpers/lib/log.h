@@ -24,6 +24,12 @@ void log_msg(const char *fmt, ...) ONEIB_PRINTF(1, 2);
  */
 void err_set(char *err, size_t errlen, const char *fmt, ...) ONEIB_PRINTF(3, 4);
 
+/*
+ * "0".."2147483647", decimal digits only (no sign, blank or 0x): OpenNebula
+ * IDs and numbers in its XML. -EINVAL, or -ERANGE past INT_MAX.
+ */
+int dec_parse_int(const char *s, int *out);
+
 /* "0".."9", "a".."f", "A".."F" -> 0..15; anything else -> -1 */
 int hex_digit(char c);
 

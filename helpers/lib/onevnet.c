@@ -37,24 +37,6 @@ static struct san_str raw_text(const xmlNode *e)
 	return s;
 }
 
-/* "0".."2147483647", digits only: OpenNebula IDs. */
-static int parse_id(const char *s, int *out)
-{
-	long long v = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 /* The only <ID> child of e, as a number. */
 static int elem_id(const xmlNode *e, int *id)
 {
@@ -66,7 +48,7 @@ static int elem_id(const xmlNode *e, int *id)
 	if (count != 1)
 		return -ENOENT;
 	v = xml_leaf_text(n);
-	r = parse_id(v, id);
+	r = dec_parse_int(v, id);
 	free(v);
 	return r ? -EINVAL : 0;
 }

@@ -194,24 +194,6 @@ char *xml_leaf_text(const xmlNode *e)
 	return s;
 }
 
-/* "0".."2147483647", digits only: OpenNebula IDs. */
-static int parse_id(const char *s, int *out)
-{
-	long long v = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 /* One NIC field as a string; -ENOENT when absent. Names NIC by nic_id. */
 struct nic_ctx {
 	const xmlNode *nic;
@@ -333,7 +315,7 @@ static int nic_optional(const struct nic_ctx *c, struct ib_nic *out)
 
 	out->network_id = -1;
 	r = nic_field(c, "NETWORK_ID", &v);
-	if (r == 0 && parse_id(v, &out->network_id))
+	if (r == 0 && dec_parse_int(v, &out->network_id))
 		r = nic_bad(c, "NETWORK_ID", v, "");
 	free(v);
 	if (r && r != -ENOENT)
@@ -376,7 +358,7 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 		return -EINVAL;
 	}
 	v = xml_leaf_text(e);
-	if (!v || parse_id(v, &c.nic_id)) {
+	if (!v || dec_parse_int(v, &c.nic_id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
 		err_set(err, errlen,
@@ -486,7 +468,7 @@ static int parse_vm_id(const xmlNode *vm, int *id, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	v = xml_leaf_text(e);
-	if (!v || parse_id(v, id)) {
+	if (!v || dec_parse_int(v, id)) {
 		xmlChar *raw = xmlNodeGetContent(e);
 
 		err_set(err, errlen, "VM XML: <VM> ID '%s' is not a number",

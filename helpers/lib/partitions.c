@@ -94,31 +94,13 @@ static int leaf(const xmlNode *parent, const char *name, char **out)
 	return *out ? 0 : -EINVAL;
 }
 
-/* "0".."2147483647", digits only: OpenNebula IDs and enum states. */
-static int parse_uint(const char *s, int *out)
-{
-	long long v = 0;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		v = v * 10 + (*s - '0');
-		if (v > INT_MAX)
-			return -ERANGE;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 static int leaf_uint(const xmlNode *parent, const char *name, int *out)
 {
 	char *v;
 	int r = leaf(parent, name, &v);
 
 	if (!r)
-		r = parse_uint(v, out) ? -EINVAL : 0;
+		r = dec_parse_int(v, out) ? -EINVAL : 0;
 	free(v);
 	return r;
 }
@@ -226,7 +208,7 @@ static int tmpl_int(const struct vnet_in *vn, const xmlNode *t,
 			vn->id, vn->label_name.s, attr);
 		return -EINVAL;
 	}
-	if (parse_uint(v, &x) || x < lo || x > hi) {
+	if (dec_parse_int(v, &x) || x < lo || x > hi) {
 		char why[48];
 
 		snprintf(why, sizeof(why), "is not a number %d..%d", lo, hi);
@@ -307,7 +289,7 @@ static int vnet_clusters(struct vnet_in *vn, const xmlNode *vnet, char *err,
 		if (!xml_is_elem(c, "ID"))
 			continue;
 		v = xml_leaf_text(c);
-		if (parse_uint(v, &id)) {
+		if (dec_parse_int(v, &id)) {
 			int r = vnet_bad(vn, err, errlen, "CLUSTERS/ID", v,
 					 "is not an ID");
 			free(v);
@@ -930,7 +912,7 @@ static int small_uint(struct lexer *lx, int lo, int hi, int *out)
 		r = expect(lx, TOK_WORD, NULL, "expected a flag value");
 	if (r)
 		return r;
-	if (parse_uint(lx->word, out) || *out < lo || *out > hi ||
+	if (dec_parse_int(lx->word, out) || *out < lo || *out > hi ||
 	    (lx->word[0] == '0' && lx->word[1]))
 		return lex_fail(lx, "flag value out of range");
 	return 0;
