@@ -71,12 +71,12 @@ $(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
 	$(CC) $(CFLAGS) -o $@ $^ $(pkg_libs)
 
 # Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
-$(B)/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+$(B)/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
 		$(pkg_libs) -lcmocka
 
-$(B)/asan/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+$(B)/asan/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
 		$(pkg_libs) -lcmocka

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
@@ -28,33 +30,6 @@
 #define MAC_IB2 0x0200c0a80207ULL /* NIC 2, ib */
 
 /* --- helpers ------------------------------------------------------------- */
-
-/* tests/unit/data/<name>, found beside this source file. */
-static char *read_data(const char *name, size_t *len)
-{
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	int dirlen = slash ? (int)(slash - __FILE__) : 1;
-	char *buf;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%.*s/data/%s", dirlen,
-		 slash ? __FILE__ : ".", name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 /* stderr to a temporary file around a call; how many bytes landed there. */
 struct capture {
@@ -228,7 +203,7 @@ static void rewrite_one_exact(void **state)
 	char err[256] = "", *iface, *at;
 	xmlDocPtr in;
 	size_t len;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	assert_int_equal(domxml_rewrite(xml, len, NULL, 0, &same, err, 256), 0);
@@ -264,7 +239,7 @@ static void rewrite_one_structure(void **state)
 	xmlNodePtr hd;
 	char err[256] = "", *a, *b;
 	size_t len, i;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	assert_int_equal(domxml_rewrite(xml, len, map, 1, &out, err, 256), 0);
@@ -324,7 +299,7 @@ static void rewrite_two(void **state)
 	xmlDocPtr in, res;
 	xmlNodePtr eth;
 	size_t len, n = 0;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	assert_int_equal(domxml_rewrite(xml, len, map, 2, &out, err, 256), 0);
@@ -467,7 +442,7 @@ static void rewrite_errors_output_nothing(void **state)
 	struct strbuf out = STRBUF_INIT;
 	char err[256];
 	size_t len;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	sb_adds(&out, "earlier output\n");
@@ -641,7 +616,7 @@ static void pci_hostdevs_none_and_bad(void **state)
 	struct pci_addr *pa = NULL;
 	char err[256] = "";
 	size_t len, n = 0;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	assert_int_equal(domxml_pci_hostdevs(xml, len, &pa, &n, err, 256), 0);
@@ -765,7 +740,7 @@ static void pinned_cpus(void **state)
 	char err[256] = "";
 	bool pinned = true;
 	size_t len;
-	char *xml = read_data("deployment.0", &len);
+	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
 	assert_int_equal(domxml_pinned_cpus(xml, len, b, &pinned, err, 256), 0);

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "lib/lease.h"
 
 /* What oneib-vf writes for VM 42's NIC 0 and for a foreign domain. */
@@ -51,11 +53,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_rm_tree(tmpdir) == 0 ? 0 : -1;
 }
 
 static const char *in_dir(const char *name)

@@ -17,33 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "lib/onexml.h"
-
-static char *read_data(const char *name, size_t *len)
-{
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	int dirlen = slash ? (int)(slash - __FILE__) : 1;
-	char *buf;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%.*s/data/%s", dirlen,
-		 slash ? __FILE__ : ".", name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static void check_vm42(const struct one_vm *vm)
 {
@@ -74,7 +50,7 @@ static void vm_file(void **state)
 	struct one_vm vm;
 	char err[256] = "";
 	size_t len;
-	char *xml = read_data("vm.xml", &len);
+	char *xml = unit_read_data("vm.xml", &len);
 
 	(void)state;
 	assert_int_equal(onexml_parse_vm(xml, len, &vm, err, sizeof(err)), 0);
@@ -105,7 +81,7 @@ static void action_data(void **state)
 	size_t len;
 
 	(void)state;
-	xml = read_data("vm.xml", &len);
+	xml = unit_read_data("vm.xml", &len);
 	wrapped = malloc(sizeof(head) + len + sizeof(tail));
 	assert_non_null(wrapped);
 	snprintf(wrapped, sizeof(head) + len + sizeof(tail), "%s%s%s", head,

@@ -18,33 +18,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "lib/partitions.h"
 
-/* tests/unit/data/partitions/<name>, found beside this source file. */
+/* tests/unit/data/partitions/<name> */
 static char *read_data(const char *name, size_t *len)
 {
-	char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	int dirlen = slash ? (int)(slash - __FILE__) : 1;
-	char *buf;
-	FILE *f;
-	long n;
+	char rel[256];
 
-	snprintf(path, sizeof(path), "%.*s/data/partitions/%s", dirlen,
-		 slash ? __FILE__ : ".", name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
+	snprintf(rel, sizeof(rel), "partitions/%s", name);
+	return unit_read_data(rel, len);
 }
 
 static int build_files(const char *vms, const char *hosts, const char *vnets,

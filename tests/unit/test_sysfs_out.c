@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "lib/hca.h"
 #include "lib/json.h"
 #include "lib/onetmpl.h"
@@ -30,11 +32,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return unit_rm_tree(dir) == 0 ? 0 : -1;
 }
 
 static const char *put(const char *name, const char *content)
