@@ -16,12 +16,9 @@
 
 static xmlNodePtr first_elem(const xmlNode *parent, const char *name)
 {
-	xmlNodePtr c;
+	int n;
 
-	for (c = parent->children; c; c = c->next)
-		if (xml_is_elem(c, name))
-			return c;
-	return NULL;
+	return xml_child(parent, name, &n);
 }
 
 static bool attr_is(const xmlNode *e, const char *name, const char *value)

@@ -10,23 +10,6 @@
 
 /* --- tree walking ---------------------------------------------------------- */
 
-/* The first child element called name; *count how many there are. */
-static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
-			     int *count)
-{
-	xmlNodePtr c, found = NULL;
-
-	*count = 0;
-	for (c = parent->children; c; c = c->next) {
-		if (!xml_is_elem(c, name))
-			continue;
-		if (!found)
-			found = c;
-		(*count)++;
-	}
-	return found;
-}
-
 /* What an element holds, for an error line: "<x>" and all, sanitized. */
 static struct san_str raw_text(const xmlNode *e)
 {
@@ -44,7 +27,7 @@ static int elem_id(const xmlNode *e, int *id)
 	int count, r;
 	char *v;
 
-	n = child_elem(e, "ID", &count);
+	n = xml_child(e, "ID", &count);
 	if (count != 1)
 		return -ENOENT;
 	v = xml_leaf_text(n);
@@ -97,7 +80,7 @@ static int tmpl_field(const struct vnet_ctx *c, const char *name, char **out)
 	*out = NULL;
 	if (!c->tmpl)
 		return -ENOENT;
-	e = child_elem(c->tmpl, name, &count);
+	e = xml_child(c->tmpl, name, &count);
 	if (!e)
 		return -ENOENT;
 	vnet_label(c->vn, label);
@@ -244,7 +227,7 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 			label, str_sanitize((const char *)root->name).s);
 		return -EINVAL;
 	}
-	child_elem(root, "ID", &count);
+	xml_child(root, "ID", &count);
 	if (count != 1) {
 		err_set(err, errlen, "%s: <VNET> has %s", label,
 			count ? "more than one <ID>" : "no <ID>");
@@ -259,7 +242,7 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 			id_hint, vn->id);
 		return -EINVAL;
 	}
-	e = child_elem(root, "NAME", &count);
+	e = xml_child(root, "NAME", &count);
 	if (e && count == 1) {
 		char *v = xml_leaf_text(e);
 
@@ -291,7 +274,7 @@ int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 	r = vnet_head(root, id_hint, vn, err, errlen);
 	if (r)
 		goto out;
-	c.tmpl = child_elem(root, "TEMPLATE", &count);
+	c.tmpl = xml_child(root, "TEMPLATE", &count);
 	if (count > 1) {
 		vnet_label(vn, label);
 		err_set(err, errlen, "%s: TEMPLATE given twice", label);
@@ -314,19 +297,7 @@ out:
 
 static bool vnet_is_ib(const xmlNode *vnet)
 {
-	const xmlNode *c;
-	bool ib = false;
-
-	for (c = vnet->children; c && !ib; c = c->next) {
-		char *v;
-
-		if (!xml_is_elem(c, "VN_MAD"))
-			continue;
-		v = xml_leaf_text(c);
-		ib = v && strcmp(v, "ib") == 0;
-		free(v);
-	}
-	return ib;
+	return xml_has_leaf(vnet, "VN_MAD", "ib");
 }
 
 static int pool_add(struct vnet_pool *p, size_t *cap, const struct vnet_use *u)
@@ -412,7 +383,7 @@ int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,
 		}
 		if (!vnet_is_ib(c))
 			continue;
-		name = child_elem(c, "NAME", &count);
+		name = xml_child(c, "NAME", &count);
 		if (name) {
 			v = xml_leaf_text(name);
 			u.name = str_sanitize(v);
@@ -577,12 +548,12 @@ int onevnet_vm_id(const char *xml, size_t len, int *id, char *err,
 	}
 	r = elem_id(root, id);
 	if (r == -ENOENT) {
-		child_elem(root, "ID", &count);
+		xml_child(root, "ID", &count);
 		err_set(err, errlen, "VM XML: <VM> has %s",
 			count ? "more than one <ID>" : "no <ID>");
 	} else if (r) {
 		err_set(err, errlen, "VM XML: <VM> ID '%s' is not a number",
-			raw_text(child_elem(root, "ID", &count)).s);
+			raw_text(xml_child(root, "ID", &count)).s);
 	}
 out:
 	xmlFreeDoc(doc);

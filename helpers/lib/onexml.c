@@ -155,21 +155,46 @@ bool xml_is_elem(const xmlNode *n, const char *name)
 	       xmlStrcmp(n->name, BAD_CAST name) == 0;
 }
 
+xmlNodePtr xml_child(const xmlNode *parent, const char *name, int *count)
+{
+	xmlNodePtr c, found = NULL;
+
+	*count = 0;
+	for (c = parent->children; c; c = c->next) {
+		if (!xml_is_elem(c, name))
+			continue;
+		if (!found)
+			found = c;
+		(*count)++;
+	}
+	return found;
+}
+
+bool xml_has_leaf(const xmlNode *parent, const char *name, const char *value)
+{
+	const xmlNode *c;
+	bool eq = false;
+
+	for (c = parent->children; c && !eq; c = c->next) {
+		char *v;
+
+		if (!xml_is_elem(c, name))
+			continue;
+		v = xml_leaf_text(c);
+		eq = v && strcmp(v, value) == 0;
+		free(v);
+	}
+	return eq;
+}
+
 /* The only child element called name; *twice when there are more. */
 static xmlNodePtr child_elem(const xmlNode *parent, const char *name,
 			     bool *twice)
 {
-	xmlNodePtr c, found = NULL;
+	int n;
+	xmlNodePtr found = xml_child(parent, name, &n);
 
-	*twice = false;
-	for (c = parent->children; c; c = c->next) {
-		if (!xml_is_elem(c, name))
-			continue;
-		if (found)
-			*twice = true;
-		else
-			found = c;
-	}
+	*twice = n > 1;
 	return found;
 }
 
@@ -384,19 +409,7 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 /* A NIC is ours when one of its VN_MAD says "ib" (two are refused later). */
 static bool nic_is_ib(const xmlNode *nic)
 {
-	const xmlNode *c;
-	bool ib = false;
-
-	for (c = nic->children; c && !ib; c = c->next) {
-		char *v;
-
-		if (!xml_is_elem(c, "VN_MAD"))
-			continue;
-		v = xml_leaf_text(c);
-		ib = v && strcmp(v, "ib") == 0;
-		free(v);
-	}
-	return ib;
+	return xml_has_leaf(nic, "VN_MAD", "ib");
 }
 
 /* Two IB NICs of one VM must differ in NIC_ID and MAC (the GUID's source). */

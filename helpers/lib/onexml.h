@@ -82,6 +82,11 @@ bool xml_is_elem(const xmlNode *n, const char *name);
  * or on ENOMEM.
  */
 char *xml_leaf_text(const xmlNode *e);
+/* The first child element called name; *count how many there are. */
+xmlNodePtr xml_child(const xmlNode *parent, const char *name, int *count);
+/* Does some child element called name hold exactly the text value?
+ * (<NIC><VN_MAD>ib</VN_MAD>...: xml_has_leaf(nic, "VN_MAD", "ib")) */
+bool xml_has_leaf(const xmlNode *parent, const char *name, const char *value);
 
 /*
  * A value quoted in an error line: bytes outside printable ASCII become '?'

@@ -66,16 +66,8 @@ static void u64_sort_unique(struct u64vec *a)
 static xmlNodePtr only_child(const xmlNode *parent, const char *name,
 			     int *count)
 {
-	xmlNodePtr c, found = NULL;
+	xmlNodePtr found = xml_child(parent, name, count);
 
-	*count = 0;
-	for (c = parent->children; c; c = c->next) {
-		if (!xml_is_elem(c, name))
-			continue;
-		if (!found)
-			found = c;
-		(*count)++;
-	}
 	return *count == 1 ? found : NULL;
 }
 
