@@ -102,21 +102,30 @@ static int ofed_path(const struct vf_target *t, enum field f, char *buf,
 			t->index, field_file[f]);
 }
 
+/* One OFED file's value; path is kept for the caller's messages. */
+static int ofed_read(const struct vf_target *t, enum field f,
+		     char path[PATH_MAX], char val[SYSFS_VALUE_MAX], char *err,
+		     size_t errlen)
+{
+	int r = ofed_path(t, f, path, PATH_MAX);
+
+	if (!r)
+		r = sysfs_read_str(path, val, SYSFS_VALUE_MAX);
+	if (r)
+		err_set(err, errlen, "%s: cannot read %s: %s", t->vf_bdf, path,
+			strerror(-r));
+	return r;
+}
+
 /* "02:00:c0:ff:fe:a8:01:05" -> 0x0200c0fffea80105 from one OFED file. */
 static int ofed_read_guid(const struct vf_target *t, enum field f, uint64_t *g,
 			  char *err, size_t errlen)
 {
 	char path[PATH_MAX], val[SYSFS_VALUE_MAX];
-	int r;
+	int r = ofed_read(t, f, path, val, err, errlen);
 
-	r = ofed_path(t, f, path, sizeof(path));
-	if (!r)
-		r = sysfs_read_str(path, val, sizeof(val));
-	if (r) {
-		err_set(err, errlen, "%s: cannot read %s: %s", t->vf_bdf, path,
-			strerror(-r));
+	if (r)
 		return r;
-	}
 	if (guid_parse_bytes(val, g)) {
 		err_set(err, errlen, "%s: %s: not a GUID: '%.40s'", t->vf_bdf,
 			path, val);
@@ -130,16 +139,10 @@ static int ofed_read_policy(const struct vf_target *t, uint32_t *state,
 {
 	char path[PATH_MAX], val[SYSFS_VALUE_MAX];
 	uint32_t s;
-	int r;
+	int r = ofed_read(t, F_POLICY, path, val, err, errlen);
 
-	r = ofed_path(t, F_POLICY, path, sizeof(path));
-	if (!r)
-		r = sysfs_read_str(path, val, sizeof(val));
-	if (r) {
-		err_set(err, errlen, "%s: cannot read %s: %s", t->vf_bdf, path,
-			strerror(-r));
+	if (r)
 		return r;
-	}
 	for (s = 0; s <= NL_VF_STATE_DISABLE; s++)
 		if (!strcmp(val, policy_name[s])) {
 			*state = s;
