@@ -7,6 +7,12 @@
  *   oneib-pkey unmap 0000:3b:00.2 [--port 1]
  *   oneib-pkey show  0000:3b:00.2 [--port 1]
  *
+ * and, on the subnet manager's host, the fabric's partitions (decision 7):
+ *
+ *   { onevm list -x; onehost list -x; onevnet list -x; } |
+ *       oneib-pkey partitions --output /etc/opensm/partitions.conf -
+ *   oneib-pkey verify --conf /etc/opensm/partitions.conf
+ *
  * It trusts no argument: each is parsed once into a typed value and checked
  * (a VF of an InfiniBand PF on this host, a GUID neither zero nor all ones,
  * a tenant P_Key: 0x0001-0x7ffe once the membership bit is masked) before
@@ -15,14 +21,21 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <infiniband/umad.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/conffile.h"
 #include "lib/guid.h"
 #include "lib/log.h"
+#include "lib/opensm.h"
+#include "lib/partitions.h"
 #include "lib/pci.h"
 #include "lib/pkey.h"
+#include "lib/pools.h"
+#include "lib/smp.h"
 #include "lib/strbuf.h"
 #include "lib/vf.h"
 
@@ -32,8 +45,449 @@ static void usage(FILE *f)
 {
 	fputs("usage: oneib-pkey map VF GUID PKEY [--port N]\n"
 	      "       oneib-pkey unmap VF [--port N]\n"
-	      "       oneib-pkey show VF [--port N]\n",
+	      "       oneib-pkey show VF [--port N]\n"
+	      "       oneib-pkey partitions [--output FILE [--backup FILE]\n"
+	      "                  [--pid-file FILE | --reload-cmd CMD | "
+	      "--no-reload]] [XML...]\n"
+	      "       oneib-pkey verify [--conf FILE | XML...] [--ca NAME] "
+	      "[--port N]\n"
+	      "XML: `onevm list -x`, `onehost list -x`, `onevnet list -x` "
+	      "output, as files\nor on standard input (-, the default).\n",
 	      f);
+}
+
+/* --- partitions ----------------------------------------------------------- */
+
+/* The three pools from the XML arguments ("-" or none: standard input). */
+static int read_pools(int n, char **args, struct pools *p, char *err,
+		      size_t errlen)
+{
+	bool stdin_read = false;
+	int i, r = 0;
+
+	for (i = 0; i < (n ? n : 1) && !r; i++) {
+		const char *a = n ? args[i] : "-";
+		struct strbuf sb = STRBUF_INIT;
+		const char *origin = a;
+
+		if (!strcmp(a, "-")) {
+			if (stdin_read) {
+				err_set(err, errlen, "- given twice");
+				return -EINVAL;
+			}
+			stdin_read = true;
+			origin = "standard input";
+			r = sb_read(&sb, stdin, CONFFILE_MAX);
+		} else {
+			r = sb_read_file(&sb, a, CONFFILE_MAX);
+		}
+		if (r)
+			err_set(err, errlen, "%.200s: %s", origin,
+				strerror(-r));
+		else
+			r = pools_add(p, origin, sb_str(&sb), sb.len, err,
+				      errlen);
+		sb_release(&sb);
+	}
+	return r ? r : pools_finish(p, err, errlen);
+}
+
+/* The desired partitions from the cloud's XML, rendered and read back. */
+static int desired_from_xml(int n, char **args, struct partitions *m,
+			    struct strbuf *text, char *err, size_t errlen)
+{
+	struct pools p = POOLS_INIT;
+	int r;
+
+	r = read_pools(n, args, &p, err, errlen);
+	if (!r)
+		r = partitions_build(p.doc[POOL_VM].buf, p.doc[POOL_VM].len,
+				     p.doc[POOL_HOST].buf, p.doc[POOL_HOST].len,
+				     p.doc[POOL_VNET].buf, p.doc[POOL_VNET].len,
+				     m, err, errlen);
+	pools_release(&p);
+	if (!r && partitions_render(m, text)) {
+		err_set(err, errlen, "partitions: out of memory");
+		r = -ENOMEM;
+	}
+	/* Never hand opensm a file its grammar would read differently. */
+	if (!r && partitions_check(sb_str(text), m, err, errlen))
+		r = -EINVAL;
+	return r;
+}
+
+static size_t members(const struct partitions *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->n; i++)
+		n += m->p[i].n;
+	return n;
+}
+
+struct reload {
+	const char *pid_file, *cmd;
+	bool none;
+};
+
+/* After a new file is in place: 0, or 1 with the reason on stderr. */
+static int reload_opensm(const struct reload *how, const char *file)
+{
+	char err[ERRLEN] = "";
+	pid_t pid;
+	int r;
+
+	if (how->none)
+		return 0;
+	if (how->pid_file) {
+		r = opensm_hup_pidfile(how->pid_file, &pid, err, sizeof(err));
+		if (!r)
+			printf("opensm %ld: SIGHUP, re-reading %s\n", (long)pid,
+			       file);
+	} else if (how->cmd) {
+		r = opensm_run_cmd(how->cmd, err, sizeof(err));
+		if (!r)
+			printf("reload command done: %s\n", how->cmd);
+	} else {
+		r = opensm_hup_all(err, sizeof(err));
+		if (r == 0)
+			log_msg("warning: no opensm is running; it reads %s "
+				"when it starts",
+				file);
+		else if (r > 0)
+			printf("opensm: SIGHUP to %d process%s, re-reading "
+			       "%s\n",
+			       r, r == 1 ? "" : "es", file);
+		r = r < 0 ? r : 0;
+	}
+	if (r) {
+		log_msg("%s installed, but opensm was not told: %s", file, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* --- verify -------------------------------------------------------------- */
+
+struct membership {
+	uint64_t guid;
+	uint16_t pkey; /* full member: 0x8000 set */
+};
+
+static int cmp_membership(const void *a, const void *b)
+{
+	const struct membership *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->pkey < y->pkey ? -1 : x->pkey > y->pkey;
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every (member GUID, full P_Key) of the model, sorted by GUID. */
+static struct membership *memberships(const struct partitions *m, size_t *n)
+{
+	struct membership *v = malloc((members(m) + 1) * sizeof(*v));
+	size_t i, j;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < m->n; i++)
+		for (j = 0; j < m->p[i].n; j++) {
+			v[*n].guid = m->p[i].guids[j];
+			v[(*n)++].pkey = (uint16_t)(m->p[i].pkey | 0x8000);
+		}
+	qsort(v, *n, sizeof(*v), cmp_membership);
+	return v;
+}
+
+static size_t first_of(const struct membership *v, size_t n, uint64_t g)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].guid < g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void print_keys(const uint16_t *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf(" 0x%04x", k[i]);
+	if (!n)
+		fputs(" (none)", stdout);
+}
+
+/*
+ * One end port against the model: what it should hold is the default
+ * partition (full on the SM's port, limited elsewhere) plus, as a full
+ * member, every partition listing its GUID. 1 when it differs.
+ */
+static int verify_port(const struct fabric_port *fp, uint16_t sm_lid,
+		       const struct membership *v, size_t nv, bool *found)
+{
+	uint16_t want[PARTITIONS_MLX4_MAX_PKEYS * 2], *have;
+	size_t nw = 0, i = first_of(v, nv, fp->port_guid), j;
+	int diff = 0;
+
+	want[nw++] = fp->lid && fp->lid == sm_lid ? 0xffff : 0x7fff;
+	for (; i < nv && v[i].guid == fp->port_guid; i++) {
+		*found = true;
+		if (nw < sizeof(want) / sizeof(want[0]))
+			want[nw++] = v[i].pkey;
+		else
+			diff = 1; /* more than any port's table holds */
+	}
+	have = malloc((fp->npkeys + 1) * sizeof(*have));
+	if (!have)
+		return 1;
+	memcpy(have, fp->pkeys, fp->npkeys * sizeof(*have));
+	qsort(have, fp->npkeys, sizeof(*have), cmp_u16);
+	qsort(want, nw, sizeof(*want), cmp_u16);
+	if (nw != fp->npkeys)
+		diff = 1;
+	for (j = 0; j < nw && !diff; j++)
+		diff = want[j] != have[j];
+	if (diff) {
+		char g[GUID_STRLEN];
+
+		guid_fmt_hex(fp->port_guid, g);
+		printf("drift: port %s (lid %u, \"%s\") holds", g, fp->lid,
+		       fp->desc);
+		print_keys(have, fp->npkeys);
+		fputs(", should hold", stdout);
+		print_keys(want, nw);
+		putchar('\n');
+	}
+	free(have);
+	return diff;
+}
+
+static int verify(const struct partitions *m, const struct fabric *f)
+{
+	size_t nv, i, drift = 0, present = 0, absent = 0;
+	struct membership *v = memberships(m, &nv);
+
+	if (!v) {
+		log_msg("verify: out of memory");
+		return 1;
+	}
+	for (i = 0; i < f->n; i++) {
+		bool found = false;
+
+		drift +=
+			(size_t)verify_port(&f->p[i], f->sm_lid, v, nv, &found);
+	}
+	/* Members the SM could not find: VMs whose VF is not up yet, or
+	 * ConnectX-3 alias GUIDs, which are never ports of their own. */
+	for (i = 0; i < nv; i++) {
+		size_t k;
+		bool there = false;
+
+		if (i && v[i].guid == v[i - 1].guid)
+			continue;
+		for (k = 0; k < f->n && !there; k++)
+			there = f->p[k].port_guid == v[i].guid;
+		there ? present++ : absent++;
+	}
+	printf("verify: %zu end ports, %zu switches, %zu partitions; %zu "
+	       "member ports in the fabric, %zu not; %zu ports differ\n",
+	       f->n, f->switches, m->n, present, absent, drift);
+	free(v);
+	return drift ? 1 : 0;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf", required_argument, NULL, 'f' },
+		{ "ca", required_argument, NULL, 'C' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strbuf text = STRBUF_INIT;
+	struct partitions m = { 0 };
+	struct fabric f = { 0 };
+	const char *conf = NULL, *ca = NULL;
+	char err[ERRLEN] = "", *end;
+	int o, r, port = 0, timeout = 200;
+
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'f':
+			conf = optarg;
+			break;
+		case 'C':
+			ca = optarg;
+			if (!*ca || strlen(ca) >= UMAD_CA_NAME_LEN ||
+			    strchr(ca, '/') || ca[0] == '.') {
+				log_msg("verify: --ca '%.40s': not a device "
+					"name",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+		case 't':
+			r = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || r < 1 ||
+			    r > (o == 'p' ? 254 : 60000)) {
+				log_msg("verify: '%.20s': not a %s", optarg,
+					o == 'p' ? "port number"
+						 : "timeout in ms (1-60000)");
+				return 2;
+			}
+			*(o == 'p' ? &port : &timeout) = r;
+			break;
+		default:
+			log_msg("verify: %.40s: unknown option or missing "
+				"value (usage: oneib-pkey --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (conf && optind < argc) {
+		log_msg("verify: --conf or XML, not both");
+		return 2;
+	}
+	if (conf) {
+		r = sb_read_file(&text, conf, CONFFILE_MAX);
+		if (r)
+			err_set(err, sizeof(err), "%.200s: %s", conf,
+				strerror(-r));
+		else
+			r = partitions_parse(sb_str(&text), &m, err,
+					     sizeof(err));
+	} else {
+		r = desired_from_xml(argc - optind, argv + optind, &m, &text,
+				     err, sizeof(err));
+	}
+	if (!r)
+		r = fabric_scan(ca, port, timeout, &f, err, sizeof(err));
+	if (r) {
+		log_msg("verify: %s", err);
+		r = 2;
+	} else {
+		r = verify(&m, &f);
+	}
+	fabric_free(&f);
+	partitions_free(&m);
+	sb_release(&text);
+	return r;
+}
+
+static int cmd_partitions(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "backup", required_argument, NULL, 'b' },
+		{ "pid-file", required_argument, NULL, 'p' },
+		{ "reload-cmd", required_argument, NULL, 'c' },
+		{ "no-reload", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strbuf text = STRBUF_INIT, bak = STRBUF_INIT;
+	struct partitions m = { 0 };
+	struct reload how = { 0 };
+	const char *out = NULL, *backup = NULL;
+	char err[ERRLEN] = "";
+	int o, r, reloads = 0;
+
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'b':
+			backup = optarg;
+			break;
+		case 'p':
+			how.pid_file = optarg;
+			reloads++;
+			break;
+		case 'c':
+			how.cmd = optarg;
+			reloads++;
+			break;
+		case 'n':
+			how.none = true;
+			reloads++;
+			break;
+		default:
+			log_msg("partitions: %.40s: unknown option or missing "
+				"value (usage: oneib-pkey --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (reloads > 1 || ((reloads || backup) && !out)) {
+		log_msg("partitions: --backup and one of --pid-file, "
+			"--reload-cmd, --no-reload go with --output");
+		return 2;
+	}
+	if (out && (!*out || (backup && !strcmp(out, backup)))) {
+		log_msg("partitions: --output '%.200s' is not a file name "
+			"distinct from the backup",
+			out);
+		return 2;
+	}
+	r = desired_from_xml(argc - optind, argv + optind, &m, &text, err,
+			     sizeof(err));
+	if (r) {
+		log_msg("partitions: %s", err);
+		r = 1;
+		goto out;
+	}
+	if (!out) {
+		r = fwrite(text.buf, 1, text.len, stdout) == text.len ? 0 : 1;
+		goto out;
+	}
+	if (!backup) {
+		if (sb_addf(&bak, "%s.bak", out)) {
+			log_msg("partitions: out of memory");
+			r = 1;
+			goto out;
+		}
+		backup = sb_str(&bak);
+	}
+	r = conffile_install(out, backup, text.buf, text.len, err, sizeof(err));
+	if (r < 0) {
+		log_msg("partitions: %s; nothing installed", err);
+		r = 1;
+	} else if (r == 1) {
+		printf("%s: unchanged (%zu partitions, %zu members)\n", out,
+		       m.n, members(&m));
+		r = 0;
+	} else {
+		printf("%s: installed (%zu partitions, %zu members)%s%s\n", out,
+		       m.n, members(&m),
+		       r == 2 ? "" : ", previous file kept as ",
+		       r == 2 ? "" : backup);
+		r = reload_opensm(&how, out);
+	}
+out:
+	partitions_free(&m);
+	sb_release(&text);
+	sb_release(&bak);
+	return r;
 }
 
 /* "0x0200c0fffea80105" (any GUID form) -> a GUID a port may carry. */
@@ -87,8 +541,12 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	cmd = argv[1];
-	optind = 2;
 	opterr = 0; /* one line of ours, not getopt's */
+	if (!strcmp(cmd, "partitions"))
+		return cmd_partitions(argc, argv);
+	if (!strcmp(cmd, "verify"))
+		return cmd_verify(argc, argv);
+	optind = 2;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'p':

@@ -44,6 +44,8 @@
 #                          ibsim + opensm.  Exports UMAD2SIM IBSIM_SOCKNAME
 #                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG.
 #   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
+#   sim_opensm_sweeps      print how many heavy sweeps opensm has finished.
+#   sim_opensm_wait_sweep N  wait until more than N heavy sweeps finished.
 #   sim_client NODE cmd... run an IB client attached to fabric node NODE.
 #   sim_lid NODE           print the LID of NODE's port 1.
 #   sim_ibsim CMD...       send a command to the ibsim console (e.g. "Unlink \"Hca4\"").
@@ -581,6 +583,16 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 
 _tl_subnet_ups() { grep -c "SUBNET UP" "$SIM_OPENSM_LOG"; }
 _tl_subnet_ups_gt() { [ "$(_tl_subnet_ups)" -gt "$1" ]; }
+sim_opensm_sweeps() { _tl_subnet_ups; }
+
+# Wait until opensm has finished more than N heavy sweeps (after something
+# else, e.g. the code under test, sent it SIGHUP).
+sim_opensm_wait_sweep() { # N
+	if ! wait_for 20 _tl_subnet_ups_gt "${1:?sim_opensm_wait_sweep: N}"; then
+		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log
+		die "opensm did not finish a sweep within 20 s"
+	fi
+}
 
 # Make opensm re-read its config (partitions) and wait until the heavy
 # sweep this triggers has completed (each heavy sweep logs "SUBNET UP").

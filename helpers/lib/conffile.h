@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Replacing a configuration file another daemon reads (opensm's
+ * partitions.conf) so that it sees the old file or the new one, never a
+ * mix, and so that an unchanged file is not touched at all:
+ *
+ *   read FILE                  identical to the new text -> done, unchanged
+ *   FILE.bak.XXXXXX <- old     fsync, rename over the backup: the previous
+ *                              file is kept whole
+ *   FILE.XXXXXX     <- new     mode of the old file, fsync
+ *   rename over FILE           atomic; then fsync the directory
+ *
+ * On any failure the temporary file is removed and FILE is as it was.
+ * FILE must be a regular file or absent (a symlink is refused: root would
+ * otherwise write wherever it points).
+ */
+#ifndef ONEIB_CONFFILE_H
+#define ONEIB_CONFFILE_H
+
+#include <stddef.h>
+
+/* Larger than any partitions.conf the renderer can write. */
+#define CONFFILE_MAX ((size_t)1 << 30)
+
+/*
+ * 1 when path already holds exactly text (nothing written), 0 when
+ * installed over an older file (kept as backup unless that is NULL), 2 when
+ * installed where there was no file, -errno with one line in err.
+ */
+int conffile_install(const char *path, const char *backup, const char *text,
+		     size_t len, char *err, size_t errlen);
+
+#endif
