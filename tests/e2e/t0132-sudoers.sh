@@ -1,6 +1,7 @@
 #!/bin/bash
 # The shipped sudoers rule parses, and gives oneadmin exactly oneib-pkey
-# map, unmap and show as root: no other command, no other helper.
+# map, unmap and show, and partitions/verify with their pinned arguments,
+# as root: no other command, no other helper, no other file.
 . "$(dirname "$0")/../lib/test-lib.sh"
 sim_host none
 command -v visudo >/dev/null || die "sudo not installed"
@@ -30,6 +31,17 @@ assert_ok "unmap allowed" -- allowed /usr/sbin/oneib-pkey unmap 0000:3b:00.2 --p
 assert_ok "show allowed" -- allowed /usr/sbin/oneib-pkey show 0000:3b:00.2
 assert_fail "a shell is not" -- allowed /bin/sh
 assert_fail "oneib-pkey without a subcommand is not" -- allowed /usr/sbin/oneib-pkey
+assert_ok "partitions into opensm's file allowed" -- \
+	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf -
+assert_ok "verify of that file allowed" -- \
+	allowed /usr/sbin/oneib-pkey verify --conf /etc/opensm/partitions.conf
+assert_fail "partitions into another file is not" -- \
+	allowed /usr/sbin/oneib-pkey partitions --output /etc/shadow -
+assert_fail "partitions with a reload command of oneadmin's choice is not" -- \
+	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf \
+	--reload-cmd /bin/sh -
+assert_fail "partitions reading a file of oneadmin's choice is not" -- \
+	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf /root/x
 assert_fail "another subcommand is not" -- allowed /usr/sbin/oneib-pkey partitions
 assert_fail "a copy under the synced remotes is not" -- allowed /var/tmp/one/ib/bin/oneib-pkey map 0000:3b:00.2 0x1 0x8101
 test_done
