@@ -141,6 +141,8 @@ struct model_in {
 	struct vnet_in *v; /* sorted by pkey once the pool is read */
 	size_t n;
 	struct id_index *by_id; /* sorted by VNET ID, for the VMs' NICs */
+	int *pending; /* ib networks not READY (yet): no partition */
+	size_t npending;
 };
 
 static void model_in_free(struct model_in *m)
@@ -153,6 +155,7 @@ static void model_in_free(struct model_in *m)
 	}
 	free(m->v);
 	free(m->by_id);
+	free(m->pending);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -414,6 +417,31 @@ static int check_collisions(const struct model_in *m, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * OpenNebula 6.4+ networks have a STATE: vnet_create runs after
+ * one.vn.allocate returns (LOCK_CREATE, no IB_PKEY yet), and a network it
+ * refused stays in ERROR. Only READY (1) and UPDATE_FAILURE (6, in use,
+ * its last update failed) networks have a partition; older networks have
+ * no STATE and are all ready.
+ */
+static bool vnet_ready(const xmlNode *vnet, int *state)
+{
+	*state = 1;
+	if (leaf_uint(vnet, "STATE", state) == -ENOENT)
+		return true;
+	return *state == 1 || *state == 6;
+}
+
+static bool vnet_pending(const struct model_in *m, int id)
+{
+	size_t i;
+
+	for (i = 0; i < m->npending; i++)
+		if (m->pending[i] == id)
+			return true;
+	return false;
+}
+
 static int read_vnets(const char *xml, size_t len, struct model_in *m,
 		      char *err, size_t errlen)
 {
@@ -428,11 +456,27 @@ static int read_vnets(const char *xml, size_t len, struct model_in *m,
 	if (!root)
 		goto out;
 	for (c = root->children; c; c = c->next) {
+		int id, st;
+
 		if (!xml_is_elem(c, "VNET"))
 			continue;
 		nth++;
 		if (!leaf_is(c, "VN_MAD", "ib"))
 			continue;
+		if (!vnet_ready(c, &st) && !leaf_uint(c, "ID", &id)) {
+			int *p = realloc(m->pending,
+					 (m->npending + 1) * sizeof(*p));
+
+			if (!p) {
+				err_set(err, errlen,
+					"VNET pool: out of memory");
+				r = -ENOMEM;
+				goto out;
+			}
+			m->pending = p;
+			m->pending[m->npending++] = id;
+			continue;
+		}
 		if (m->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct vnet_in *v = realloc(m->v, ncap * sizeof(*v));
@@ -483,16 +527,23 @@ static int vm_nic(const xmlNode *nic, int vm_id, struct model_in *m, char *err,
 	char *mac_s = NULL;
 	uint64_t mac;
 	int net, nic_id = -1, r;
+	bool ib = leaf_is(nic, "VN_MAD", "ib");
 
-	if (!leaf_is(nic, "VN_MAD", "ib"))
-		return 0;
 	leaf_uint(nic, "NIC_ID", &nic_id);
 	if (leaf_uint(nic, "NETWORK_ID", &net)) {
+		if (!ib)
+			return 0; /* not on a network of the pool */
 		err_set(err, errlen, "VM %d NIC %d: no NETWORK_ID", vm_id,
 			nic_id);
 		return -EINVAL;
 	}
 	vn = find_vnet(m, net);
+	/*
+	 * `onevm list -x` (the short VM body since 5.12) lists a NIC without
+	 * VN_MAD: a NIC is InfiniBand when its network is, whatever the form.
+	 */
+	if (!vn && (!ib || vnet_pending(m, net)))
+		return 0;
 	if (!vn) {
 		err_set(err, errlen,
 			"VM %d NIC %d: network %d is not an InfiniBand network "

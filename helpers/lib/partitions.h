@@ -17,8 +17,11 @@
  * One member per line: opensm reads the file with fgets() into a fixed
  * buffer, so a long member list on one line would be cut mid-GUID.
  *
- * Membership of the partition of an "ib" network (VN_MAD "ib" in the pool):
- * - the port GUID guid_from_mac(MAC) of every NIC with that NETWORK_ID of
+ * Membership of the partition of an "ib" network (VN_MAD "ib" in the pool,
+ * and READY or UPDATE_FAILURE when it has a STATE: OpenNebula 6.4+ lists a
+ * network vnet_create has not finished or refused, without IB_PKEY):
+ * - the port GUID guid_from_mac(MAC) of every NIC with that NETWORK_ID (with
+ *   or without VN_MAD: `onevm list -x` prints NICs without it) of
  *   every VM that has a host: STATE 3 ACTIVE with any LCM_STATE but 0
  *   (LCM_INIT; PROLOG, BOOT, RUNNING, MIGRATE, HOTPLUG, EPILOG, the *_FAILURE
  *   and *_UNKNOWN states all still hold the host and its VF lease),

@@ -2,7 +2,8 @@
 # The cloud of tests/e2e/data/fabric-tenants.net as OpenNebula would list
 # it (`onevm list -x`, `onehost list -x`, `onevnet list -x`), with the
 # elements the partitions renderer reads, in OpenNebula's shapes (CDATA
-# values, NIC attributes inherited from the network).
+# values; the VMs in the short body `onevm list -x` prints since 5.12,
+# whose NICs have no VN_MAD).
 #
 #   cloud_vnets            two tenants: VNET 5 "tenant-a" IB_PKEY 0x8101,
 #                          VNET 7 "tenant-b" IB_PKEY 0x8102, cluster 100
@@ -65,7 +66,7 @@ cloud_vms() {
 		    <STATE>$st</STATE><LCM_STATE>$lcm</LCM_STATE>
 		    <TEMPLATE>
 		      <NIC><MAC><![CDATA[$mac]]></MAC><NETWORK_ID><![CDATA[$net]]></NETWORK_ID>
-		        <NIC_ID><![CDATA[0]]></NIC_ID><VN_MAD><![CDATA[ib]]></VN_MAD></NIC>
+		        <NIC_ID><![CDATA[0]]></NIC_ID><NETWORK><![CDATA[tenant]]></NETWORK></NIC>
 		    </TEMPLATE>
 		    <HISTORY_RECORDS><HISTORY><HOSTNAME><![CDATA[$host]]></HOSTNAME></HISTORY></HISTORY_RECORDS>
 		  </VM>

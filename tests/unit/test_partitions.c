@@ -172,6 +172,72 @@ static void empty_cloud_is_default_only(void **state)
 	"<PORT_GUID>" guid "</PORT_GUID><DRIVER>mlx4_core</DRIVER>"            \
 	"</IB_PF></TEMPLATE></HOST></HOST_POOL>"
 
+/*
+ * `onevm list -x` gives the short VM body: NICs without VN_MAD. A NIC is
+ * InfiniBand because its network is; a NIC on another network, or on no
+ * network of the pool, is not.
+ */
+static void short_form_nics(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str("<VM_POOL><VM><ID>42</ID><STATE>3</STATE>"
+			  "<LCM_STATE>3</LCM_STATE><TEMPLATE>"
+			  "<NIC><MAC>02:00:c0:a8:01:05</MAC>"
+			  "<NETWORK_ID>5</NETWORK_ID><NIC_ID>0</NIC_ID></NIC>"
+			  "<NIC><MAC>02:00:c0:a8:01:06</MAC>"
+			  "<NETWORK_ID>2</NETWORK_ID><NIC_ID>1</NIC_ID></NIC>"
+			  "<NIC><MAC>02:00:c0:a8:01:07</MAC><NIC_ID>2</NIC_ID>"
+			  "</NIC></TEMPLATE></VM></VM_POOL>",
+			  "<HOST_POOL/>",
+			  "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+			  "<VNET><ID>2</ID><VN_MAD>bridge</VN_MAD></VNET>"
+			  "</VNET_POOL>",
+			  &m, err, sizeof(err)),
+		0);
+	assert_string_equal(err, "");
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.p[0].n, 1);
+	assert_true(m.p[0].guids[0] == 0x0200c0fffea80105ULL);
+	partitions_free(&m);
+}
+
+/*
+ * OpenNebula 6.4+: a network vnet_create has not finished (LOCK_CREATE, no
+ * IB_PKEY yet) or refused (ERROR) has no partition and fails nothing; READY
+ * and UPDATE_FAILURE ones do have one.
+ */
+static void networks_not_ready_have_no_partition(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str(VM_NIC("02:00:c0:a8:01:05"), "<HOST_POOL/>",
+			  "<VNET_POOL>"
+			  "<VNET><ID>5</ID><STATE>2</STATE><VN_MAD>ib</VN_MAD>"
+			  "<TEMPLATE/></VNET>"
+			  "<VNET><ID>6</ID><STATE>5</STATE><VN_MAD>ib</VN_MAD>"
+			  "<TEMPLATE/></VNET>"
+			  "<VNET><ID>7</ID><STATE>6</STATE><VN_MAD>ib</VN_MAD>"
+			  "<TEMPLATE>" PKEY("0x8102") "</TEMPLATE></VNET>"
+			  "<VNET><ID>8</ID><STATE>1</STATE><VN_MAD>ib</VN_MAD>"
+			  "<TEMPLATE>" PKEY("0x8103") "</TEMPLATE></VNET>"
+			  "</VNET_POOL>",
+			  &m, err, sizeof(err)),
+		0);
+	assert_string_equal(err, "");
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.p[0].pkey, 0x0102);
+	assert_int_equal(m.p[1].pkey, 0x0103);
+	assert_int_equal(m.p[0].n + m.p[1].n, 0); /* VM 42's NIC: network 5 */
+	partitions_free(&m);
+}
+
 static void refused(const char *vms, const char *hosts, const char *vnets,
 		    const char *want)
 {
@@ -464,6 +530,8 @@ int main(void)
 		cmocka_unit_test(sample_membership),
 		cmocka_unit_test(shuffled_input_renders_same_bytes),
 		cmocka_unit_test(empty_cloud_is_default_only),
+		cmocka_unit_test(short_form_nics),
+		cmocka_unit_test(networks_not_ready_have_no_partition),
 		cmocka_unit_test(refuses_same_partition_twice),
 		cmocka_unit_test(refuses_default_and_zero_pkey),
 		cmocka_unit_test(refuses_vnet_without_pkey),
