@@ -193,9 +193,16 @@ static void short_form_nics(void **state)
 			  "<NIC><MAC>02:00:c0:a8:01:07</MAC><NIC_ID>2</NIC_ID>"
 			  "</NIC></TEMPLATE></VM></VM_POOL>",
 			  "<HOST_POOL/>",
-			  "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
-			  "<VNET><ID>2</ID><VN_MAD>bridge</VN_MAD></VNET>"
-			  "</VNET_POOL>",
+			  "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101")) "<VNET><"
+								      "ID>2</"
+								      "ID><VN_"
+								      "MAD>"
+								      "bridge</"
+								      "VN_MAD><"
+								      "/VNET>"
+								      "</"
+								      "VNET_"
+								      "POOL>",
 			  &m, err, sizeof(err)),
 		0);
 	assert_string_equal(err, "");
@@ -224,10 +231,17 @@ static void networks_not_ready_have_no_partition(void **state)
 			  "<VNET><ID>6</ID><STATE>5</STATE><VN_MAD>ib</VN_MAD>"
 			  "<TEMPLATE/></VNET>"
 			  "<VNET><ID>7</ID><STATE>6</STATE><VN_MAD>ib</VN_MAD>"
-			  "<TEMPLATE>" PKEY("0x8102") "</TEMPLATE></VNET>"
-			  "<VNET><ID>8</ID><STATE>1</STATE><VN_MAD>ib</VN_MAD>"
-			  "<TEMPLATE>" PKEY("0x8103") "</TEMPLATE></VNET>"
-			  "</VNET_POOL>",
+			  "<TEMPLATE>" PKEY(
+				  "0x8102") "</TEMPLATE></VNET>"
+					    "<VNET><ID>8</ID><STATE>1</"
+					    "STATE><VN_MAD>ib</VN_MAD>"
+					    "<TEMPLATE>" PKEY("0x8103") "</"
+									"TEMPLA"
+									"TE></"
+									"VNET>"
+									"</"
+									"VNET_"
+									"POOL>",
 			  &m, err, sizeof(err)),
 		0);
 	assert_string_equal(err, "");
