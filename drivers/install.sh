@@ -15,9 +15,11 @@
 #   vmm/kvm-ib/...            deploy, shutdown, cancel of our own, a relative
 #                             symlink to the stock vmm/kvm script for every
 #                             other action
+#   hooks/oneib-partitions    the front-end hook; hooks/ itself is stock
+#                             OpenNebula's, so uninstall removes only this file
 #   etc/...                   configuration, kept when it already exists
-# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments and
-# the sudoers rule. SBINDIR (/usr/sbin) gets oneib-pkey, the one helper sudo
+# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments,
+# the sudoers rule and the hook templates (hooks/*.tmpl, for onehook create). SBINDIR (/usr/sbin) gets oneib-pkey, the one helper sudo
 # runs as root: root-owned and outside the remotes oneadmin can replace.
 set -eu
 
@@ -45,7 +47,8 @@ prune() {
 }
 
 if [ $uninstall = 1 ]; then
-	for d in $ours "$data" "$sbin/oneib-pkey"; do
+	# prune leaves a stock hooks/ that still holds OpenNebula's own hooks
+	for d in $ours "$remotes/hooks/oneib-partitions" "$data" "$sbin/oneib-pkey"; do
 		rm -rf "$d"
 		prune "$(dirname "$d")"
 	done
@@ -108,4 +111,8 @@ done
 install -d "$data/drivers"
 for f in "$src"/drivers/*.kvm-ib "$src"/drivers/sudoers.oneib; do
 	install -m 0644 "$f" "$data/drivers/"
+done
+install -d "$data/hooks"
+for f in "$src"/templates/hooks/*.tmpl "$src"/templates/hooks/README.md; do
+	install -m 0644 "$f" "$data/hooks/"
 done

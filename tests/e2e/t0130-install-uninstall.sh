@@ -1,13 +1,17 @@
 #!/bin/bash
 # make install lays out the remotes tree on top of OpenNebula's own (every
 # stock kvm probe reused through a relative symlink, the IM client reused,
-# pci.conf kept), honours DESTDIR and REMOTES_DIR, and make uninstall puts
-# the tree back exactly as it was.
+# pci.conf kept, the partitions hook beside the stock hooks, the hook
+# templates in DATADIR), honours DESTDIR and REMOTES_DIR, and make uninstall
+# puts the tree back exactly as it was, stock hooks/ included.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
 d=$TEST_TMP/dest
 stock_remotes "$d"
+# OpenNebula's own hooks/ (shared: uninstall removes only our file from it)
+mkdir -p "$d/var/lib/one/remotes/hooks/ft"
+echo stock >"$d/var/lib/one/remotes/hooks/ft/host_error.rb"
 (cd "$d" && find . -printf '%p %y %l\n' | sort) >"$TEST_TMP/before"
 
 make -s -C "$TOP" install DESTDIR="$d" >/dev/null
@@ -22,6 +26,11 @@ assert_eq "client" "$("$r/im/kvm-ib.d/monitord-client_control.sh")" "IM client r
 assert_ok "pci.conf for the kvm-ib probe dir" -- test -f "$r/etc/im/kvm-ib-probes.d/pci.conf"
 assert_ok "oned.conf fragment" -- test -f "$d/usr/share/one-ib/drivers/oned.conf.kvm-ib"
 assert_ok "sudoers rule shipped" -- test -f "$d/usr/share/one-ib/drivers/sudoers.oneib"
+assert_ok "partitions hook installed executable" -- test -x "$r/hooks/oneib-partitions"
+assert_eq stock "$(cat "$r/hooks/ft/host_error.rb")" "stock hooks untouched"
+assert_eq "$(cd "$TOP/templates/hooks" && ls ./*.tmpl)" \
+	"$(cd "$d/usr/share/one-ib/hooks" && ls ./*.tmpl)" "every hook template in DATADIR/hooks"
+assert_match '^ONEIB_PARTITIONS_CMD=' "$(cat "$r/etc/vnm/ib/ibrc")" "ibrc names the renderer command"
 if [ -x "$TOP/build/bin/oneib-pkey" ]; then
 	assert_eq "root root 755" "$(stat -c '%U %G %a' "$d/usr/sbin/oneib-pkey")" "oneib-pkey root-owned in /usr/sbin"
 	assert_eq "" "$(ls "$r/ib/bin" | grep oneib-pkey)" "oneib-pkey not in the remotes oneadmin can replace"

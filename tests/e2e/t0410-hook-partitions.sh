@@ -1,0 +1,164 @@
+#!/bin/bash
+# The front-end hook oneib-partitions, run from the installed tree with
+# stand-in onevm, onehost and onevnet first in PATH (they print the
+# listings of tests/unit/data/partitions and record how they were called)
+# and ONEIB_PARTITIONS_CMD in etc/vnm/ib/ibrc set to the real
+# `oneib-pkey partitions --output FILE --no-reload -`: it installs exactly
+# the expected partitions.conf, lists every user's VMs (the short body, not
+# --extended: the renderer needs no NIC VN_MAD) without pagination,
+# leaves an unchanged file alone (same inode, same mtime), fails with one
+# line naming the failed listing or the renderer's refusal and then never
+# touches the file, never feeds a failed listing to the renderer, bounds a
+# hung command, and coalesces runs: a run waiting for the lock lists the
+# cloud only once it has it, and an event arriving meanwhile leaves at once.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/oneib.sh"
+
+install_tree "$TEST_TMP/inst" 2>/dev/null
+R=$TEST_TMP/inst/var/lib/one/remotes
+HOOK=$R/hooks/oneib-partitions
+DATA=$TOP/tests/unit/data/partitions
+PK=$TOP/build/bin/oneib-pkey
+CONF=$TEST_TMP/etc/partitions.conf
+[ -x "$PK" ] || die "no $PK (make first)"
+assert_ok "hook installed executable" -- test -x "$HOOK"
+mkdir -p "$TEST_TMP/etc" "$TEST_TMP/bin"
+cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
+
+# Stand-ins: CLI list -x ... prints $TEST_TMP/POOL.xml and appends its
+# arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; with
+# $TEST_TMP/CLI.fail it fails as the CLI does when oned is away, with
+# $TEST_TMP/CLI.hang it hangs.
+for c in onevm:vms onehost:hosts onevnet:vnets; do
+	cli=${c%%:*} pool=${c#*:}
+	cat >"$TEST_TMP/bin/$cli" <<-EOF
+	#!/bin/sh
+	echo "\$* ONE_POOL_PAGE_SIZE=\${ONE_POOL_PAGE_SIZE-unset}" >>"$TEST_TMP/calls.$cli"
+	[ -e "$TEST_TMP/$cli.hang" ] && exec sleep 60
+	if [ -e "$TEST_TMP/$cli.fail" ]; then
+		echo "Failed to open TCP connection to localhost:2633" >&2
+		echo "(Connection refused - connect(2))" >&2
+		exit 1
+	fi
+	cat "$TEST_TMP/$pool.xml"
+	EOF
+	chmod +x "$TEST_TMP/bin/$cli"
+done
+
+# The renderer command, as an operator writes it in ibrc; it also counts
+# its runs in $TEST_TMP/calls.render.
+sed -i "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"echo run >>$TEST_TMP/calls.render; $PK partitions --output $CONF --no-reload -\"|" \
+	"$R/etc/vnm/ib/ibrc"
+assert_match "^ONEIB_PARTITIONS_CMD=\"echo run .*--no-reload -\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
+	"ibrc has ONEIB_PARTITIONS_CMD to set"
+
+export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
+run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
+calls() { cat "$TEST_TMP"/calls.* 2>/dev/null | wc -l; }
+# what must not change when nothing is installed: names, inodes, mtimes, content
+state() { (cd "$TEST_TMP/etc" && stat -c '%n %i %y' ./* && sha256sum ./*); }
+
+# --- first run: the file opensm will read
+assert_ok "first run" -- run_hook
+assert_eq "$CONF: installed (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says what it installed"
+assert_eq "" "$(cat "$LAST_ERR")" "nothing on stderr"
+assert_file_eq "$DATA/expected.conf" "$CONF" "partitions.conf is exactly the expected one"
+
+# every user's VMs (filter flag "all"), never paginated
+for cli in onevm onehost onevnet; do
+	assert_eq 1 "$(wc -l <"$TEST_TMP/calls.$cli")" "$cli called once"
+	assert_match "^list -x( |.* )--no-pager( .*)? ONE_POOL_PAGE_SIZE=disabled$" \
+		"$(cat "$TEST_TMP/calls.$cli")" "$cli: XML, no pager, pagination disabled"
+done
+assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevm")" \
+	"onevm lists all users' VMs"
+assert_eq "" "$(grep -- --extended "$TEST_TMP/calls.onevm")" \
+	"onevm lists the short VM bodies, not the heavy --extended ones"
+assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevnet")" \
+	"onevnet lists all users' networks"
+
+# --- again, nothing changed: not rewritten
+before=$(state)
+sleep 0.05
+assert_ok "second run" -- run_hook
+assert_eq "$CONF: unchanged (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says unchanged"
+assert_eq "$before" "$(state)" "unchanged: same file, inode and mtime, nothing else written"
+cp "$DATA/vms_shuffled.xml" "$TEST_TMP/vms.xml"
+assert_ok "VMs listed in another order" -- run_hook
+assert_match ": unchanged " "$(cat "$LAST_OUT")" "the order of the listing does not matter"
+assert_eq "$before" "$(state)" "still not rewritten"
+cp "$DATA/vms.xml" "$TEST_TMP/vms.xml"
+
+# --- a listing fails: one line naming it, the renderer never runs
+refused() { # WHY REGEX
+	local before
+	before=$(state)
+	assert_fail "$1: the hook fails" -- run_hook
+	assert_eq 1 "$_tl_rc" "$1: exit status 1"
+	assert_eq 1 "$(wc -l <"$LAST_ERR")" "$1: one line on stderr"
+	assert_match "^oneib-partitions: $2" "$(cat "$LAST_ERR")" "$1: names what failed and why"
+	assert_eq "$before" "$(state)" "$1: partitions.conf untouched"
+}
+renders=$(wc -l <"$TEST_TMP/calls.render")
+: >"$TEST_TMP/onevm.fail"
+refused "onevm fails" "onevm list -x --no-pager all failed \(exit 1\): Failed to open TCP connection to localhost:2633 \(Connection refused - connect\(2\)\)$"
+assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevm fails: nothing was piped into the renderer"
+rm "$TEST_TMP/onevm.fail"
+: >"$TEST_TMP/onevnet.fail"
+refused "onevnet fails" "onevnet list -x --no-pager all failed \(exit 1\): Failed to open TCP"
+assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevnet fails: nothing was piped into the renderer"
+rm "$TEST_TMP/onevnet.fail"
+
+# --- the renderer refuses the cloud: its reason, the old file stays
+sed 's/0x0102/0x0101/' "$DATA/vnets.xml" >"$TEST_TMP/vnets.xml"
+refused "P_Key collision" "echo run .* failed \(exit 1\): oneib-pkey: partitions: VNET [57] \(.*\): IB_PKEY is partition 0x0101, already used by VNET [57] \(.*\)$"
+assert_eq $((renders + 1)) "$(wc -l <"$TEST_TMP/calls.render")" "the renderer did run and refuse"
+cp "$DATA/vnets.xml" "$TEST_TMP/vnets.xml"
+
+# --- a real change is installed, the old file kept as the backup
+sed 's|<STATE>8</STATE>|<STATE>4</STATE>|' "$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 stopped
+assert_ok "VM 44 stopped" -- run_hook
+assert_match ": installed \(2 partitions, 5 members\)" "$(cat "$LAST_OUT")" "one member less"
+assert_eq "" "$(grep 0x0200c0fffea80103 "$CONF")" "VM 44's GUID left tenant-a"
+assert_file_eq "$DATA/expected.conf" "$CONF.bak" "the previous file is the backup"
+
+# --- a hung listing is killed; the lock is free again afterwards
+: >"$TEST_TMP/onehost.hang"
+start=$SECONDS
+ONEIB_PARTITIONS_TIMEOUT=1 refused "onehost hangs" "onehost list -x --no-pager timed out after 1 s: no error output$"
+assert_eq 1 "$(( SECONDS - start < 10 ))" "onehost hangs: given up within seconds"
+rm "$TEST_TMP/onehost.hang"
+assert_ok "the next run is not blocked" -- run_hook
+assert_match ": unchanged " "$(cat "$LAST_OUT")" "and renders"
+
+# --- coalescing: A waits for the lock held here; B, arriving meanwhile,
+# leaves at once; A lists the cloud only once it has the lock, so it sees
+# the change made after B.
+# (looked up in /proc/locks: trying the lock here would race with A)
+next_taken() {
+	local ino
+	ino=$(stat -c %i "$ONEIB_PARTITIONS_LOCK.next" 2>/dev/null) || return 1
+	awk -v i="$ino" '$2 == "FLOCK" { n = split($6, f, ":"); if (f[n] == i) x = 1 }
+		END { exit !x }' /proc/locks
+}
+exec 7>>"$ONEIB_PARTITIONS_LOCK"
+flock 7 || die "cannot take the lock"
+n=$(calls)
+run_hook >"$TEST_TMP/a.out" 2>"$TEST_TMP/a.err" &
+a=$!
+wait_for 10 next_taken || die "run A did not queue for the lock"
+assert_ok "B while A waits: succeeds" -- run_hook
+assert_match "a run is already waiting" "$(cat "$LAST_OUT")" "B: says A will see its change"
+assert_eq "$n" "$(calls)" "neither A (waiting) nor B listed or rendered anything"
+cp "$DATA/vms.xml" "$TEST_TMP/vms.xml" # VM 44 back in POWEROFF
+flock -u 7
+exec 7>&-
+wait "$a"
+assert_eq 0 $? "A succeeds once the lock is free"
+assert_match ": installed \(2 partitions, 6 members\)" "$(cat "$TEST_TMP/a.out")" "A saw the newest state"
+assert_file_eq "$DATA/expected.conf" "$CONF" "A installed it"
+
+# --- a lock file that cannot be opened
+ONEIB_PARTITIONS_LOCK=$TEST_TMP/no/such/dir/lock refused "lock not openable" \
+	"cannot open the lock file $TEST_TMP/no/such/dir/lock.next$"
+test_done
