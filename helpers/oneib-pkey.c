@@ -58,54 +58,57 @@ static void usage(FILE *f)
 
 /* --- partitions ----------------------------------------------------------- */
 
-/* The three pools from the XML arguments ("-" or none: standard input). */
-static int read_pools(int n, char **args, struct pools *p, char *err,
-		      size_t errlen)
+/*
+ * The desired partitions from the cloud's XML (files, "-" or none:
+ * standard input), streamed document by document, rendered and read back.
+ */
+static int desired_from_xml(int n, char **args, struct partitions *m,
+			    struct strbuf *text, char *err, size_t errlen)
 {
+	struct partitions_builder *b = NULL;
+	struct pool_stream *s = malloc(sizeof(*s));
 	bool stdin_read = false;
-	int i, r = 0;
+	int i, r = s ? partitions_builder_new(&b) : -ENOMEM;
 
 	for (i = 0; i < (n ? n : 1) && !r; i++) {
 		const char *a = n ? args[i] : "-";
-		struct strbuf sb = STRBUF_INIT;
-		const char *origin = a;
+		enum pool_kind kind;
+		FILE *f = stdin;
 
 		if (!strcmp(a, "-")) {
 			if (stdin_read) {
 				err_set(err, errlen, "- given twice");
-				return -EINVAL;
+				r = -EINVAL;
+				break;
 			}
 			stdin_read = true;
-			origin = "standard input";
-			r = sb_read(&sb, stdin, CONFFILE_MAX);
+			pool_stream_init(s, stdin, "standard input");
 		} else {
-			r = sb_read_file(&sb, a, CONFFILE_MAX);
+			f = fopen(a, "re");
+			if (!f) {
+				r = -errno;
+				err_set(err, errlen, "%.200s: %s", a,
+					strerror(-r));
+				break;
+			}
+			pool_stream_init(s, f, a);
 		}
-		if (r)
-			err_set(err, errlen, "%.200s: %s", origin,
-				strerror(-r));
-		else
-			r = pools_add(p, origin, sb_str(&sb), sb.len, err,
-				      errlen);
-		sb_release(&sb);
+		while (!r &&
+		       (r = pool_stream_next(s, &kind, err, errlen)) == 1) {
+			r = partitions_read(b, -1, pool_stream_read, s,
+					    s->origin, err, errlen);
+			if (r && s->err[0]) /* the input, not the XML */
+				err_set(err, errlen, "%s", s->err);
+		}
+		if (f != stdin)
+			fclose(f);
 	}
-	return r ? r : pools_finish(p, err, errlen);
-}
-
-/* The desired partitions from the cloud's XML, rendered and read back. */
-static int desired_from_xml(int n, char **args, struct partitions *m,
-			    struct strbuf *text, char *err, size_t errlen)
-{
-	struct pools p = POOLS_INIT;
-	int r;
-
-	r = read_pools(n, args, &p, err, errlen);
+	if (r == -ENOMEM && !err[0])
+		err_set(err, errlen, "partitions: out of memory");
 	if (!r)
-		r = partitions_build(p.doc[POOL_VM].buf, p.doc[POOL_VM].len,
-				     p.doc[POOL_HOST].buf, p.doc[POOL_HOST].len,
-				     p.doc[POOL_VNET].buf, p.doc[POOL_VNET].len,
-				     m, err, errlen);
-	pools_release(&p);
+		r = partitions_finish(b, m, err, errlen);
+	partitions_builder_free(b);
+	free(s);
 	if (!r && partitions_render(m, text)) {
 		err_set(err, errlen, "partitions: out of memory");
 		r = -ENOMEM;

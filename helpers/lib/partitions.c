@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/xmlreader.h>
+
 #include "guid.h"
 #include "log.h"
 #include "onexml.h"
@@ -106,18 +108,6 @@ static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
 	return eq;
 }
 
-static xmlNodePtr root_of(xmlDocPtr doc, const char *name, char *err,
-			  size_t errlen)
-{
-	xmlNodePtr root = xmlDocGetRootElement(doc);
-
-	if (!root || !xml_is_elem(root, name)) {
-		err_set(err, errlen, "expected a <%s> document", name);
-		return NULL;
-	}
-	return root;
-}
-
 /* --- the <VNET_POOL> ------------------------------------------------------- */
 
 struct vnet_in {
@@ -137,12 +127,36 @@ struct id_index {
 	size_t i; /* into model_in.v */
 };
 
+/* An InfiniBand-looking NIC of a VM that has a host, kept until the
+ * networks are known (the VM pool may come first). */
+struct nic_rec {
+	uint64_t guid;
+	int vm, nic, net;
+	bool ib; /* VN_MAD "ib" given */
+	int bad_mac; /* index into model_in.bad, or -1 */
+};
+
+struct host_rec {
+	int id, cluster;
+	size_t name; /* index into model_in.bad (its sanitized name) */
+	uint64_t *pf; /* ConnectX-3 PF port GUIDs */
+	size_t npf;
+};
+
 struct model_in {
 	struct vnet_in *v; /* sorted by pkey once the pool is read */
-	size_t n;
+	size_t n, cap;
 	struct id_index *by_id; /* sorted by VNET ID, for the VMs' NICs */
 	int *pending; /* ib networks not READY (yet): no partition */
 	size_t npending;
+	struct nic_rec *nics;
+	size_t nnics, capnics;
+	struct host_rec *hosts;
+	size_t nhosts, caphosts;
+	struct san_str *bad; /* malformed MACs and host names, for messages */
+	size_t nbad;
+	size_t nth[POOL_KINDS]; /* elements read, for messages */
+	int docs[POOL_KINDS];
 };
 
 static void model_in_free(struct model_in *m)
@@ -156,6 +170,11 @@ static void model_in_free(struct model_in *m)
 	free(m->v);
 	free(m->by_id);
 	free(m->pending);
+	free(m->nics);
+	for (i = 0; i < m->nhosts; i++)
+		free(m->hosts[i].pf);
+	free(m->hosts);
+	free(m->bad);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -442,66 +461,56 @@ static bool vnet_pending(const struct model_in *m, int id)
 	return false;
 }
 
-static int read_vnets(const char *xml, size_t len, struct model_in *m,
-		      char *err, size_t errlen)
+static void *grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	xmlDocPtr doc = xml_read_untrusted(xml, len, "VNET pool", err, errlen);
-	xmlNodePtr root, c;
-	size_t nth = 0, cap = 0;
-	int r = -EINVAL;
+	size_t ncap;
+	void *nv;
 
-	if (!doc)
-		return -EINVAL;
-	root = root_of(doc, "VNET_POOL", err, errlen);
-	if (!root)
-		goto out;
-	for (c = root->children; c; c = c->next) {
-		int id, st;
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : 64;
+	nv = realloc(v, ncap * size);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}
 
-		if (!xml_is_elem(c, "VNET"))
-			continue;
-		nth++;
-		if (!leaf_is(c, "VN_MAD", "ib"))
-			continue;
-		if (!vnet_ready(c, &st) && !leaf_uint(c, "ID", &id)) {
-			int *p = realloc(m->pending,
-					 (m->npending + 1) * sizeof(*p));
+static int keep_text(struct model_in *m, const char *s, size_t *at)
+{
+	struct san_str *b = realloc(m->bad, (m->nbad + 1) * sizeof(*b));
 
-			if (!p) {
-				err_set(err, errlen,
-					"VNET pool: out of memory");
-				r = -ENOMEM;
-				goto out;
-			}
-			m->pending = p;
-			m->pending[m->npending++] = id;
-			continue;
-		}
-		if (m->n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct vnet_in *v = realloc(m->v, ncap * sizeof(*v));
+	if (!b)
+		return -ENOMEM;
+	m->bad = b;
+	b[m->nbad] = str_sanitize(s ? s : "");
+	*at = m->nbad++;
+	return 0;
+}
 
-			if (!v) {
-				err_set(err, errlen,
-					"VNET pool: out of memory");
-				r = -ENOMEM;
-				goto out;
-			}
-			m->v = v;
-			cap = ncap;
-		}
-		r = parse_vnet(c, nth - 1, &m->v[m->n], err, errlen);
-		m->n++; /* freed with the rest even when half read */
-		if (r)
-			goto out;
+static int vnet_element(const xmlNode *c, struct model_in *m, char *err,
+			size_t errlen)
+{
+	size_t nth = m->nth[POOL_VNET]++;
+	struct vnet_in *v;
+	int id, st, r;
+
+	if (!leaf_is(c, "VN_MAD", "ib"))
+		return 0;
+	if (!vnet_ready(c, &st) && !leaf_uint(c, "ID", &id)) {
+		int *p = realloc(m->pending, (m->npending + 1) * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		m->pending = p;
+		m->pending[m->npending++] = id;
+		return 0;
 	}
-	if (m->n)
-		qsort(m->v, m->n, sizeof(*m->v), cmp_pkey);
-	r = check_collisions(m, err, errlen);
-	if (!r)
-		r = index_ids(m, err, errlen);
-out:
-	xmlFreeDoc(doc);
+	v = grow(m->v, &m->cap, m->n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->v = v;
+	r = parse_vnet(c, nth, &m->v[m->n], err, errlen);
+	m->n++; /* freed with the rest even when half read */
 	return r;
 }
 
@@ -520,12 +529,13 @@ static bool vm_has_host(int state, int lcm)
 	return state == VM_STATE_POWEROFF || state == VM_STATE_SUSPENDED;
 }
 
+/* Kept as a record: whether it is InfiniBand depends on its network. */
 static int vm_nic(const xmlNode *nic, int vm_id, struct model_in *m, char *err,
 		  size_t errlen)
 {
-	struct vnet_in *vn;
+	struct nic_rec *rec;
 	char *mac_s = NULL;
-	uint64_t mac;
+	uint64_t mac = 0;
 	int net, nic_id = -1, r;
 	bool ib = leaf_is(nic, "VN_MAD", "ib");
 
@@ -537,38 +547,35 @@ static int vm_nic(const xmlNode *nic, int vm_id, struct model_in *m, char *err,
 			nic_id);
 		return -EINVAL;
 	}
-	vn = find_vnet(m, net);
-	/*
-	 * `onevm list -x` (the short VM body since 5.12) lists a NIC without
-	 * VN_MAD: a NIC is InfiniBand when its network is, whatever the form.
-	 */
-	if (!vn && (!ib || vnet_pending(m, net)))
-		return 0;
-	if (!vn) {
-		err_set(err, errlen,
-			"VM %d NIC %d: network %d is not an InfiniBand network "
-			"of the pool",
-			vm_id, nic_id, net);
-		return -EINVAL;
-	}
+	rec = grow(m->nics, &m->capnics, m->nnics, sizeof(*rec));
+	if (!rec)
+		return -ENOMEM;
+	m->nics = rec;
+	rec = &m->nics[m->nnics];
+	rec->vm = vm_id;
+	rec->nic = nic_id;
+	rec->net = net;
+	rec->ib = ib;
+	rec->bad_mac = -1;
 	r = leaf(nic, "MAC", &mac_s);
 	if (r || mac_parse(mac_s, &mac)) {
-		err_set(err, errlen, "VM %d NIC %d: malformed MAC '%s'", vm_id,
-			nic_id, str_sanitize(mac_s ? mac_s : "").s);
-		free(mac_s);
-		return -EINVAL;
+		size_t at;
+
+		r = keep_text(m, mac_s, &at);
+		rec->bad_mac = (int)at;
 	}
 	free(mac_s);
-	if (u64_push(&vn->guids, guid_from_mac(mac))) {
-		err_set(err, errlen, "VM %d: out of memory", vm_id);
-		return -ENOMEM;
-	}
+	if (r)
+		return r;
+	rec->guid = guid_from_mac(mac);
+	m->nnics++;
 	return 0;
 }
 
-static int vm_members(const xmlNode *vm, size_t nth, struct model_in *m,
-		      char *err, size_t errlen)
+static int vm_element(const xmlNode *vm, struct model_in *m, char *err,
+		      size_t errlen)
 {
+	size_t nth = ++m->nth[POOL_VM];
 	const xmlNode *t, *c;
 	int id, state, lcm = 0, count, r;
 
@@ -594,28 +601,6 @@ static int vm_members(const xmlNode *vm, size_t nth, struct model_in *m,
 			return r;
 	}
 	return 0;
-}
-
-static int read_vms(const char *xml, size_t len, struct model_in *m, char *err,
-		    size_t errlen)
-{
-	xmlDocPtr doc = xml_read_untrusted(xml, len, "VM pool", err, errlen);
-	xmlNodePtr root, c;
-	size_t nth = 0;
-	int r = -EINVAL;
-
-	if (!doc)
-		return -EINVAL;
-	root = root_of(doc, "VM_POOL", err, errlen);
-	if (!root)
-		goto out;
-	r = 0;
-	for (c = root->children; c && !r; c = c->next)
-		if (xml_is_elem(c, "VM"))
-			r = vm_members(c, ++nth, m, err, errlen);
-out:
-	xmlFreeDoc(doc);
-	return r;
 }
 
 /* --- the <HOST_POOL> ------------------------------------------------------- */
@@ -667,15 +652,16 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 	return 0;
 }
 
-static int host_members(const xmlNode *host, size_t nth, struct model_in *m,
-			char *err, size_t errlen)
+static int host_element(const xmlNode *host, struct model_in *m, char *err,
+			size_t errlen)
 {
+	size_t nth = ++m->nth[POOL_HOST];
 	struct u64vec pf = { 0 };
+	struct host_rec *h;
 	struct san_str name;
 	const xmlNode *t;
-	char *v = NULL, guid[GUID_STRLEN];
-	int id, cluster, count, r = 0;
-	size_t i, j, keys = 1; /* the default partition */
+	char *v = NULL;
+	int id, cluster, count, r;
 
 	if (leaf_uint(host, "ID", &id)) {
 		err_set(err, errlen, "HOST pool: HOST element %zu has no ID",
@@ -684,55 +670,288 @@ static int host_members(const xmlNode *host, size_t nth, struct model_in *m,
 	}
 	leaf(host, "NAME", &v);
 	name = str_sanitize(v ? v : "");
-	free(v);
 	t = only_child(host, "TEMPLATE", &count);
-	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
+	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster)) {
+		free(v);
 		return 0;
+	}
 	r = host_pf_guids(t, id, &name, &pf, err, errlen);
 	if (r || !pf.n)
 		goto out;
-	for (i = 0; i < m->n; i++)
-		keys += vnet_in_cluster(&m->v[i], cluster);
-	if (keys > PARTITIONS_MLX4_MAX_PKEYS) {
-		guid_fmt_hex(pf.v[0], guid);
-		err_set(err, errlen,
-			"HOST %d (%s): port %s would hold %zu P_Keys, "
-			"ConnectX-3 holds %d",
-			id, name.s, guid, keys, PARTITIONS_MLX4_MAX_PKEYS);
-		r = -EINVAL;
+	h = grow(m->hosts, &m->caphosts, m->nhosts, sizeof(*h));
+	if (!h) {
+		r = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < m->n && !r; i++)
-		if (vnet_in_cluster(&m->v[i], cluster))
-			for (j = 0; j < pf.n && !r; j++)
-				r = u64_push(&m->v[i].guids, pf.v[j]);
+	m->hosts = h;
+	h = &m->hosts[m->nhosts];
+	r = keep_text(m, v, &h->name);
+	if (r)
+		goto out;
+	h->id = id;
+	h->cluster = cluster;
+	h->pf = pf.v;
+	h->npf = pf.n;
+	pf.v = NULL;
+	m->nhosts++;
 out:
-	if (r == -ENOMEM)
-		err_set(err, errlen, "HOST %d: out of memory", id);
+	free(v);
 	free(pf.v);
 	return r;
 }
 
-static int read_hosts(const char *xml, size_t len, struct model_in *m,
+/* A ConnectX-3 host's PF ports join every network of its cluster. */
+static int host_members(const struct host_rec *h, struct model_in *m, char *err,
+			size_t errlen)
+{
+	size_t i, j, keys = 1; /* the default partition */
+	int r = 0;
+
+	for (i = 0; i < m->n; i++)
+		keys += vnet_in_cluster(&m->v[i], h->cluster);
+	if (keys > PARTITIONS_MLX4_MAX_PKEYS) {
+		char guid[GUID_STRLEN];
+
+		guid_fmt_hex(h->pf[0], guid);
+		err_set(err, errlen,
+			"HOST %d (%s): port %s would hold %zu P_Keys, "
+			"ConnectX-3 holds %d",
+			h->id, m->bad[h->name].s, guid, keys,
+			PARTITIONS_MLX4_MAX_PKEYS);
+		return -EINVAL;
+	}
+	for (i = 0; i < m->n && !r; i++)
+		if (vnet_in_cluster(&m->v[i], h->cluster))
+			for (j = 0; j < h->npf && !r; j++)
+				r = u64_push(&m->v[i].guids, h->pf[j]);
+	return r;
+}
+
+static int nic_member(const struct nic_rec *n, struct model_in *m, char *err,
+		      size_t errlen)
+{
+	struct vnet_in *vn = find_vnet(m, n->net);
+
+	/*
+	 * `onevm list -x` (the short VM body since 5.12) lists a NIC without
+	 * VN_MAD: a NIC is InfiniBand when its network is, whatever the form.
+	 */
+	if (!vn && (!n->ib || vnet_pending(m, n->net)))
+		return 0;
+	if (!vn) {
+		err_set(err, errlen,
+			"VM %d NIC %d: network %d is not an InfiniBand network "
+			"of the pool",
+			n->vm, n->nic, n->net);
+		return -EINVAL;
+	}
+	if (n->bad_mac >= 0) {
+		err_set(err, errlen, "VM %d NIC %d: malformed MAC '%s'", n->vm,
+			n->nic, m->bad[n->bad_mac].s);
+		return -EINVAL;
+	}
+	return u64_push(&vn->guids, n->guid);
+}
+
+/* --- reading --------------------------------------------------------------- */
+
+struct partitions_builder {
+	struct model_in m;
+};
+
+int partitions_builder_new(struct partitions_builder **b)
+{
+	*b = calloc(1, sizeof(**b));
+	return *b ? 0 : -ENOMEM;
+}
+
+void partitions_builder_free(struct partitions_builder *b)
+{
+	if (!b)
+		return;
+	model_in_free(&b->m);
+	free(b);
+}
+
+struct read_note {
+	char msg[160];
+	int line;
+};
+
+static void reader_error(void *arg, xmlErrorPtr e)
+{
+	struct read_note *note = arg;
+
+	if (!e || note->msg[0] || e->level < XML_ERR_ERROR)
+		return;
+	snprintf(note->msg, sizeof(note->msg), "%s",
+		 str_sanitize(e->message ? e->message : "parse error").s);
+	note->line = e->line;
+	/* libxml2's messages end with a newline */
+	note->msg[strcspn(note->msg, "\n")] = '\0';
+}
+
+static int kind_of(const xmlChar *name)
+{
+	int k;
+
+	for (k = 0; k < POOL_KINDS; k++)
+		if (name && !strcmp((const char *)name, pool_root_name[k]))
+			return k;
+	return -1;
+}
+
+static const char *const child_name[POOL_KINDS] = { "VM", "HOST", "VNET" };
+
+/* Each child of the root, expanded alone and freed once handled. */
+static int read_children(xmlTextReaderPtr rd, int kind, struct model_in *m,
+			 char *err, size_t errlen)
+{
+	int ret = xmlTextReaderRead(rd), r = 0;
+
+	while (ret == 1 && !r) {
+		xmlNodePtr node;
+
+		if (xmlTextReaderDepth(rd) != 1 ||
+		    xmlTextReaderNodeType(rd) != XML_READER_TYPE_ELEMENT ||
+		    strcmp((const char *)xmlTextReaderConstName(rd),
+			   child_name[kind])) {
+			ret = xmlTextReaderRead(rd);
+			continue;
+		}
+		node = xmlTextReaderExpand(rd);
+		if (!node)
+			return -EINVAL;
+		if (kind == POOL_VM)
+			r = vm_element(node, m, err, errlen);
+		else if (kind == POOL_HOST)
+			r = host_element(node, m, err, errlen);
+		else
+			r = vnet_element(node, m, err, errlen);
+		ret = xmlTextReaderNext(rd);
+	}
+	if (r)
+		return r;
+	return ret < 0 ? -EINVAL : 0;
+}
+
+int partitions_read(struct partitions_builder *b, int expect,
+		    int (*read)(void *ctx, char *buf, int len), void *ctx,
+		    const char *what, char *err, size_t errlen)
+{
+	struct read_note note = { "", 0 };
+	xmlTextReaderPtr rd;
+	int kind = -1, ret, r = -EINVAL, type;
+
+	xmlInitParser();
+	/* No XML_PARSE_NOENT: entities are never substituted; no DTD loads. */
+	rd = xmlReaderForIO(read, NULL, ctx, NULL, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+				    XML_PARSE_NOWARNING);
+	if (!rd) {
+		err_set(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	xmlTextReaderSetStructuredErrorHandler(rd, reader_error, &note);
+	err[0] = '\0';
+	while ((ret = xmlTextReaderRead(rd)) == 1) {
+		type = xmlTextReaderNodeType(rd);
+		if (type == XML_READER_TYPE_DOCUMENT_TYPE) {
+			err_set(err, errlen,
+				"%s: DOCTYPE refused (no DTD or entity is "
+				"accepted)",
+				what);
+			goto out;
+		}
+		if (type == XML_READER_TYPE_ELEMENT)
+			break;
+	}
+	if (ret == 1) {
+		kind = kind_of(xmlTextReaderConstName(rd));
+		if (kind < 0 || (expect >= 0 && kind != expect)) {
+			err_set(err, errlen, "%s: expected a <%s> document",
+				what, pool_root_name[expect >= 0 ? expect : 0]);
+			goto out;
+		}
+		b->m.docs[kind]++;
+		r = xmlTextReaderIsEmptyElement(rd)
+			    ? 0
+			    : read_children(rd, kind, &b->m, err, errlen);
+		/* the rest: the root's end, then nothing but misc */
+		while (!r && (ret = xmlTextReaderRead(rd)) == 1)
+			;
+		if (!r && ret < 0)
+			r = -EINVAL;
+	}
+	if (r == -ENOMEM)
+		err_set(err, errlen, "%s: out of memory", what);
+	else if ((r || kind < 0) && !err[0] && note.line)
+		err_set(err, errlen, "%s: not well-formed XML: line %d: %s",
+			what, note.line,
+			note.msg[0] ? note.msg : "parse error");
+	else if ((r || kind < 0) && !err[0])
+		err_set(err, errlen, "%s: not well-formed XML: %s", what,
+			note.msg[0] ? note.msg : "no root element");
+	if (kind < 0 && !r)
+		r = -EINVAL;
+out:
+	xmlFreeTextReader(rd);
+	return r;
+}
+
+int partitions_finish(struct partitions_builder *b, struct partitions *out,
 		      char *err, size_t errlen)
 {
-	xmlDocPtr doc = xml_read_untrusted(xml, len, "HOST pool", err, errlen);
-	xmlNodePtr root, c;
-	size_t nth = 0;
-	int r = -EINVAL;
+	struct model_in *m = &b->m;
+	size_t i;
+	int k, r = 0;
 
-	if (!doc)
-		return -EINVAL;
-	root = root_of(doc, "HOST_POOL", err, errlen);
-	if (!root)
-		goto out;
-	r = 0;
-	for (c = root->children; c && !r; c = c->next)
-		if (xml_is_elem(c, "HOST"))
-			r = host_members(c, ++nth, m, err, errlen);
-out:
-	xmlFreeDoc(doc);
-	return r;
+	out->p = NULL;
+	out->n = 0;
+	for (k = 0; k < POOL_KINDS; k++)
+		if (!m->docs[k]) {
+			err_set(err, errlen,
+				"no <%s> in the input (onevm/onehost/onevnet "
+				"list -x)",
+				pool_root_name[k]);
+			return -EINVAL;
+		}
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_pkey);
+	r = check_collisions(m, err, errlen);
+	if (!r)
+		r = index_ids(m, err, errlen);
+	for (i = 0; i < m->nhosts && !r; i++)
+		r = host_members(&m->hosts[i], m, err, errlen);
+	for (i = 0; i < m->nnics && !r; i++)
+		r = nic_member(&m->nics[i], m, err, errlen);
+	if (r == -ENOMEM)
+		err_set(err, errlen, "partitions: out of memory");
+	if (r)
+		return r;
+	out->p = calloc(m->n ? m->n : 1, sizeof(*out->p));
+	if (!out->p) {
+		err_set(err, errlen, "partitions: out of memory");
+		return -ENOMEM;
+	}
+	out->n = m->n;
+	for (i = 0; i < m->n; i++) {
+		struct partition *p = &out->p[i];
+		struct vnet_in *vn = &m->v[i];
+
+		memcpy(p->name, vn->name, sizeof(p->name));
+		p->pkey = vn->pkey;
+		p->ipoib = true;
+		p->mtu = vn->mtu;
+		p->rate = vn->rate;
+		p->sl = vn->sl;
+		u64_sort_unique(&vn->guids);
+		p->guids = vn->guids.v; /* ownership moves to the model */
+		p->n = vn->guids.n;
+		vn->guids.v = NULL;
+		vn->guids.n = 0;
+	}
+	return 0;
 }
 
 /* --- the model ------------------------------------------------------------- */
@@ -750,48 +969,54 @@ void partitions_free(struct partitions *m)
 	m->n = 0;
 }
 
+struct mem_in {
+	const char *p;
+	size_t len, at;
+};
+
+static int mem_read(void *ctx, char *buf, int len)
+{
+	struct mem_in *in = ctx;
+	size_t n = in->len - in->at;
+
+	if (n > (size_t)len)
+		n = (size_t)len;
+	memcpy(buf, in->p + in->at, n);
+	in->at += n;
+	return (int)n;
+}
+
 int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     size_t hosts_len, const char *vnets, size_t vnets_len,
 		     struct partitions *out, char *err, size_t errlen)
 {
-	struct model_in m = { 0 };
-	size_t i;
-	int r;
+	static const char *const what[POOL_KINDS] = { "VM pool", "HOST pool",
+						      "VNET pool" };
+	struct mem_in in[POOL_KINDS] = { { vms, vms_len, 0 },
+					 { hosts, hosts_len, 0 },
+					 { vnets, vnets_len, 0 } };
+	struct partitions_builder *b;
+	int k, r;
 
 	out->p = NULL;
 	out->n = 0;
-	r = read_vnets(vnets, vnets_len, &m, err, errlen);
-	if (!r)
-		r = read_hosts(hosts, hosts_len, &m, err, errlen);
-	if (!r)
-		r = read_vms(vms, vms_len, &m, err, errlen);
-	if (r)
-		goto out;
-	out->p = calloc(m.n ? m.n : 1, sizeof(*out->p));
-	if (!out->p) {
+	if (partitions_builder_new(&b)) {
 		err_set(err, errlen, "partitions: out of memory");
-		r = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	out->n = m.n;
-	for (i = 0; i < m.n; i++) {
-		struct partition *p = &out->p[i];
-		struct vnet_in *vn = &m.v[i];
-
-		memcpy(p->name, vn->name, sizeof(p->name));
-		p->pkey = vn->pkey;
-		p->ipoib = true;
-		p->mtu = vn->mtu;
-		p->rate = vn->rate;
-		p->sl = vn->sl;
-		u64_sort_unique(&vn->guids);
-		p->guids = vn->guids.v; /* ownership moves to the model */
-		p->n = vn->guids.n;
-		vn->guids.v = NULL;
-		vn->guids.n = 0;
+	/* networks first: the order the messages of the tests expect */
+	for (k = POOL_KINDS - 1, r = 0; k >= 0 && !r; k--) {
+		if (!in[k].p || !in[k].len) {
+			err_set(err, errlen, "%s: empty document", what[k]);
+			r = -EINVAL;
+		} else {
+			r = partitions_read(b, k, mem_read, &in[k], what[k],
+					    err, errlen);
+		}
 	}
-out:
-	model_in_free(&m);
+	if (!r)
+		r = partitions_finish(b, out, err, errlen);
+	partitions_builder_free(b);
 	return r;
 }
 

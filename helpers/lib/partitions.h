@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pools.h"
 #include "strbuf.h"
 
 /* One P_Key table entry is the default; the rest may be tenant keys. */
@@ -76,6 +77,25 @@ struct partitions {
 int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     size_t hosts_len, const char *vnets, size_t vnets_len,
 		     struct partitions *out, char *err, size_t errlen);
+
+/*
+ * The same, streamed (what `oneib-pkey partitions` uses: a large cloud's
+ * listings are far larger than the model): documents are read one at a
+ * time, in any order and any number per pool, each child (<VM>, <HOST>,
+ * <VNET>) expanded alone and freed once its facts are kept; the
+ * memberships are resolved by partitions_finish. read is a libxml2
+ * xmlInputReadCallback (pool_stream_read); expect is the pool the document
+ * must be, or -1 for any. Errors as partitions_build; after one, free the
+ * builder.
+ */
+struct partitions_builder;
+int partitions_builder_new(struct partitions_builder **b);
+int partitions_read(struct partitions_builder *b, int expect,
+		    int (*read)(void *ctx, char *buf, int len), void *ctx,
+		    const char *what, char *err, size_t errlen);
+int partitions_finish(struct partitions_builder *b, struct partitions *out,
+		      char *err, size_t errlen);
+void partitions_builder_free(struct partitions_builder *b);
 
 /* The file text, appended to out. 0 or -ENOMEM. */
 int partitions_render(const struct partitions *m, struct strbuf *out);

@@ -1,214 +1,237 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
-#include <stdbool.h>
 #include <string.h>
 
+#include "log.h"
 #include "pools.h"
 
-static const char *const root_name[POOL_KINDS] = { "VM_POOL", "HOST_POOL",
-						   "VNET_POOL" };
+const char *const pool_root_name[POOL_KINDS] = { "VM_POOL", "HOST_POOL",
+						 "VNET_POOL" };
 
-struct scan {
-	const char *s;
-	size_t len, at;
-};
+/* What the byte at s->at belongs to, inside a document. */
+enum { ROOT_TAG, TEXT, CDATA, COMMENT, PI, END_TAG };
 
-static bool starts(const struct scan *c, const char *lit)
+/* The longest thing looked at in one piece: "</VNET_POOL" plus one. */
+#define LOOKAHEAD 16
+
+void pool_stream_init(struct pool_stream *s, FILE *f, const char *origin)
+{
+	memset(s, 0, sizeof(*s));
+	s->f = f;
+	s->origin = origin;
+	s->kind = -1;
+}
+
+/* At least n bytes from s->at in the buffer, unless the input ends. */
+static size_t avail(struct pool_stream *s, size_t n)
+{
+	if (s->len - s->at >= n || s->eof)
+		return s->len - s->at;
+	memmove(s->buf, s->buf + s->at, s->len - s->at);
+	s->before += s->at;
+	s->len -= s->at;
+	s->at = 0;
+	while (s->len < n && !s->eof) {
+		size_t got = fread(s->buf + s->len, 1, sizeof(s->buf) - s->len,
+				   s->f);
+
+		s->len += got;
+		if (!got)
+			s->eof = true;
+	}
+	return s->len - s->at;
+}
+
+static bool starts(const struct pool_stream *s, const char *lit)
 {
 	size_t n = strlen(lit);
 
-	return c->len - c->at >= n && !memcmp(c->s + c->at, lit, n);
+	return s->len - s->at >= n && !memcmp(s->buf + s->at, lit, n);
 }
 
-/* Moves past the next occurrence of lit; false when there is none. */
-static bool skip_past(struct scan *c, const char *lit)
+static bool is_space(char c)
 {
-	size_t n = strlen(lit);
-
-	for (; c->len - c->at >= n; c->at++)
-		if (!memcmp(c->s + c->at, lit, n)) {
-			c->at += n;
-			return true;
-		}
-	c->at = c->len;
-	return false;
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static bool is_space(char ch)
+/* After a name: whitespace, '>', '/' (or the end: the caller fails). */
+static bool delim(const struct pool_stream *s, size_t at)
 {
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+	return at < s->len &&
+	       (is_space(s->buf[at]) || s->buf[at] == '>' || s->buf[at] == '/');
 }
 
-static bool name_ends(const struct scan *c, size_t at)
+/* Skips to just past close; false if the input ends first. */
+static bool skip_past(struct pool_stream *s, const char *close)
 {
-	return at >= c->len || is_space(c->s[at]) || c->s[at] == '>' ||
-	       c->s[at] == '/';
-}
-
-/* Comments, CDATA and processing instructions: true when one was skipped. */
-static int skip_special(struct scan *c, bool *skipped)
-{
-	static const char *const open[] = { "<!--", "<![CDATA[", "<?" };
-	static const char *const close[] = { "-->", "]]>", "?>" };
-	size_t i;
-
-	*skipped = false;
-	for (i = 0; i < 3; i++)
-		if (starts(c, open[i])) {
-			*skipped = true;
-			return skip_past(c, close[i]) ? 0 : -EINVAL;
-		}
-	return 0;
-}
-
-/* The end of the start tag at c->at ('<' NAME ...), quotes respected. */
-static int start_tag_end(struct scan *c, bool *empty)
-{
-	char quote = 0;
-
-	for (; c->at < c->len; c->at++) {
-		char ch = c->s[c->at];
-
-		if (quote) {
-			quote = ch == quote ? 0 : quote;
-		} else if (ch == '"' || ch == '\'') {
-			quote = ch;
-		} else if (ch == '>') {
-			*empty = c->at > 0 && c->s[c->at - 1] == '/';
-			c->at++;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* Finds "</NAME>" at depth 0 of markup; *inner_end is where it starts. */
-static int find_end_tag(struct scan *c, const char *name, size_t *inner_end)
-{
-	size_t n = strlen(name);
-	bool skipped;
-
-	while (c->at < c->len) {
-		if (c->s[c->at] != '<') {
-			c->at++;
-			continue;
-		}
-		if (skip_special(c, &skipped))
-			return -EINVAL;
-		if (skipped)
-			continue;
-		if (c->len - c->at > n + 2 && c->s[c->at + 1] == '/' &&
-		    !memcmp(c->s + c->at + 2, name, n) &&
-		    name_ends(c, c->at + 2 + n)) {
-			*inner_end = c->at;
-			c->at += 2 + n;
-			while (c->at < c->len && is_space(c->s[c->at]))
-				c->at++;
-			if (c->at >= c->len || c->s[c->at] != '>')
-				return -EINVAL;
-			c->at++;
-			return 0;
-		}
-		c->at++;
-	}
-	return -EINVAL;
-}
-
-int pools_add(struct pools *p, const char *origin, const char *text, size_t len,
-	      char *err, size_t errlen)
-{
-	struct scan c = { text, len, 0 };
-	bool skipped, empty;
-	size_t inner, inner_end;
-	int k;
+	size_t n = strlen(close);
 
 	for (;;) {
-		int r;
+		if (avail(s, n) < n)
+			return false;
+		if (starts(s, close)) {
+			s->at += n;
+			return true;
+		}
+		s->at++;
+	}
+}
 
-		while (c.at < c.len && is_space(c.s[c.at]))
-			c.at++;
-		if (c.at >= c.len)
+static int root_kind(struct pool_stream *s)
+{
+	int k;
+
+	for (k = 0; k < POOL_KINDS; k++) {
+		size_t n = strlen(pool_root_name[k]);
+
+		if (s->len - s->at > n + 1 && s->buf[s->at] == '<' &&
+		    !memcmp(s->buf + s->at + 1, pool_root_name[k], n) &&
+		    delim(s, s->at + 1 + n))
+			return k;
+	}
+	return -1;
+}
+
+int pool_stream_next(struct pool_stream *s, enum pool_kind *kind, char *err,
+		     size_t errlen)
+{
+	if (s->kind >= 0 && !s->done) {
+		err_set(err, errlen, "%s: <%s> not read to its end", s->origin,
+			pool_root_name[s->kind]);
+		return -EINVAL;
+	}
+	for (;;) {
+		const char *close = NULL;
+
+		if (!avail(s, LOOKAHEAD)) {
+			if (ferror(s->f)) {
+				err_set(err, errlen, "%s: read error",
+					s->origin);
+				return -EIO;
+			}
 			return 0;
-		r = skip_special(&c, &skipped);
-		if (r) {
-			err_set(err, errlen,
-				"%s: a comment, CDATA or declaration is not "
-				"closed",
-				origin);
-			return r;
 		}
-		if (skipped)
+		if (is_space(s->buf[s->at])) {
+			s->at++;
 			continue;
-		for (k = 0; k < POOL_KINDS; k++)
-			if (c.s[c.at] == '<' &&
-			    c.len - c.at > strlen(root_name[k]) + 1 &&
-			    !memcmp(c.s + c.at + 1, root_name[k],
-				    strlen(root_name[k])) &&
-			    name_ends(&c, c.at + 1 + strlen(root_name[k])))
-				break;
-		if (k == POOL_KINDS) {
+		}
+		if (starts(s, "<?"))
+			close = "?>";
+		else if (starts(s, "<!--"))
+			close = "-->";
+		if (close) {
+			if (!skip_past(s, close)) {
+				err_set(err, errlen,
+					"%s: a comment or declaration is not "
+					"closed",
+					s->origin);
+				return -EINVAL;
+			}
+			continue;
+		}
+		s->kind = root_kind(s);
+		if (s->kind < 0) {
 			err_set(err, errlen,
-				"%s: byte %zu: expected <VM_POOL>, "
+				"%s: byte %llu: expected <VM_POOL>, "
 				"<HOST_POOL> or <VNET_POOL>",
-				origin, c.at + 1);
+				s->origin,
+				(unsigned long long)(s->before + s->at + 1));
 			return -EINVAL;
 		}
-		if (start_tag_end(&c, &empty)) {
-			err_set(err, errlen, "%s: <%s> start tag not closed",
-				origin, root_name[k]);
-			return -EINVAL;
-		}
-		inner = c.at;
-		inner_end = c.at;
-		if (!empty && find_end_tag(&c, root_name[k], &inner_end)) {
-			err_set(err, errlen, "%s: <%s> has no end tag", origin,
-				root_name[k]);
-			return -EINVAL;
-		}
-		if (sb_add(&p->doc[k], c.s + inner, inner_end - inner)) {
-			err_set(err, errlen, "%s: out of memory", origin);
-			return -ENOMEM;
-		}
-		p->count[k]++;
+		*kind = (enum pool_kind)s->kind;
+		s->state = ROOT_TAG;
+		s->done = false;
+		s->copy = 0;
+		s->prev = 0;
+		return 1;
 	}
 }
 
-int pools_finish(struct pools *p, char *err, size_t errlen)
+/* At a '<' in text: what starts here, and how many bytes it spans. */
+static void markup(struct pool_stream *s)
 {
-	struct strbuf whole = STRBUF_INIT;
-	int k;
+	const char *name = pool_root_name[s->kind];
+	size_t n = strlen(name);
 
-	for (k = 0; k < POOL_KINDS; k++)
-		if (!p->count[k]) {
-			err_set(err, errlen,
-				"no <%s> in the input (onevm/onehost/onevnet "
-				"list -x)",
-				root_name[k]);
-			return -EINVAL;
-		}
-	for (k = 0; k < POOL_KINDS; k++) {
-		sb_reset(&whole);
-		if (sb_addf(&whole, "<%s>", root_name[k]) ||
-		    sb_add(&whole, p->doc[k].buf ? p->doc[k].buf : "",
-			   p->doc[k].len) ||
-		    sb_addf(&whole, "</%s>\n", root_name[k])) {
-			sb_release(&whole);
-			err_set(err, errlen, "pools: out of memory");
-			return -ENOMEM;
-		}
-		sb_release(&p->doc[k]);
-		p->doc[k] = whole;
-		whole = (struct strbuf)STRBUF_INIT;
+	avail(s, LOOKAHEAD);
+	s->count = 0;
+	if (starts(s, "<![CDATA[")) {
+		s->state = CDATA;
+		s->copy = 9;
+	} else if (starts(s, "<!--")) {
+		s->state = COMMENT;
+		s->copy = 4;
+	} else if (starts(s, "<?")) {
+		s->state = PI;
+		s->copy = 2;
+	} else if (s->len - s->at > n + 2 && s->buf[s->at + 1] == '/' &&
+		   !memcmp(s->buf + s->at + 2, name, n) &&
+		   delim(s, s->at + 2 + n)) {
+		s->state = END_TAG;
+		s->copy = (int)(n + 2);
+	} else {
+		s->copy = 1;
 	}
-	return 0;
 }
 
-void pools_release(struct pools *p)
+/* The state after byte c (not one of a token's first bytes). */
+static void step(struct pool_stream *s, char c)
 {
-	int k;
-
-	for (k = 0; k < POOL_KINDS; k++) {
-		sb_release(&p->doc[k]);
-		p->count[k] = 0;
+	switch (s->state) {
+	case ROOT_TAG:
+		if (c == '>') {
+			s->done = s->prev == '/';
+			s->state = TEXT;
+		}
+		break;
+	case CDATA: /* "]]>", also after "]]]" */
+		if (c == '>' && s->count >= 2)
+			s->state = TEXT;
+		s->count = c == ']' ? s->count + 1 : 0;
+		break;
+	case COMMENT:
+		if (c == '>' && s->count >= 2)
+			s->state = TEXT;
+		s->count = c == '-' ? s->count + 1 : 0;
+		break;
+	case PI:
+		if (c == '>' && s->prev == '?')
+			s->state = TEXT;
+		break;
+	case END_TAG:
+		s->done = c == '>';
+		break;
+	default:
+		break;
 	}
+	s->prev = c;
+}
+
+int pool_stream_read(void *ctx, char *out, int len)
+{
+	struct pool_stream *s = ctx;
+	int n = 0;
+
+	while (n < len && !s->done) {
+		char c;
+
+		if (s->at == s->len && !avail(s, 1)) {
+			snprintf(s->err, sizeof(s->err),
+				 "%s: <%s> has no end tag%s", s->origin,
+				 pool_root_name[s->kind],
+				 ferror(s->f) ? " (read error)" : "");
+			return -1;
+		}
+		if (s->state == TEXT && !s->copy && s->buf[s->at] == '<')
+			markup(s);
+		c = s->buf[s->at++];
+		out[n++] = c;
+		if (s->copy) {
+			s->copy--;
+			s->prev = c;
+		} else {
+			step(s, c);
+		}
+	}
+	return n;
 }

@@ -18,10 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pools p = POOLS_INIT;
+	static struct pool_stream s;
+	struct partitions_builder *b = NULL;
 	struct partitions m = { 0 }, back = { 0 };
 	struct strbuf text = STRBUF_INIT;
 	char err[256] = "", *z = malloc(size + 1);
+	enum pool_kind kind;
+	FILE *f;
+	int r;
 
 	if (!z)
 		return 0;
@@ -29,19 +33,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	z[size] = '\0';
 	if (partitions_parse(z, &back, err, sizeof(err)) && !err[0])
 		abort();
-	free(z);
 	partitions_free(&back);
 	err[0] = '\0';
-	if (pools_add(&p, "fuzz", (const char *)data, size, err, sizeof(err)) ||
-	    pools_finish(&p, err, sizeof(err))) {
+	f = size ? fmemopen(z, size, "r") : NULL;
+	if (!f || partitions_builder_new(&b))
+		goto out;
+	pool_stream_init(&s, f, "fuzz");
+	while ((r = pool_stream_next(&s, &kind, err, sizeof(err))) == 1) {
+		r = partitions_read(b, -1, pool_stream_read, &s, "fuzz", err,
+				    sizeof(err));
+		if (r)
+			break;
+	}
+	if (r) {
 		if (!err[0])
 			abort();
 		goto out;
 	}
-	if (partitions_build(p.doc[POOL_VM].buf, p.doc[POOL_VM].len,
-			     p.doc[POOL_HOST].buf, p.doc[POOL_HOST].len,
-			     p.doc[POOL_VNET].buf, p.doc[POOL_VNET].len, &m,
-			     err, sizeof(err))) {
+	if (partitions_finish(b, &m, err, sizeof(err))) {
 		if (!err[0])
 			abort();
 		goto out;
@@ -50,8 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    partitions_check(sb_str(&text), &m, err, sizeof(err)))
 		abort();
 out:
+	if (f)
+		fclose(f);
+	free(z);
+	partitions_builder_free(b);
 	partitions_free(&m);
 	sb_release(&text);
-	pools_release(&p);
 	return 0;
 }
