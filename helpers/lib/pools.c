@@ -222,7 +222,23 @@ int pool_stream_read(void *ctx, char *out, int len)
 				 ferror(s->f) ? " (read error)" : "");
 			return -1;
 		}
-		if (s->state == TEXT && !s->copy && s->buf[s->at] == '<')
+		if (s->state == TEXT && !s->copy && s->buf[s->at] != '<') {
+			/* most of a document: text up to the next markup */
+			size_t room = (size_t)(len - n), run = s->len - s->at;
+			const char *lt;
+
+			if (run > room)
+				run = room;
+			lt = memchr(s->buf + s->at, '<', run);
+			if (lt)
+				run = (size_t)(lt - (s->buf + s->at));
+			memcpy(out + n, s->buf + s->at, run);
+			s->at += run;
+			n += (int)run;
+			s->prev = out[n - 1];
+			continue;
+		}
+		if (s->state == TEXT && !s->copy)
 			markup(s);
 		c = s->buf[s->at++];
 		out[n++] = c;
