@@ -10,8 +10,7 @@
 sim_host none
 PK=$TOP/build/bin/oneib-pkey
 
-echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/empty.conf"
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/empty.conf"
+cloud_fabric
 cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
 	"$CLOUD_VM14" "$CLOUD_VM15" >"$TEST_TMP/cloud.xml"
 

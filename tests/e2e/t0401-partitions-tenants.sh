@@ -10,9 +10,8 @@
 sim_host none
 PK=$TOP/build/bin/oneib-pkey
 
-# A cloud without tenants yet: the default partition only.
-echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/before.conf"
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/before.conf"
+cloud_fabric # a cloud without tenants yet: the default partition only
+cp "$SIM_PARTITIONS" "$TEST_TMP/before.conf"
 assert_eq "0x7fff" "$(cloud_pkeys node02-vf0)" "before: a VF holds only the default partition"
 
 cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \

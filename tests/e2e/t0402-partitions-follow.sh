@@ -12,7 +12,7 @@ all_vms=("$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" "$CLOUD_VM14" "
 
 cloud_listing "${all_vms[@]}" >"$TEST_TMP/cloud.xml"
 "$PK" partitions "$TEST_TMP/cloud.xml" >"$TEST_TMP/start.conf" || die "cannot render the start"
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/start.conf"
+cloud_fabric "$TEST_TMP/start.conf"
 assert_ok "the fabric starts in the desired state" -- sim_client sm "$PK" verify --conf "$SIM_PARTITIONS"
 
 # install CLOUD.XML without a reload

@@ -15,7 +15,7 @@ cloud_hosts >"$TEST_TMP/hosts.xml"
 cloud_vnets >"$TEST_TMP/vnets.xml"
 cat "$TEST_TMP/vms.xml" "$TEST_TMP/hosts.xml" "$TEST_TMP/vnets.xml" >"$TEST_TMP/good.xml"
 "$PK" partitions "$TEST_TMP/good.xml" >"$TEST_TMP/good.conf" || die "cannot render"
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/good.conf"
+cloud_fabric "$TEST_TMP/good.conf"
 cp "$TEST_TMP/good.conf" "$SIM_PARTITIONS.bak"
 dir=$(dirname "$SIM_PARTITIONS")
 

@@ -14,8 +14,7 @@ cloud_start_vms >"$TEST_TMP/vms.xml"
 cloud_hosts >"$TEST_TMP/hosts.xml"
 cloud_vnets >"$TEST_TMP/vnets.xml"
 sed 's/0x8102/0x8101/' "$TEST_TMP/vnets.xml" >"$TEST_TMP/collision.xml"
-echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/empty.conf"
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/empty.conf"
+cloud_fabric
 pools="$TEST_TMP/vms.xml $TEST_TMP/hosts.xml $TEST_TMP/vnets.xml"
 
 # check LABEL WANT-STATUS [sim] ARGS...: oneib-pkey ARGS (attached to the

@@ -8,7 +8,6 @@
 . "$TOP/tests/lib/cloud.sh"
 sim_host none
 PK=$TOP/build/bin/oneib-pkey
-echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/empty.conf"
 
 # No opensm running yet: installed, with a warning, exit 0.
 cloud_listing "$CLOUD_VM10" >"$TEST_TMP/c1.xml"
@@ -18,7 +17,7 @@ assert_eq "oneib-pkey: warning: no opensm is running; it reads $TEST_TMP/p.conf 
 assert_eq "$TEST_TMP/p.conf: installed (2 partitions, 3 members)" "$(cat "$LAST_OUT")" \
 	"a first install mentions no backup"
 
-SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$TEST_TMP/empty.conf"
+cloud_fabric
 sm_pid=$(pgrep -x opensm)
 assert_match '^[0-9]+$' "$sm_pid" "one opensm in this test's pid namespace"
 

@@ -111,3 +111,12 @@ cloud_path_pkey() { # NODE1 NODE2
 	sim_client sm saquery -p --src-to-dst "$(sim_lid "$1"):$(sim_lid "$2")" |
 		sed -n 's/^[[:space:]]*pkey\.*\(0x[0-9a-f]*\)$/\1/p'
 }
+
+# ibsim + opensm on data/fabric-tenants.net, the SM on node "sm", with
+# PARTITIONS_CONF, or with the default partition only (a cloud without
+# tenants yet: every port limited, the SM's full).
+cloud_fabric() { # [PARTITIONS_CONF]
+	local conf=${1:-$TEST_TMP/default-only.conf}
+	[ -n "${1:-}" ] || echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$conf"
+	SIM_SM_NODE=sm sim_fabric "$TOP/tests/e2e/data/fabric-tenants.net" "$conf"
+}

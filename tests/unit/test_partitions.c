@@ -177,34 +177,26 @@ static void empty_cloud_is_default_only(void **state)
  * InfiniBand because its network is; a NIC on another network, or on no
  * network of the pool, is not.
  */
+static const char short_vms[] =
+	"<VM_POOL><VM><ID>42</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE>"
+	"<TEMPLATE><NIC><MAC>02:00:c0:a8:01:05</MAC><NETWORK_ID>5</NETWORK_ID>"
+	"<NIC_ID>0</NIC_ID></NIC><NIC><MAC>02:00:c0:a8:01:06</MAC>"
+	"<NETWORK_ID>2</NETWORK_ID><NIC_ID>1</NIC_ID></NIC>"
+	"<NIC><MAC>02:00:c0:a8:01:07</MAC><NIC_ID>2</NIC_ID></NIC></TEMPLATE>"
+	"</VM></VM_POOL>";
+#define BRIDGE_NET "<VNET><ID>2</ID><VN_MAD>bridge</VN_MAD></VNET>"
+static const char short_vnets[] = "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+	BRIDGE_NET "</VNET_POOL>";
+
 static void short_form_nics(void **state)
 {
 	struct partitions m;
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(
-		build_str("<VM_POOL><VM><ID>42</ID><STATE>3</STATE>"
-			  "<LCM_STATE>3</LCM_STATE><TEMPLATE>"
-			  "<NIC><MAC>02:00:c0:a8:01:05</MAC>"
-			  "<NETWORK_ID>5</NETWORK_ID><NIC_ID>0</NIC_ID></NIC>"
-			  "<NIC><MAC>02:00:c0:a8:01:06</MAC>"
-			  "<NETWORK_ID>2</NETWORK_ID><NIC_ID>1</NIC_ID></NIC>"
-			  "<NIC><MAC>02:00:c0:a8:01:07</MAC><NIC_ID>2</NIC_ID>"
-			  "</NIC></TEMPLATE></VM></VM_POOL>",
-			  "<HOST_POOL/>",
-			  "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101")) "<VNET><"
-								      "ID>2</"
-								      "ID><VN_"
-								      "MAD>"
-								      "bridge</"
-								      "VN_MAD><"
-								      "/VNET>"
-								      "</"
-								      "VNET_"
-								      "POOL>",
-			  &m, err, sizeof(err)),
-		0);
+	assert_int_equal(build_str(short_vms, "<HOST_POOL/>", short_vnets, &m,
+				   err, sizeof(err)),
+			 0);
 	assert_string_equal(err, "");
 	assert_int_equal(m.n, 1);
 	assert_int_equal(m.p[0].n, 1);
@@ -217,33 +209,22 @@ static void short_form_nics(void **state)
  * IB_PKEY yet) or refused (ERROR) has no partition and fails nothing; READY
  * and UPDATE_FAILURE ones do have one.
  */
+#define NET_IN(id, st, tmpl)                                                   \
+	"<VNET><ID>" #id "</ID><STATE>" #st "</STATE><VN_MAD>ib</VN_MAD>"      \
+	"<TEMPLATE>" tmpl "</TEMPLATE></VNET>"
+static const char states_vnets[] = "<VNET_POOL>" NET_IN(5, 2, "")
+	NET_IN(6, 5, "") NET_IN(7, 6, PKEY("0x8102"))
+		NET_IN(8, 1, PKEY("0x8103")) "</VNET_POOL>";
+
 static void networks_not_ready_have_no_partition(void **state)
 {
 	struct partitions m;
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(
-		build_str(VM_NIC("02:00:c0:a8:01:05"), "<HOST_POOL/>",
-			  "<VNET_POOL>"
-			  "<VNET><ID>5</ID><STATE>2</STATE><VN_MAD>ib</VN_MAD>"
-			  "<TEMPLATE/></VNET>"
-			  "<VNET><ID>6</ID><STATE>5</STATE><VN_MAD>ib</VN_MAD>"
-			  "<TEMPLATE/></VNET>"
-			  "<VNET><ID>7</ID><STATE>6</STATE><VN_MAD>ib</VN_MAD>"
-			  "<TEMPLATE>" PKEY(
-				  "0x8102") "</TEMPLATE></VNET>"
-					    "<VNET><ID>8</ID><STATE>1</"
-					    "STATE><VN_MAD>ib</VN_MAD>"
-					    "<TEMPLATE>" PKEY("0x8103") "</"
-									"TEMPLA"
-									"TE></"
-									"VNET>"
-									"</"
-									"VNET_"
-									"POOL>",
-			  &m, err, sizeof(err)),
-		0);
+	assert_int_equal(build_str(VM_NIC("02:00:c0:a8:01:05"), "<HOST_POOL/>",
+				   states_vnets, &m, err, sizeof(err)),
+			 0);
 	assert_string_equal(err, "");
 	assert_int_equal(m.n, 2);
 	assert_int_equal(m.p[0].pkey, 0x0102);
