@@ -186,6 +186,13 @@ static int cmp_membership(const void *a, const void *b)
 	return x->pkey < y->pkey ? -1 : x->pkey > y->pkey;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_u16(const void *a, const void *b)
 {
 	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
@@ -242,7 +249,7 @@ static void print_keys(const uint16_t *k, size_t n)
  * member, every partition listing its GUID. 1 when it differs.
  */
 static int verify_port(const struct fabric_port *fp, uint16_t sm_lid,
-		       const struct membership *v, size_t nv, bool *found)
+		       const struct membership *v, size_t nv)
 {
 	uint16_t want[PARTITIONS_MLX4_MAX_PKEYS * 2], *have;
 	size_t nw = 0, i = first_of(v, nv, fp->port_guid), j;
@@ -250,7 +257,6 @@ static int verify_port(const struct fabric_port *fp, uint16_t sm_lid,
 
 	want[nw++] = fp->lid && fp->lid == sm_lid ? 0xffff : 0x7fff;
 	for (; i < nv && v[i].guid == fp->port_guid; i++) {
-		*found = true;
 		if (nw < sizeof(want) / sizeof(want[0]))
 			want[nw++] = v[i].pkey;
 		else
@@ -285,33 +291,34 @@ static int verify(const struct partitions *m, const struct fabric *f)
 {
 	size_t nv, i, drift = 0, present = 0, absent = 0;
 	struct membership *v = memberships(m, &nv);
+	uint64_t *ports = malloc((f->n + 1) * sizeof(*ports));
 
-	if (!v) {
+	if (!v || !ports) {
 		log_msg("verify: out of memory");
-		return 1;
+		free(v);
+		free(ports);
+		return 2;
 	}
-	for (i = 0; i < f->n; i++) {
-		bool found = false;
-
-		drift +=
-			(size_t)verify_port(&f->p[i], f->sm_lid, v, nv, &found);
-	}
+	for (i = 0; i < f->n; i++)
+		ports[i] = f->p[i].port_guid;
+	qsort(ports, f->n, sizeof(*ports), cmp_u64);
+	for (i = 0; i < f->n; i++)
+		drift += (size_t)verify_port(&f->p[i], f->sm_lid, v, nv);
 	/* Members the SM could not find: VMs whose VF is not up yet, or
 	 * ConnectX-3 alias GUIDs, which are never ports of their own. */
 	for (i = 0; i < nv; i++) {
-		size_t k;
-		bool there = false;
-
 		if (i && v[i].guid == v[i - 1].guid)
 			continue;
-		for (k = 0; k < f->n && !there; k++)
-			there = f->p[k].port_guid == v[i].guid;
-		there ? present++ : absent++;
+		if (bsearch(&v[i].guid, ports, f->n, sizeof(*ports), cmp_u64))
+			present++;
+		else
+			absent++;
 	}
 	printf("verify: %zu end ports, %zu switches, %zu partitions; %zu "
 	       "member ports in the fabric, %zu not; %zu ports differ\n",
 	       f->n, f->switches, m->n, present, absent, drift);
 	free(v);
+	free(ports);
 	return drift ? 1 : 0;
 }
 

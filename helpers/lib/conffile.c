@@ -13,11 +13,15 @@
 #include "log.h"
 #include "strbuf.h"
 
+/* "/etc/opensm/partitions.conf" (or ".../ib/") -> "/etc/opensm" */
 static int dir_of(const char *path, char *dir, size_t size)
 {
-	const char *slash = strrchr(path, '/');
-	size_t n;
+	size_t n = strlen(path);
+	const char *slash;
 
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	slash = memrchr(path, '/', n);
 	if (!slash) {
 		memcpy(dir, ".", 2);
 		return 0;
@@ -30,20 +34,24 @@ static int dir_of(const char *path, char *dir, size_t size)
 	return 0;
 }
 
-static int fsync_dir_of(const char *path)
+int fsync_dir(const char *dir)
 {
-	char dir[PATH_MAX];
 	int fd, r;
 
-	r = dir_of(path, dir, sizeof(dir));
-	if (r)
-		return r;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	r = fsync(fd) ? -errno : 0;
 	close(fd);
 	return r;
+}
+
+int fsync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	int r = dir_of(path, dir, sizeof(dir));
+
+	return r ? r : fsync_dir(dir);
 }
 
 static int write_all(int fd, const char *p, size_t len)

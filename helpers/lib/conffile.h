@@ -30,4 +30,9 @@
 int conffile_install(const char *path, const char *backup, const char *text,
 		     size_t len, char *err, size_t errlen);
 
+/* fsync of a directory, or of the one holding path: a rename or a new
+ * entry survives a power loss. 0 or -errno. */
+int fsync_dir(const char *dir);
+int fsync_dir_of(const char *path);
+
 #endif

@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "guid.h"
+#include "conffile.h"
 #include "lease.h"
 #include "sysfs.h"
 
@@ -511,37 +512,6 @@ static int ledger_init(struct ledger *l, const char *dir, char *err,
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	int fd, r = 0;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
-/* "/var/lib/one/ib" -> fsync "/var/lib/one", so a new ib survives power loss */
-static int fsync_parent(const char *dir)
-{
-	char parent[PATH_MAX];
-	char *slash;
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	memcpy(parent, dir, n);
-	parent[n] = '\0';
-	slash = strrchr(parent, '/');
-	if (!slash)
-		return fsync_dir(".");
-	slash[slash == parent] = '\0';
-	return fsync_dir(parent);
-}
-
 /* leases.tmp.<pid> of writers killed mid-commit; only under the lock. */
 static int remove_leftovers(const struct ledger *l, char *err, size_t errlen)
 {
@@ -584,7 +554,7 @@ int ledger_open(struct ledger *l, const char *dir, char *err, size_t errlen)
 		return r;
 	if (mkdir(dir, 0750) == 0) {
 		/* exactly 0750 whatever the umask; oneadmin's group reads */
-		r = chmod(dir, 0750) ? -errno : fsync_parent(dir);
+		r = chmod(dir, 0750) ? -errno : fsync_dir_of(dir);
 	} else if (errno != EEXIST) {
 		r = -errno;
 	}
