@@ -846,8 +846,8 @@ int partitions_read(struct partitions_builder *b, int expect,
 	xmlInitParser();
 	/* No XML_PARSE_NOENT: entities are never substituted; no DTD loads. */
 	rd = xmlReaderForIO(read, NULL, ctx, NULL, NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOBLANKS |
-				    XML_PARSE_NOWARNING);
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+				    XML_PARSE_NOBLANKS | XML_PARSE_NOWARNING);
 	if (!rd) {
 		err_set(err, errlen, "%s: out of memory", what);
 		return -ENOMEM;
@@ -1042,12 +1042,13 @@ static int render_one(const struct partition *p, struct strbuf *out)
 	 * large file */
 	for (i = 0; i < p->n && !r; i++) {
 		static const char hex[] = "0123456789abcdef";
+		const char *end = i + 1 < p->n ? "=full,\n" : "=full ;\n";
 		char line[32] = "\t0x";
 		int d;
 
 		for (d = 0; d < 16; d++)
 			line[3 + d] = hex[(p->guids[i] >> (60 - 4 * d)) & 0xf];
-		memcpy(line + 19, i + 1 < p->n ? "=full,\n" : "=full ;\n", 9);
+		memcpy(line + 19, end, strlen(end) + 1);
 		r = sb_adds(out, line);
 	}
 	if (!r && !p->n)
