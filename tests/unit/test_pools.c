@@ -56,7 +56,7 @@ static int split(const char *text, size_t chunk, char *out, size_t outlen,
 			at += (size_t)snprintf(out + at, outlen - at, "%.*s", n,
 					       buf);
 		if (n < 0) {
-			strcpy(err, s->err);
+			snprintf(err, 256, "%s", s->err);
 			r = -1;
 			break;
 		}
@@ -154,7 +154,7 @@ struct tmp {
 
 static void tmp_make(struct tmp *t)
 {
-	strcpy(t->dir, "/tmp/oneib-conffile.XXXXXX");
+	snprintf(t->dir, sizeof(t->dir), "/tmp/oneib-conffile.XXXXXX");
 	assert_non_null(mkdtemp(t->dir));
 	snprintf(t->file, sizeof(t->file), "%s/partitions.conf", t->dir);
 	snprintf(t->bak, sizeof(t->bak), "%s/partitions.conf.bak", t->dir);
