@@ -60,10 +60,10 @@ static void usage(FILE *f)
 
 /*
  * The desired partitions from the cloud's XML (files, "-" or none:
- * standard input), streamed document by document, rendered and read back.
+ * standard input), streamed document by document.
  */
-static int desired_from_xml(int n, char **args, struct partitions *m,
-			    struct strbuf *text, char *err, size_t errlen)
+static int desired_from_xml(int n, char **args, struct partitions *m, char *err,
+			    size_t errlen)
 {
 	struct partitions_builder *b = NULL;
 	struct pool_stream *s = malloc(sizeof(*s));
@@ -109,14 +109,19 @@ static int desired_from_xml(int n, char **args, struct partitions *m,
 		r = partitions_finish(b, m, err, errlen);
 	partitions_builder_free(b);
 	free(s);
-	if (!r && partitions_render(m, text)) {
+	return r;
+}
+
+/* The file text, read back before anyone uses it. */
+static int render_checked(const struct partitions *m, struct strbuf *text,
+			  char *err, size_t errlen)
+{
+	if (partitions_render(m, text)) {
 		err_set(err, errlen, "partitions: out of memory");
-		r = -ENOMEM;
+		return -ENOMEM;
 	}
 	/* Never hand opensm a file its grammar would read differently. */
-	if (!r && partitions_check(sb_str(text), m, err, errlen))
-		r = -EINVAL;
-	return r;
+	return partitions_check(sb_str(text), m, err, errlen) ? -EINVAL : 0;
 }
 
 static size_t members(const struct partitions *m)
@@ -386,8 +391,8 @@ static int cmd_verify(int argc, char **argv)
 			r = partitions_parse(sb_str(&text), &m, err,
 					     sizeof(err));
 	} else {
-		r = desired_from_xml(argc - optind, argv + optind, &m, &text,
-				     err, sizeof(err));
+		r = desired_from_xml(argc - optind, argv + optind, &m, err,
+				     sizeof(err));
 	}
 	if (!r)
 		r = fabric_scan(ca, port, timeout, &f, err, sizeof(err));
@@ -459,8 +464,10 @@ static int cmd_partitions(int argc, char **argv)
 			out);
 		return 2;
 	}
-	r = desired_from_xml(argc - optind, argv + optind, &m, &text, err,
+	r = desired_from_xml(argc - optind, argv + optind, &m, err,
 			     sizeof(err));
+	if (!r)
+		r = render_checked(&m, &text, err, sizeof(err));
 	if (r) {
 		log_msg("partitions: %s", err);
 		r = 1;

@@ -443,12 +443,13 @@ static int check_collisions(const struct model_in *m, char *err, size_t errlen)
  * its last update failed) networks have a partition; older networks have
  * no STATE and are all ready.
  */
-static bool vnet_ready(const xmlNode *vnet, int *state)
+static bool vnet_ready(const xmlNode *vnet)
 {
-	*state = 1;
-	if (leaf_uint(vnet, "STATE", state) == -ENOENT)
+	int state = 1;
+
+	if (leaf_uint(vnet, "STATE", &state) == -ENOENT)
 		return true;
-	return *state == 1 || *state == 6;
+	return state == 1 || state == 6;
 }
 
 static bool vnet_pending(const struct model_in *m, int id)
@@ -492,11 +493,11 @@ static int vnet_element(const xmlNode *c, struct model_in *m, char *err,
 {
 	size_t nth = m->nth[POOL_VNET]++;
 	struct vnet_in *v;
-	int id, st, r;
+	int id, r;
 
 	if (!leaf_is(c, "VN_MAD", "ib"))
 		return 0;
-	if (!vnet_ready(c, &st) && !leaf_uint(c, "ID", &id)) {
+	if (!vnet_ready(c) && !leaf_uint(c, "ID", &id)) {
 		int *p = realloc(m->pending, (m->npending + 1) * sizeof(*p));
 
 		if (!p)
