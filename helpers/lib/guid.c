@@ -113,3 +113,91 @@ uint64_t guid_from_mac(uint64_t mac)
 {
 	return (mac >> 24) << 40 | (uint64_t)0xfffe << 24 | (mac & 0xffffff);
 }
+
+uint64_t guid_for_nic(unsigned cloud_id, uint32_t vmid, uint16_t nic_id)
+{
+	return (uint64_t)GUID_NIC_TAG << 56 | (uint64_t)(cloud_id & 0xff) << 48 |
+	       (uint64_t)vmid << 16 | nic_id;
+}
+
+int guid_for_nic_checked(int cloud_id, long long vmid, int nic_id,
+			 uint64_t *out, char *err, size_t errlen)
+{
+	if (cloud_id < 0 || cloud_id > GUID_CLOUD_MAX) {
+		err_set(err, errlen, "cloud id %d is not in 0..%d", cloud_id,
+			GUID_CLOUD_MAX);
+		return -ERANGE;
+	}
+	if (vmid < 0 || vmid > (long long)UINT32_MAX) {
+		err_set(err, errlen, "VM %lld: the VM ID does not fit the "
+			"GUID's 32 bits", vmid);
+		return -ERANGE;
+	}
+	if (nic_id < 0 || nic_id > GUID_NIC_MAX) {
+		err_set(err, errlen, "VM %lld NIC %d: NIC_ID does not fit the "
+			"GUID's 16 bits", vmid, nic_id);
+		return -ERANGE;
+	}
+	*out = guid_for_nic((unsigned)cloud_id, (uint32_t)vmid,
+			    (uint16_t)nic_id);
+	return 0;
+}
+
+bool guid_decode_nic(uint64_t g, unsigned *cloud_id, uint32_t *vmid,
+		     uint16_t *nic_id)
+{
+	if (g >> 56 != GUID_NIC_TAG)
+		return false;
+	if (cloud_id)
+		*cloud_id = (unsigned)(g >> 48) & 0xff;
+	if (vmid)
+		*vmid = (uint32_t)(g >> 16);
+	if (nic_id)
+		*nic_id = (uint16_t)g;
+	return true;
+}
+
+bool guid_is_nic(uint64_t g, uint32_t vmid, uint16_t nic_id)
+{
+	const uint64_t no_cloud = ~((uint64_t)0xff << 48);
+
+	return (g & no_cloud) == guid_for_nic(0, vmid, nic_id);
+}
+
+/*
+ * The old MAC-derived form has ff:fe in bytes 3-4 (02:00:c0:ff:fe:a8:01:05).
+ * A VM/NIC GUID looks the same only for VM IDs with 0xfffe in bits 8-23
+ * (16,776,704 and up), which no cloud reaches; below that the two forms
+ * never meet.
+ */
+void guid_describe(uint64_t g, char buf[GUID_DESC_LEN])
+{
+	unsigned cloud;
+	uint32_t vmid;
+	uint16_t nic;
+
+	if ((g >> 24 & 0xffff) == 0xfffe) {
+		char mac[MAC_STRLEN];
+
+		mac_fmt((g >> 40) << 24 | (g & 0xffffff), mac);
+		snprintf(buf, GUID_DESC_LEN, "MAC %s (old GUID)", mac);
+	} else if (!guid_decode_nic(g, &cloud, &vmid, &nic)) {
+		snprintf(buf, GUID_DESC_LEN, "-");
+	} else if (cloud) {
+		snprintf(buf, GUID_DESC_LEN, "cloud %u VM %u NIC %u", cloud,
+			 (unsigned)vmid, (unsigned)nic);
+	} else {
+		snprintf(buf, GUID_DESC_LEN, "VM %u NIC %u", (unsigned)vmid,
+			 (unsigned)nic);
+	}
+}
+
+int cloud_id_parse(const char *s, unsigned *out)
+{
+	int v;
+
+	if (dec_parse_int(s, &v) || v > GUID_CLOUD_MAX)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}

@@ -108,12 +108,91 @@ static void mac_to_guid(void **state)
 	assert_int_equal(mac_parse("0200c0a80105", &mac), -EINVAL);
 }
 
+static void nic_guid(void **state)
+{
+	char buf[128], hex[GUID_STRLEN];
+	uint64_t g = 0;
+	unsigned cloud;
+	uint32_t vmid;
+	uint16_t nic;
+
+	(void)state;
+	/* design.md decision 2: VM 42 NIC 1 in cloud 0 */
+	guid_fmt_hex(guid_for_nic(0, 42, 1), hex);
+	assert_string_equal(hex, "0x02000000002a0001");
+	guid_fmt_bytes(guid_for_nic(3, 0xdeadbeef, 0xfffe), hex);
+	assert_string_equal(hex, "02:03:de:ad:be:ef:ff:fe");
+	assert_true(guid_decode_nic(0x02030000002a0001ULL, &cloud, &vmid, &nic));
+	assert_int_equal(cloud, 3);
+	assert_int_equal(vmid, 42);
+	assert_int_equal(nic, 1);
+	assert_false(guid_decode_nic(0x0002c90300a1b2c1ULL, NULL, NULL, NULL));
+	/* the guest does not know the cloud id */
+	assert_true(guid_is_nic(0x02070000002a0001ULL, 42, 1));
+	assert_false(guid_is_nic(0x02070000002a0001ULL, 42, 2));
+	assert_false(guid_is_nic(0x02070000002b0001ULL, 42, 1));
+	assert_false(guid_is_nic(0x03000000002a0001ULL, 42, 1));
+	/* two NICs, two VMs, two clouds: never the same GUID */
+	assert_true(guid_for_nic(0, 1, 0) != guid_for_nic(0, 0, 1));
+	assert_true(guid_for_nic(0, 1, 0) != guid_for_nic(1, 1, 0));
+
+	assert_int_equal(guid_for_nic_checked(0, 42, 1, &g, buf, sizeof(buf)),
+			 0);
+	assert_true(g == 0x02000000002a0001ULL);
+	assert_int_equal(guid_for_nic_checked(256, 42, 1, &g, buf, sizeof(buf)),
+			 -ERANGE);
+	assert_int_equal(guid_for_nic_checked(0, 42, 65536, &g, buf,
+					      sizeof(buf)),
+			 -ERANGE);
+	assert_string_equal(buf,
+			    "VM 42 NIC 65536: NIC_ID does not fit the GUID's "
+			    "16 bits");
+	assert_int_equal(guid_for_nic_checked(0, -1, 0, &g, buf, sizeof(buf)),
+			 -ERANGE);
+	assert_int_equal(guid_for_nic_checked(0, 4294967296LL, 0, &g, buf,
+					      sizeof(buf)),
+			 -ERANGE);
+}
+
+static void describe(void **state)
+{
+	char buf[GUID_DESC_LEN];
+
+	(void)state;
+	guid_describe(0x02000000002a0001ULL, buf);
+	assert_string_equal(buf, "VM 42 NIC 1");
+	guid_describe(0x02030000002a0001ULL, buf);
+	assert_string_equal(buf, "cloud 3 VM 42 NIC 1");
+	guid_describe(0x0200c0fffea80105ULL, buf);
+	assert_string_equal(buf, "MAC 02:00:c0:a8:01:05 (old GUID)");
+	guid_describe(0x0002c90300a1b2c1ULL, buf);
+	assert_string_equal(buf, "-");
+}
+
+static void cloud_ids(void **state)
+{
+	unsigned c = 9;
+
+	(void)state;
+	assert_int_equal(cloud_id_parse("0", &c), 0);
+	assert_int_equal(c, 0);
+	assert_int_equal(cloud_id_parse("255", &c), 0);
+	assert_int_equal(c, 255);
+	assert_int_equal(cloud_id_parse("256", &c), -EINVAL);
+	assert_int_equal(cloud_id_parse("-1", &c), -EINVAL);
+	assert_int_equal(cloud_id_parse("0x1", &c), -EINVAL);
+	assert_int_equal(cloud_id_parse("", &c), -EINVAL);
+	assert_int_equal(c, 255);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hex_forms),  cmocka_unit_test(hex_rejects),
 		cmocka_unit_test(sysfs_form), cmocka_unit_test(bytes_form),
 		cmocka_unit_test(any_form),   cmocka_unit_test(mac_to_guid),
+		cmocka_unit_test(nic_guid),   cmocka_unit_test(describe),
+		cmocka_unit_test(cloud_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
