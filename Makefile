@@ -57,39 +57,76 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$cmd
 
 # --- build -------------------------------------------------------------------
+# The library is compiled once per flavour (plain, ASan+UBSan, fuzz) and
+# every tool, unit test and fuzzer links against it; -MMD tracks headers.
 
-$(B)/obj/%.o: helpers/%.c $(wildcard helpers/lib/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -c -o $@ $<
+OBJ_PLAIN := $(patsubst helpers/%.c,$(B)/obj/%.o,$(LIB_SRC))
+OBJ_ASAN  := $(patsubst helpers/%.c,$(B)/asan/obj/%.o,$(LIB_SRC))
+OBJ_FUZZ  := $(patsubst helpers/%.c,$(B)/fuzz/obj/%.o,$(LIB_SRC))
+FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -g -O1 \
+             -fsanitize=fuzzer-no-link,address,undefined
 
-$(B)/lib/liboneib.a: $(patsubst helpers/%.c,$(B)/obj/%.o,$(LIB_SRC))
+$(B)/obj/%.o: helpers/%.c
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
+
+$(B)/asan/obj/%.o: helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
+
+$(B)/fuzz/obj/%.o: helpers/%.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
+
+$(B)/lib/liboneib.a: $(OBJ_PLAIN)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/asan/lib/liboneib.a: $(OBJ_ASAN)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/fuzz/lib/liboneib.a: $(OBJ_FUZZ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(pkg_libs)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs)
+
+$(B)/asan/bin/%: $(B)/asan/obj/%.o $(B)/asan/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs)
 
 # Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
-$(B)/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h tests/unit/*.h)
+$(B)/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
-		$(pkg_libs) -lcmocka
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
 
-$(B)/asan/tests/%: tests/unit/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h tests/unit/*.h)
+$(B)/tests/%: $(B)/obj/tests/%.o $(B)/lib/liboneib.a
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) \
-		$(pkg_libs) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) -lcmocka
 
-$(B)/asan/bin/%: helpers/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+$(B)/asan/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -o $@ $< $(LIB_SRC) $(pkg_libs)
+	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
+
+$(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(B)/asan/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) -lcmocka
 
 # libFuzzer targets for every parser that sees untrusted text (clang only).
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard helpers/lib/*.h)
+$(B)/fuzz/obj/tests/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-		$(pkg_cflags) -Ihelpers -o $@ $< $(LIB_SRC) $(pkg_libs)
+	clang $(FUZZFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
+
+$(B)/fuzz/%: $(B)/fuzz/obj/tests/%.o $(B)/fuzz/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	clang -g -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ \
+		$(pkg_libs)
+
+-include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/asan/obj/*.d \
+	$(B)/asan/obj/*/*.d $(B)/fuzz/obj/*/*.d)
 
 unit-build: $(addprefix $(B)/tests/,$(UNIT))
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZ))

@@ -410,7 +410,7 @@ static int nl_talk(const uint8_t *req, size_t len, uint32_t seq, int vf,
 		const struct nlmsghdr *nh;
 		uint8_t *buf = NULL;
 		ssize_t n = nl_recv(fd, &buf, err, errlen);
-		int left = (int)n;
+		unsigned int left = n > 0 ? (unsigned int)n : 0;
 
 		if (n < 0)
 			r = (int)n;
