@@ -52,6 +52,7 @@ struct ctx {
 	const char *format;
 	const char *pkey_cmd; /* "sudo -n /usr/sbin/oneib-pkey"; NULL: none */
 	int vmid;
+	unsigned cloud_id; /* byte 1 of every GUID (design decision 2) */
 	long grace;
 };
 
@@ -61,7 +62,9 @@ static void usage(FILE *f)
 	      "       oneib-vf release --vm ID\n"
 	      "       oneib-vf list [--format=table|json]\n"
 	      "       oneib-vf reconcile [--grace SECONDS]\n"
-	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND\n",
+	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND,\n"
+	      "         --cloud-id N (0-255, the same on every host and the "
+	      "partitions renderer)\n",
 	      f);
 }
 
@@ -394,12 +397,38 @@ static int cmd_deploy(const struct ctx *c)
 		struct lease x = { 0 };
 		struct choice ch;
 		struct tally t;
+		uint64_t guid;
+		long g;
 
+		r = guid_for_nic_checked((int)c->cloud_id, c->vmid,
+					 nic->nic_id, &guid, err, sizeof(err));
+		if (r)
+			goto fail;
+		g = ledger_find_guid(&l, guid);
+		if (g >= 0 && (l.v[g].vmid != c->vmid ||
+			       l.v[g].nic_id != nic->nic_id)) {
+			/* Unique by construction; only a cloud id set
+			 * differently on two front-ends gets here. */
+			char gs[GUID_STRLEN], vs[PCI_ADDR_STRLEN];
+
+			guid_fmt_hex(guid, gs);
+			pci_addr_fmt(&l.v[g].vf, vs);
+			snprintf(err, sizeof(err),
+				 "VM %d NIC %d: GUID %s is already leased to "
+				 "VM %d NIC %d on VF %s",
+				 c->vmid, nic->nic_id, gs, l.v[g].vmid,
+				 l.v[g].nic_id, vs);
+			r = -EEXIST;
+			goto fail;
+		}
 		if (k >= 0 &&
 		    lease_still_fits(&l.v[k], nic, &hcas, &doms, c->vmid)) {
 			/* Deploying twice is safe: the NIC keeps its VF, and
-			 * the grace period starts again for this deploy. */
+			 * the grace period starts again for this deploy. A
+			 * lease from before the VM/NIC GUIDs gets the new
+			 * GUID here, and program_vfs maps it. */
 			l.v[k].since = (int64_t)time(NULL);
+			l.v[k].guid = guid;
 			map[i].mac = nic->mac;
 			map[i].vf = l.v[k].vf;
 			continue;
@@ -418,7 +447,7 @@ static int cmd_deploy(const struct ctx *c)
 		x.vmid = c->vmid;
 		x.nic_id = nic->nic_id;
 		x.mac = nic->mac;
-		x.guid = guid_from_mac(nic->mac);
+		x.guid = guid;
 		x.pkey = nic->pkey;
 		x.since = (int64_t)time(NULL);
 		r = ledger_add(&l, &x);
@@ -665,6 +694,7 @@ static int cmd_list(const struct ctx *c)
 {
 	char err[ERRLEN] = "", vf[PCI_ADDR_STRLEN], pf[PCI_ADDR_STRLEN];
 	char mac[MAC_STRLEN], guid[GUID_STRLEN], pk[PKEY_STRLEN];
+	char of[GUID_DESC_LEN];
 	struct ledger l = { .lock_fd = -1 };
 	bool json = c->format && !strcmp(c->format, "json");
 	struct json w;
@@ -686,9 +716,9 @@ static int cmd_list(const struct ctx *c)
 		json_int(&w, "version", 1);
 		json_arr(&w, "leases");
 	} else {
-		printf("%-13s %-13s %-4s %-6s %-4s %-17s %-18s %-6s %s\n", "VF",
-		       "PF", "PORT", "VM", "NIC", "MAC", "GUID", "PKEY",
-		       "SINCE/DOMAIN");
+		printf("%-13s %-13s %-4s %-6s %-4s %-17s %-18s %-16s %-6s %s\n",
+		       "VF", "PF", "PORT", "VM", "NIC", "MAC", "GUID", "GUID OF",
+		       "PKEY", "SINCE/DOMAIN");
 	}
 	for (i = 0; i < l.n; i++) {
 		const struct lease *x = &l.v[i];
@@ -698,6 +728,7 @@ static int cmd_list(const struct ctx *c)
 		pci_addr_fmt(&x->pf, pf);
 		mac_fmt(x->mac, mac);
 		guid_fmt_hex(x->guid, guid);
+		guid_describe(x->guid, of);
 		pkey_fmt(x->pkey, pk);
 		if (json) {
 			json_obj(&w, NULL);
@@ -708,14 +739,15 @@ static int cmd_list(const struct ctx *c)
 			json_int_or_null(&w, "nic", x->nic_id);
 			json_str_or_null(&w, "mac", adopted ? NULL : mac);
 			json_str_or_null(&w, "guid", adopted ? NULL : guid);
+			json_str_or_null(&w, "guid_of", adopted ? NULL : of);
 			json_str_or_null(&w, "pkey", adopted ? NULL : pk);
 			json_int(&w, "since", x->since);
 			json_str_or_null(&w, "domain", x->domain);
 			json_end(&w);
 		} else if (adopted) {
-			printf("%-13s %-13s %-4d %-6s %-4s %-17s %-18s %-6s "
-			       "%s\n",
-			       vf, pf, x->port, "-", "-", "-", "-", "-",
+			printf("%-13s %-13s %-4d %-6s %-4s %-17s %-18s %-16s "
+			       "%-6s %s\n",
+			       vf, pf, x->port, "-", "-", "-", "-", "-", "-",
 			       x->domain);
 		} else {
 			time_t t = (time_t)x->since;
@@ -725,10 +757,10 @@ static int cmd_list(const struct ctx *c)
 			if (gmtime_r(&t, &tm))
 				strftime(when, sizeof(when),
 					 "%Y-%m-%dT%H:%M:%SZ", &tm);
-			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-6s "
-			       "%s\n",
+			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-16s "
+			       "%-6s %s\n",
 			       vf, pf, x->port, x->vmid, x->nic_id, mac, guid,
-			       pk, when);
+			       of, pk, when);
 		}
 	}
 	if (json) {
@@ -749,6 +781,7 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "grace", required_argument, NULL, 'g' },
 		{ "pkey-cmd", required_argument, NULL, 'k' },
+		{ "cloud-id", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -801,6 +834,14 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			c.pkey_cmd = optarg;
+			break;
+		case 'C':
+			if (cloud_id_parse(optarg, &c.cloud_id)) {
+				log_msg("--cloud-id: '%s' is not a number "
+					"0-255",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -791,3 +791,15 @@ long ledger_find_nic(const struct ledger *l, int vmid, int nic_id)
 			return (long)i;
 	return -1;
 }
+
+long ledger_find_guid(const struct ledger *l, uint64_t guid)
+{
+	size_t i;
+
+	if (!guid)
+		return -1;
+	for (i = 0; i < l->n; i++)
+		if (!lease_adopted(&l->v[i]) && l->v[i].guid == guid)
+			return (long)i;
+	return -1;
+}

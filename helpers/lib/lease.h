@@ -90,6 +90,8 @@ void ledger_remove(struct ledger *l, size_t i);
 /* Index or -1. Adopted leases have no NIC and are never found by NIC. */
 long ledger_find_vf(const struct ledger *l, const struct pci_addr *vf);
 long ledger_find_nic(const struct ledger *l, int vmid, int nic_id);
+/* Index of the NIC lease carrying that port GUID, or -1. */
+long ledger_find_guid(const struct ledger *l, uint64_t guid);
 
 /* One line, no newline, appended to out; -EINVAL for an inconsistent lease. */
 int lease_format(const struct lease *x, struct strbuf *out);

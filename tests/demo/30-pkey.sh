@@ -29,7 +29,7 @@ if [ "$host" = cx3 ]; then
 	assert_eq "" "$(grep -Lx none /sys/class/infiniband/mlx4_0/iov/$vf1/ports/1/pkey_idx/[1-9]*)" "and no other partition"
 else
 	idx=$(("${vf1##*.}" - 1))
-	assert_eq 02:00:0a:ff:fe:00:01:01 "$(cat /sys/bus/pci/devices/0000:3b:00.0/sriov/$idx/port)" "VM 1's VF carries the GUID of its MAC"
+	assert_eq 02:00:00:00:00:01:00:00 "$(cat /sys/bus/pci/devices/0000:3b:00.0/sriov/$idx/port)" "VM 1's VF carries the GUID of VM 1 NIC 0"
 fi
 
 say "=== a NIC on a network claiming the default partition ==="

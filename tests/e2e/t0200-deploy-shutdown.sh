@@ -16,8 +16,10 @@ assert_match "<address domain='0x0000' bus='0x3b' slot='0x00' function='0x1'/>" 
 assert_eq 0 "$(grep -c '<interface' "$TEST_TMP/dom.xml")" "the IB NIC is no longer an interface"
 
 "$R/ib/bin/oneib-vf" list --format=json >"$TEST_TMP/leases.json"
-assert_eq "0000:3b:00.1 42 0 02:00:c0:a8:01:05 0x0200c0fffea80105 0x8101" \
+assert_eq "0000:3b:00.1 42 0 02:00:c0:a8:01:05 0x02000000002a0000 0x8101" \
 	"$(jq -r '.leases[] | "\(.vf) \(.vm) \(.nic) \(.mac) \(.guid) \(.pkey)"' "$TEST_TMP/leases.json")" "ledger records VF, VM, NIC, MAC, GUID, P_Key"
+assert_eq "VM 42 NIC 0" "$(jq -r '.leases[0].guid_of' "$TEST_TMP/leases.json")" "the GUID reads back as its VM and NIC"
+assert_match "0x02000000002a0000 +VM 42 NIC 0 " "$("$R/ib/bin/oneib-vf" list)" "so does the table"
 assert_eq 42 "$("$R/ib/bin/oneib-discover" --format=json | jq '.hcas[0].vfs[0].vm')" "oneib-discover shows the holder"
 assert_eq 14 "$("$R/ib/bin/oneib-discover" --format=one-monitor | sed -n 's/^IB_VFS_FREE=//p')" "one VF fewer free"
 

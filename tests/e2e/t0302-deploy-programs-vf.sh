@@ -21,11 +21,11 @@ assert_eq 0 $? "deploy succeeds"
 vf=$("$R/ib/bin/oneib-vf" list --format=json | jq -r '.leases[0].vf')
 assert_eq 0000:03:00.1 "$vf" "first VF leased"
 slave=$(cat "$iov/$vf/ports/1/gid_idx/0")
-assert_eq 200c0fffea80105 "$(cat "$iov/ports/1/admin_guids/$slave")" "alias GUID = the NIC's MAC, EUI-64"
+assert_eq 2000000002a0000 "$(cat "$iov/ports/1/admin_guids/$slave")" "alias GUID = VM 42 NIC 0"
 assert_eq 1 "$(cat "$iov/$vf/ports/1/pkey_idx/0")" "virtual index 0 -> the physical index of 0x8101"
 assert_eq "" "$(grep -lv '^none$' "$iov/$vf"/ports/1/pkey_idx/* | grep -v '/pkey_idx/0$')" "every other index none"
 "$pkey_bin" show "$vf" >"$TEST_TMP/show"
-assert_match "0x0200c0fffea80105" "$(cat "$TEST_TMP/show")" "oneib-pkey show reads it back"
+assert_match "0x02000000002a0000" "$(cat "$TEST_TMP/show")" "oneib-pkey show reads it back"
 
 "$R/vmm/kvm-ib/shutdown" "$uuid" node1 42 node1
 assert_eq 0 $? "shutdown succeeds"

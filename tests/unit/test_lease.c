@@ -24,6 +24,7 @@
 
 #include "unit.h"
 
+#include "lib/guid.h"
 #include "lib/lease.h"
 
 /* What oneib-vf writes for VM 42's NIC 0 and for a foreign domain. */
@@ -421,6 +422,7 @@ static void commit_reopen(void **state)
 
 	(void)state;
 	x[0] = nic_lease("0000:3b:00.4", 7, 1);
+	x[0].guid = guid_for_nic(0, 7, 1);
 	x[1] = nic_lease("0000:3b:00.1", 42, 0);
 	x[2] = adopted_lease("0000:3b:00.2", "legacy-db");
 	assert_int_equal(ledger_open(&l, dir, err, sizeof(err)), 0);
@@ -440,6 +442,11 @@ static void commit_reopen(void **state)
 	assert_int_equal(ledger_find_nic(&l, 7, 1), 2);
 	assert_int_equal(ledger_find_nic(&l, 7, 0), -1);
 	assert_int_equal(ledger_find_nic(&l, -1, -1), -1);
+	assert_int_equal(ledger_find_guid(&l, guid_for_nic(0, 7, 1)), 2);
+	assert_int_equal(ledger_find_guid(&l, 0x0200c0fffea80105ull), 0);
+	assert_int_equal(ledger_find_guid(&l, guid_for_nic(0, 7, 2)), -1);
+	/* adopted leases carry no GUID and are never found by one */
+	assert_int_equal(ledger_find_guid(&l, 0), -1);
 	pci_addr_parse("0000:3b:00.3", &a);
 	assert_int_equal(ledger_find_vf(&l, &a), -1);
 
@@ -454,7 +461,7 @@ static void commit_reopen(void **state)
 						  "pf=0000:3b:00.0 port=1 vm=7 "
 						  "nic=1 "
 						  "mac=02:00:c0:a8:01:05 "
-						  "guid=0x0200c0fffea80105 "
+						  "guid=0x0200000000070001 "
 						  "pkey=0x8101 "
 						  "since=1763784000\n");
 

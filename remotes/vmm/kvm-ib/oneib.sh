@@ -13,7 +13,7 @@ oneib_vf() {
 	shift 2
 	"$ONEIB_VF" "$cmd" --vm "$vmid" --ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}" \
 		--connect "${LIBVIRT_URI:-qemu:///system}" \
-		--pkey-cmd "$ONEIB_PKEY" "$@"
+		--pkey-cmd "$ONEIB_PKEY" --cloud-id "${ONEIB_CLOUD_ID:-0}" "$@"
 }
 
 # stock_then_release ACTION ARGS...: the stock kvm ACTION with OpenNebula's
