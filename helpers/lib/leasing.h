@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Leasing a host's VFs to VMs' InfiniBand NICs, with libvirt as the truth
+ * for what is running (design decision 5): the steps behind oneib-vf
+ * deploy, release and reconcile, and the pieces other actions (NIC attach,
+ * restore, migration) put together the same way:
+ *
+ *   leasing_open        the host's VFs read, the ledger locked and read,
+ *                       what libvirt domains hold read
+ *   leasing_acquire     a VF for each NIC (its own again while it fits),
+ *                       recorded in the ledger in memory
+ *   (the caller builds its XML from the map; nothing is committed yet)
+ *   leasing_commit      GUID and P_Key on each VF (oneib-pkey), then the
+ *                       ledger written; a failure undoes the programming
+ *   leasing_close       unlock, free
+ *
+ * A step that fails leaves the ledger file and the VFs as they were.
+ */
+#ifndef ONEIB_LEASING_H
+#define ONEIB_LEASING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domxml.h"
+#include "hca.h"
+#include "lease.h"
+#include "onexml.h"
+#include "strbuf.h"
+#include "virt.h"
+
+/* The host's settings (kvm-ibrc), as oneib-vf's options give them. */
+struct leasing_cfg {
+	const char *ledger_dir; /* "/var/lib/one/ib" */
+	const char *uri; /* libvirt, "qemu:///system" */
+	const char *pkey_cmd; /* "sudo -n /usr/sbin/oneib-pkey"; NULL, "": none */
+	unsigned cloud_id; /* byte 1 of every GUID (design decision 2) */
+	long grace; /* reconcile: seconds a lease may wait for its domain */
+};
+
+struct leasing {
+	const struct leasing_cfg *cfg;
+	struct hca_list hcas;
+	struct ledger l;
+	struct virt_domains doms;
+};
+
+/*
+ * The host's VFs are read before the lock is taken (the hardware does not
+ * change with leases), so concurrent deploys wait only for the ledger and
+ * libvirt. On error nothing is held and err names the reason.
+ */
+int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
+		 size_t errlen);
+/* Safe on a zeroed struct and twice. */
+void leasing_close(struct leasing *s);
+
+/*
+ * A VF for each of the n NICs of VM vmid: map[i] = { nics[i].mac, VF }. A
+ * NIC keeps its leased VF while it fits (placement_lease_fits; the grace
+ * period starts again and an old lease gets the VM/NIC GUID), else gets
+ * the one placement_choose picks, PFs on `numa_nodes` first. Refusals:
+ * placement_choose's line, or a GUID another NIC holds in the ledger
+ * (-EEXIST; only a cloud id set differently on two front-ends gets there).
+ */
+int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
+		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
+		    char *err, size_t errlen);
+/*
+ * GUID and P_Key on each VF of map through the pkey command, then the
+ * ledger written. Any failure unmaps the VFs programmed here again.
+ */
+int leasing_commit(struct leasing *s, const struct domxml_vf *map, size_t n,
+		   char *err, size_t errlen);
+
+/*
+ * oneib-vf deploy: dom is the domain XML OpenNebula wrote, vm its vm.xml
+ * parsed (at least one IB NIC). On success out holds the domain XML with
+ * each IB NIC turned into its VF's hostdev, and the leases are committed;
+ * on failure nothing changed.
+ */
+int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
+		   const char *dom, size_t domlen, struct strbuf *out,
+		   char *err, size_t errlen);
+
+struct leasing_counts {
+	int kept, released, adopted;
+};
+
+/*
+ * oneib-vf release: VM vmid's leases go, except a VF a domain still holds:
+ * kept while the VM's own domain holds it (logged), recorded as adopted
+ * when another domain does. A VF whose unmapping fails stays leased and
+ * the call fails with the pkey command's line, after the others went.
+ */
+int leasing_release(const struct leasing_cfg *cfg, int vmid,
+		    struct leasing_counts *c, char *err, size_t errlen);
+
+/*
+ * oneib-vf reconcile: the ledger brought in line with libvirt at time now.
+ * A lease whose VF no domain holds goes (a VM's after cfg->grace seconds;
+ * kept while it cannot be unmapped); a VF held by another domain than the
+ * lease says, or by a domain without a lease, is recorded as adopted. One
+ * line per change is appended to report:
+ *   VF 0000:03:00.1: held by domain legacy db without a lease, adopted
+ */
+int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
+		      struct strbuf *report, struct leasing_counts *c,
+		      char *err, size_t errlen);
+
+#endif

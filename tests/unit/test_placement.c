@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The VF placement policy on a host built in memory: NUMA preference,
+ * IB_PF/IB_PORT pins, which PFs, ports and VFs are eligible, what counts as
+ * taken (ledger, libvirt domains), and the refusal lines with their tallies.
+ *
+ *   0000:3b:00.0 node 0, port 1 ACTIVE IB          VFs 3b:00.1 .. 3b:00.4
+ *   0000:5e:00.0 node 1, ports 1 and 2 ACTIVE IB   VFs 5e:00.1 .. 5e:00.4
+ *   0000:af:00.0 node 1, port 1 Ethernet           VFs af:00.1 .. af:00.2
+ *   ibsim0, no PCI address, port 1 ACTIVE IB
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/placement.h"
+
+#define NVF 4
+
+static struct vf vfs_a[NVF], vfs_b[NVF], vfs_c[2];
+static struct hca hv[4];
+static struct hca_list hcas = { hv, 4 };
+static struct ledger l = { .lock_fd = -1 };
+static struct virt_domains doms;
+static char err[256];
+
+static struct pci_addr addr(unsigned bus, unsigned fn)
+{
+	struct pci_addr a = { 0, (uint8_t)bus, 0, (uint8_t)fn };
+
+	return a;
+}
+
+static void port(struct ib_port *p, int num, int state, const char *ll)
+{
+	memset(p, 0, sizeof(*p));
+	p->num = num;
+	p->state = state;
+	p->phys_state = 5;
+	snprintf(p->link_layer, sizeof(p->link_layer), "%s", ll);
+}
+
+static void pf(struct hca *h, unsigned bus, int node, struct vf *v, size_t n)
+{
+	size_t j;
+
+	memset(h, 0, sizeof(*h));
+	h->has_pci = true;
+	h->addr = addr(bus, 0);
+	h->numa_node = node;
+	h->vfs = v;
+	h->nvfs = n;
+	for (j = 0; j < n; j++) {
+		memset(&v[j], 0, sizeof(v[j]));
+		v[j].index = (int)j;
+		v[j].addr = addr(bus, (unsigned)j + 1);
+		v[j].numa_node = node;
+		v[j].vmid = -1;
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	pf(&hv[0], 0x3b, 0, vfs_a, NVF);
+	port(&hv[0].ports[0], 1, 4, "InfiniBand");
+	hv[0].nports = 1;
+	pf(&hv[1], 0x5e, 1, vfs_b, NVF);
+	port(&hv[1].ports[0], 1, 4, "InfiniBand");
+	port(&hv[1].ports[1], 2, 4, "InfiniBand");
+	hv[1].nports = 2;
+	pf(&hv[2], 0xaf, 1, vfs_c, 2);
+	port(&hv[2].ports[0], 1, 4, "Ethernet");
+	hv[2].nports = 1;
+	memset(&hv[3], 0, sizeof(hv[3]));
+	hv[3].numa_node = -1;
+	port(&hv[3].ports[0], 1, 4, "InfiniBand");
+	hv[3].nports = 1;
+	l.n = 0;
+	doms.v = NULL;
+	doms.n = 0;
+	err[0] = '\0';
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ledger_close(&l);
+	return 0;
+}
+
+static struct ib_nic nic(int id)
+{
+	struct ib_nic n = { .nic_id = id, .mac = 0x020000000001ull + id };
+
+	n.pkey.raw = 0x8101;
+	n.network_id = 10;
+	return n;
+}
+
+static void lease_vf(unsigned bus, unsigned fn, int vmid)
+{
+	struct lease x = { 0 };
+
+	x.vf = addr(bus, fn);
+	x.pf = addr(bus, 0);
+	x.port = 1;
+	x.vmid = vmid;
+	x.nic_id = 0;
+	x.mac = 0x020000000100ull + (unsigned)vmid;
+	x.guid = 0x0200000000000000ull | ((uint64_t)vmid << 16);
+	x.pkey.raw = 0x8101;
+	x.since = 1763784000;
+	assert_int_equal(ledger_add(&l, &x), 0);
+}
+
+/* One domain named `name` holding the n addresses of `pcis`. */
+static struct virt_domain dom1;
+static void domain_holds(const char *name, struct pci_addr *pcis, size_t n)
+{
+	dom1.name = (char *)name;
+	dom1.vmid = virt_vmid_of(name);
+	dom1.active = true;
+	dom1.pcis = pcis;
+	dom1.npcis = n;
+	doms.v = &dom1;
+	doms.n = 1;
+}
+
+static int choose(const struct ib_nic *n, uint64_t nodes, struct placement *out)
+{
+	struct placement_request rq = { 42, n, nodes };
+
+	err[0] = '\0';
+	return placement_choose(&hcas, &l, &doms, &rq, out, err, sizeof(err));
+}
+
+static void assert_choice(const struct placement *p, unsigned bus, unsigned fn,
+			  int portnum)
+{
+	assert_int_equal(p->pf->addr.bus, bus);
+	assert_int_equal(p->vf->addr.bus, bus);
+	assert_int_equal(p->vf->addr.func, fn);
+	assert_int_equal(p->port->num, portnum);
+}
+
+static void first_free_vf_of_first_pf(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct placement p;
+
+	(void)state;
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	lease_vf(0x3b, 1, 7);
+	lease_vf(0x3b, 3, 8);
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+}
+
+static void numa_preference_then_fallback(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct placement p;
+	unsigned fn;
+
+	(void)state;
+	/* vCPUs on node 1: the node-1 PF first, although its address is
+	 * higher, on its first eligible port. */
+	assert_int_equal(choose(&n, 1u << 1, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	/* Node 1 full: node 0 rather than a refusal. */
+	for (fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose(&n, 1u << 1, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	/* A node without an IB PF is no preference at all. */
+	assert_int_equal(choose(&n, 1u << 5, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+}
+
+static void pf_pin(void **state)
+{
+	struct ib_nic n = nic(1);
+	struct placement p;
+
+	(void)state;
+	n.has_pf = true;
+	n.pf = addr(0x5e, 0);
+	assert_int_equal(choose(&n, 1u << 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	/* A pinned PF that is full is refused, never left for another. */
+	for (unsigned fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no free VF on 0000:5e:00.0 for VM 42 (4 of 4 "
+				 "leased)");
+}
+
+static void port_pin(void **state)
+{
+	struct ib_nic n = nic(1);
+	struct placement p;
+
+	(void)state;
+	n.port = 2; /* only 0000:5e:00.0 has a port 2 */
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 2);
+	/* Port 2 goes down: nothing else has a port 2. */
+	hv[1].ports[1].state = 1;
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no ACTIVE InfiniBand port on this host for "
+				 "VM 42 NIC 1");
+}
+
+static void pin_to_what_is_not_there(void **state)
+{
+	struct ib_nic n = nic(1);
+	struct placement p;
+
+	(void)state;
+	n.has_pf = true;
+	n.pf = addr(0xaf, 0); /* Ethernet */
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: IB_PF 0000:af:00.0 is not an "
+				 "ACTIVE InfiniBand port on this host");
+	n.pf = addr(0x3b, 0);
+	n.port = 2; /* 3b:00.0 has one port */
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: IB_PF 0000:3b:00.0 port 2 is "
+				 "not an ACTIVE InfiniBand port on this host");
+}
+
+static void eligibility(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct placement p;
+	struct pci_addr held[] = { addr(0x3b, 2) };
+
+	(void)state;
+	/* A VF the host driver holds is never assignable; vfio-pci is. */
+	snprintf(vfs_a[0].driver, sizeof(vfs_a[0].driver), "mlx5_core");
+	snprintf(vfs_a[1].driver, sizeof(vfs_a[1].driver), "vfio-pci");
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	/* A domain holding it, whoever started it: never chosen. */
+	domain_holds("legacy db", held, 1);
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 3, 1);
+	/* A PF whose only port is not ACTIVE is skipped. */
+	hv[0].ports[0].state = 2;
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	/* Only the Ethernet PF and the address-less device are left. */
+	hv[1].ports[0].state = 2;
+	hv[1].ports[1].state = 2;
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no ACTIVE InfiniBand port on this host for "
+				 "VM 42 NIC 0");
+}
+
+static void tallies(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct placement p;
+	struct pci_addr held[] = { addr(0x3b, 4), addr(0x5e, 4) };
+	unsigned fn;
+
+	(void)state;
+	/* Host-bound VFs are not counted; ledger and domains are. */
+	snprintf(vfs_a[0].driver, sizeof(vfs_a[0].driver), "mlx4_core");
+	domain_holds("one-9", held, 2);
+	for (fn = 2; fn <= 3; fn++)
+		lease_vf(0x3b, fn, 10 + (int)fn);
+	for (fn = 1; fn <= 3; fn++)
+		lease_vf(0x5e, fn, 20 + (int)fn);
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no free VF on 2 PFs for VM 42 (7 of 7 "
+				 "leased)");
+	/* Pinned to the one-port PF: named with its port. */
+	n.has_pf = true;
+	n.pf = addr(0x3b, 0);
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no free VF on 0000:3b:00.0 port 1 for VM 42 "
+				 "(3 of 3 leased)");
+	/* The two-port PF with a port pin: that port; a ConnectX-3 VF serves
+	 * both ports, so the tally is the PF's, counted once. */
+	n.pf = addr(0x5e, 0);
+	n.port = 2;
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "no free VF on 0000:5e:00.0 port 2 for VM 42 "
+				 "(4 of 4 leased)");
+	/* One VF freed: no refusal. */
+	l.n--;
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x5e, 3, 2);
+}
+
+static void lease_fits(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct pci_addr held[] = { addr(0x3b, 1) };
+	struct lease x;
+
+	(void)state;
+	lease_vf(0x3b, 1, 42);
+	x = l.v[0];
+	x.mac = n.mac;
+	assert_true(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	/* Its own domain holds it: still fits (a second deploy). */
+	domain_holds("one-42", held, 1);
+	assert_true(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	/* Another domain took it meanwhile. */
+	domain_holds("one-43", held, 1);
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	domain_holds("legacy db", held, 1);
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	doms.n = 0;
+	/* Another MAC or P_Key: the NIC changed. */
+	x.mac++;
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	x.mac--;
+	x.pkey.raw = 0x8102;
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	x.pkey.raw = 0x8101;
+	/* A pin the lease does not meet. */
+	n.has_pf = true;
+	n.pf = addr(0x5e, 0);
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	n.has_pf = false;
+	/* Its port went down, or the host driver took the VF. */
+	hv[0].ports[0].state = 2;
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	hv[0].ports[0].state = 4;
+	snprintf(vfs_a[0].driver, sizeof(vfs_a[0].driver), "mlx5_core");
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	vfs_a[0].driver[0] = '\0';
+	/* A VF this host does not have. */
+	x.vf = addr(0x3b, 7);
+	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(first_free_vf_of_first_pf,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(numa_preference_then_fallback,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pf_pin, setup, teardown),
+		cmocka_unit_test_setup_teardown(port_pin, setup, teardown),
+		cmocka_unit_test_setup_teardown(pin_to_what_is_not_there, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(eligibility, setup, teardown),
+		cmocka_unit_test_setup_teardown(tallies, setup, teardown),
+		cmocka_unit_test_setup_teardown(lease_fits, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
