@@ -164,6 +164,15 @@ bool guid_is_nic(uint64_t g, uint32_t vmid, uint16_t nic_id)
 	return (g & no_cloud) == guid_for_nic(0, vmid, nic_id);
 }
 
+bool guid_assignable(uint64_t g)
+{
+	unsigned first = (unsigned)(g >> 56);
+
+	if ((first & 0x03) != 0x02) /* local bit set, group bit clear */
+		return false;
+	return first == GUID_NIC_TAG || (g >> 24 & 0xffff) == 0xfffe;
+}
+
 /*
  * The old MAC-derived form has ff:fe in bytes 3-4 (02:00:c0:ff:fe:a8:01:05).
  * A VM/NIC GUID looks the same only for VM IDs with 0xfffe in bits 8-23

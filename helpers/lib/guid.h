@@ -72,6 +72,18 @@ bool guid_decode_nic(uint64_t g, unsigned *cloud_id, uint32_t *vmid,
 bool guid_is_nic(uint64_t g, uint32_t vmid, uint16_t nic_id);
 
 /*
+ * May oneib-pkey program g on a VF? Only a GUID that names no hardware and
+ * that one-ib hands out: the locally administered bit set, the group bit
+ * clear, and either a NIC GUID (first byte 0x02, guid_decode_nic) or the
+ * MAC-derived form of a lease written before the upgrade (ff:fe in bytes
+ * 3-4, as guid_from_mac builds it from a locally administered MAC), so
+ * such a lease can still be mapped again. A vendor's GUID (0x0002c903...,
+ * 0x0c42a103...: OUIs never have the local bit) is refused, as are zero
+ * and all ones.
+ */
+bool guid_assignable(uint64_t g);
+
+/*
  * A GUID for people, in every listing:
  *   0x02000000002a0001 -> "VM 42 NIC 1"
  *   0x02030000002a0001 -> "cloud 3 VM 42 NIC 1"

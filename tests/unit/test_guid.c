@@ -122,7 +122,8 @@ static void nic_guid(void **state)
 	assert_string_equal(hex, "0x02000000002a0001");
 	guid_fmt_bytes(guid_for_nic(3, 0xdeadbeef, 0xfffe), hex);
 	assert_string_equal(hex, "02:03:de:ad:be:ef:ff:fe");
-	assert_true(guid_decode_nic(0x02030000002a0001ULL, &cloud, &vmid, &nic));
+	assert_true(
+		guid_decode_nic(0x02030000002a0001ULL, &cloud, &vmid, &nic));
 	assert_int_equal(cloud, 3);
 	assert_int_equal(vmid, 42);
 	assert_int_equal(nic, 1);
@@ -144,9 +145,9 @@ static void nic_guid(void **state)
 	assert_int_equal(guid_for_nic_checked(0, 42, 65536, &g, buf,
 					      sizeof(buf)),
 			 -ERANGE);
-	assert_string_equal(buf,
-			    "VM 42 NIC 65536: NIC_ID does not fit the GUID's "
-			    "16 bits");
+	assert_string_equal(buf, "VM 42 NIC 65536: NIC_ID does not fit the "
+				 "GUID's "
+				 "16 bits");
 	assert_int_equal(guid_for_nic_checked(0, -1, 0, &g, buf, sizeof(buf)),
 			 -ERANGE);
 	assert_int_equal(guid_for_nic_checked(0, 4294967296LL, 0, &g, buf,
@@ -167,6 +168,34 @@ static void describe(void **state)
 	assert_string_equal(buf, "MAC 02:00:c0:a8:01:05 (old GUID)");
 	guid_describe(0x0002c90300a1b2c1ULL, buf);
 	assert_string_equal(buf, "-");
+}
+
+/* What oneib-pkey may program on a VF (guid_assignable). */
+static void assignable(void **state)
+{
+	(void)state;
+	/* NIC GUIDs, any cloud, any VM/NIC */
+	assert_true(guid_assignable(0x02000000002a0001ULL));
+	assert_true(guid_assignable(0x02ff0000002a0001ULL));
+	assert_true(guid_assignable(guid_for_nic(0, 0, 0)));
+	assert_true(guid_assignable(guid_for_nic(255, UINT32_MAX, 65535)));
+	/* a lease written before the upgrade: MAC-derived, local MAC */
+	assert_true(guid_assignable(guid_from_mac(0x0200c0a80105ULL)));
+	assert_true(guid_assignable(guid_from_mac(0x0a1b2c3d4e5fULL)));
+	/* ... but not from a vendor's (universal) or a multicast MAC */
+	assert_false(guid_assignable(guid_from_mac(0x0c42a1001000ULL)));
+	assert_false(guid_assignable(guid_from_mac(0x0300c0a80105ULL)));
+	/* local, but neither form: some other administrator's GUID */
+	assert_false(guid_assignable(0x0a00000000000001ULL));
+	assert_false(guid_assignable(0x0600c0a1fffd0105ULL));
+	/* vendors' port and node GUIDs, zero, all ones */
+	assert_false(guid_assignable(0x0002c90300a1b2c1ULL));
+	assert_false(guid_assignable(0x0c42a10300001001ULL));
+	assert_false(guid_assignable(0xb83fd20300a10001ULL));
+	assert_false(guid_assignable(0));
+	assert_false(guid_assignable(UINT64_MAX));
+	/* 0x03: the group bit */
+	assert_false(guid_assignable(0x03000000002a0001ULL));
 }
 
 static void cloud_ids(void **state)
@@ -192,7 +221,7 @@ int main(void)
 		cmocka_unit_test(sysfs_form), cmocka_unit_test(bytes_form),
 		cmocka_unit_test(any_form),   cmocka_unit_test(mac_to_guid),
 		cmocka_unit_test(nic_guid),   cmocka_unit_test(describe),
-		cmocka_unit_test(cloud_ids),
+		cmocka_unit_test(cloud_ids),  cmocka_unit_test(assignable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
