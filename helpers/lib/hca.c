@@ -80,9 +80,14 @@ bool ib_port_usable(const struct ib_port *p)
 	return p->state == 4 && !strcmp(p->link_layer, "InfiniBand");
 }
 
+bool vf_driver_assignable(const char *driver)
+{
+	return driver[0] == '\0' || !strcmp(driver, "vfio-pci");
+}
+
 bool vf_assignable(const struct vf *vf)
 {
-	return vf->driver[0] == '\0' || !strcmp(vf->driver, "vfio-pci");
+	return vf_driver_assignable(vf->driver);
 }
 
 /*

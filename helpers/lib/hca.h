@@ -89,7 +89,15 @@ const char *ib_phys_state_name(int phys_state);
 int ib_state_parse(const char *s);
 /* Port can carry a tenant VF: ACTIVE and InfiniBand. */
 bool ib_port_usable(const struct ib_port *p);
-/* VF can be handed to a guest: not held by a host driver. */
+/*
+ * VF can be handed to a guest: not held by a host driver. The rule is the
+ * driver it is bound to: vfio-pci (libvirt's managed='yes' binds it at
+ * domain start and leaves a pre-bound one as it is) or none at all; any
+ * other driver (mlx5_core, mlx4_core: an RDMA device and an IPoIB netdev
+ * of the host) means the host uses it. oneib-vf leases and oneib-pkey
+ * programs only such VFs.
+ */
+bool vf_driver_assignable(const char *driver);
 bool vf_assignable(const struct vf *vf);
 
 #endif
