@@ -3,7 +3,7 @@
  * oneib-pkey: a tenant's port GUID and partition on one VF. The only part
  * of one-ib that runs as root, through one sudoers rule for oneadmin:
  *
- *   oneib-pkey map   0000:3b:00.2 0x0200c0fffea80105 0x8101 [--port 1]
+ *   oneib-pkey map   0000:3b:00.2 0x02000000002a0001 0x8101 [--port 1]
  *   oneib-pkey unmap 0000:3b:00.2 [--port 1]
  *   oneib-pkey show  0000:3b:00.2 [--port 1]
  *
@@ -14,10 +14,11 @@
  *   oneib-pkey verify --conf /etc/opensm/partitions.conf
  *
  * It trusts no argument: each is parsed once into a typed value and checked
- * (a VF of an InfiniBand PF on this host, a GUID neither zero nor all ones,
- * a tenant P_Key: 0x0001-0x7ffe once the membership bit is masked) before
+ * (a VF of an InfiniBand PF on this host that the host itself does not
+ * use, a GUID one-ib hands out that nothing on this host carries yet, a
+ * tenant P_Key: 0x0001-0x7ffe once the membership bit is masked) before
  * any path is built or anything written; a refusal is one line and changes
- * nothing.
+ * nothing. See vf_map in lib/vf.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -519,6 +520,12 @@ static int parse_guid(const char *s, uint64_t *g)
 			s);
 		return -1;
 	}
+	if (!guid_assignable(*g)) {
+		log_msg("GUID '%.40s': not one one-ib gives a VF "
+			"(02:CC:VV:VV:VV:VV:NN:NN: cloud, VM ID, NIC ID)",
+			s);
+		return -1;
+	}
 	return 0;
 }
 
@@ -609,14 +616,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(cmd, "map"))
-		r = t.kind == VF_MLX4 ? mlx4_map(&t, guid, pk, err, sizeof(err))
-				      : mlx5_map(&t, guid, err, sizeof(err));
+		r = vf_map(&t, guid, pk, err, sizeof(err));
 	else if (!strcmp(cmd, "unmap"))
-		r = t.kind == VF_MLX4 ? mlx4_unmap(&t, err, sizeof(err))
-				      : mlx5_unmap(&t, err, sizeof(err));
+		r = vf_unmap(&t, err, sizeof(err));
 	else
-		r = t.kind == VF_MLX4 ? mlx4_show(&t, &out, err, sizeof(err))
-				      : mlx5_show(&t, &out, err, sizeof(err));
+		r = vf_show(&t, &out, err, sizeof(err));
 	if (r) {
 		log_msg("%s", err[0] ? err : strerror(-r));
 		sb_release(&out);

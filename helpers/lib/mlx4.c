@@ -9,6 +9,8 @@
  *     ports/1/admin_guids/2                alias GUID, "200c0fffea80105"
  *     0000:03:00.2/ports/1/gid_idx/0       "2": the GUID index above
  *     0000:03:00.2/ports/1/pkey_idx/<v>    virtual v -> physical, "1"/"none"
+ *     0000:03:00.2/ports/1/smi_enabled     "0": no SMI (QP0) now
+ *     0000:03:00.2/ports/1/enable_smi_admin "0": none after its next reset
  *
  * map 0x0200c0fffea80105 0x8101 on a port whose table is
  * [0]=0xffff [1]=0x8101 [5]=0x7fff leaves the VF with:
@@ -18,6 +20,12 @@
  * interface uses it; index 1 is the default partition as a limited member
  * (enough to reach the SA), and only when the port has 0x7fff: a VF is
  * never a full member of the default partition.
+ *
+ * A VF never gets SMI: map refuses one that has it (smi_enabled 1) and
+ * turns a pending request off (enable_smi_admin 1 -> 0) before anything
+ * else, for good (linux drivers/infiniband/hw/mlx4/sysfs.c: smi_enabled is
+ * the VF's operational state, enable_smi_admin what the PF's driver grants
+ * at the VF's next reset; both exist only for VFs on InfiniBand ports).
  *
  * Every write goes through one ordered transition (apply): first every
  * mapping that changes is dropped to none, then the GUID, then the new
@@ -55,6 +63,7 @@ struct mlx4_vf {
 	int slave; /* VF index + 1 */
 	int gid_idx; /* == slave, read from gid_idx/0 */
 	char sdir[PCI_ADDR_STRLEN]; /* slave dir name, "0000:03:00.2" */
+	char port_dir[PATH_MAX]; /* iov/<sdir>/ports/<p> */
 	char guid_path[PATH_MAX]; /* iov/ports/<p>/admin_guids/<gid_idx> */
 	char idx_dir[PATH_MAX]; /* iov/<sdir>/ports/<p>/pkey_idx */
 };
@@ -125,11 +134,13 @@ static void fmt_idx(int idx, char *buf, size_t len)
 static int vf_open(const struct vf_target *t, struct mlx4_vf *v, char *err,
 		   size_t errlen)
 {
-	char path[PATH_MAX], buf[SYSFS_VALUE_MAX], base[PATH_MAX];
+	char path[PATH_MAX], buf[SYSFS_VALUE_MAX];
 	struct stat st;
+	char *base;
 	int r;
 
 	memset(v, 0, sizeof(*v));
+	base = v->port_dir;
 	v->t = t;
 	if (t->kind != VF_MLX4 || t->index < 0 || t->index >= MLX4_MAX_SLAVE) {
 		err_set(err, errlen, "%s: not an mlx4 VF (index %d)", t->vf_bdf,
@@ -139,8 +150,8 @@ static int vf_open(const struct vf_target *t, struct mlx4_vf *v, char *err,
 	v->slave = t->index + 1;
 	snprintf(v->sdir, sizeof(v->sdir), "%.8s%.2d.%d", t->pf_bdf,
 		 v->slave / 8, v->slave % 8);
-	if (path_fmt(base, sizeof(base), SYS_IB "/%s/iov/%s/ports/%d", t->ibdev,
-		     v->sdir, t->port) ||
+	if (path_fmt(base, sizeof(v->port_dir), SYS_IB "/%s/iov/%s/ports/%d",
+		     t->ibdev, v->sdir, t->port) ||
 	    path_fmt(path, sizeof(path), "%s/gid_idx/0", base) ||
 	    path_fmt(v->idx_dir, sizeof(v->idx_dir), "%s/pkey_idx", base)) {
 		err_set(err, errlen, "%s: path too long", t->vf_bdf);
@@ -381,46 +392,6 @@ static void state_blocked(const struct mlx4_state *from, uint64_t guid,
 }
 
 /*
- * A GUID names one port in the subnet, and both ports of an HCA may share
- * one: refuse a GUID any other function asks for on any port, e.g.
- * ports/1/admin_guids/0 (the PF's own 2c90300a1b2c1) or another VF's.
- * Entries that cannot be read are nobody's request.
- */
-static int guid_taken(const struct mlx4_vf *v, uint64_t guid, char *err,
-		      size_t errlen)
-{
-	char path[PATH_MAX], buf[SYSFS_VALUE_MAX], gs[GUID_STRLEN];
-	int p, n;
-
-	for (p = 1; p <= 9; p++) {
-		for (n = 0; n < MLX4_TBL_MAX; n++) {
-			uint64_t g;
-			int r;
-
-			if (p == v->t->port && n == v->gid_idx)
-				continue;
-			if (path_fmt(path, sizeof(path),
-				     SYS_IB "/%s/iov/ports/%d/admin_guids/%d",
-				     v->t->ibdev, p, n))
-				return -ENAMETOOLONG;
-			r = sysfs_read_str(path, buf, sizeof(buf));
-			if (r == -ENOENT)
-				break;
-			if (r || guid_parse_hex(buf, &g) || g != guid)
-				continue;
-			guid_fmt_hex(guid, gs);
-			err_set(err, errlen,
-				"%s: GUID %s is already requested by %s in %s "
-				"port %d admin_guids/%d",
-				v->t->vf_bdf, gs, n ? "another VF" : "the PF",
-				v->t->ibdev, p, n);
-			return -EEXIST;
-		}
-	}
-	return 0;
-}
-
-/*
  * The physical index of partition pk (its low 15 bits), preferring a full
  * member entry as the kernel's ib_find_pkey does: 0x0101 at 3 and 0x8101
  * at 7 -> 7. IDX_NONE when the port is not in the partition.
@@ -451,6 +422,75 @@ static int find_default_limited(const struct phys_table *pt)
 	return IDX_NONE;
 }
 
+/*
+ * SMI (QP0) of a VF on an InfiniBand port, in its slave directory:
+ *   smi_enabled        "0"/"1" read-only: what the VF has now (set from the
+ *                      admin value when the VF last reset)
+ *   enable_smi_admin   "0"/"1": what it gets at its next reset
+ * Kernels without them (before SMI for VFs existed) give VFs no SMI.
+ * *val is -1 when the file is absent.
+ */
+static int read_smi(const struct mlx4_vf *v, const char *name, int *val,
+		    char *err, size_t errlen)
+{
+	char path[PATH_MAX], buf[SYSFS_VALUE_MAX];
+	int r;
+
+	*val = -1;
+	if (path_fmt(path, sizeof(path), "%s/%s", v->port_dir, name))
+		return -ENAMETOOLONG;
+	r = sysfs_read_str(path, buf, sizeof(buf));
+	if (r == -ENOENT)
+		return 0;
+	if (!r && strcmp(buf, "0") && strcmp(buf, "1"))
+		r = -EINVAL;
+	if (r) {
+		err_set(err, errlen, "%s: %s: %s", v->t->vf_bdf, path,
+			r == -EINVAL ? "not 0 or 1" : strerror(-r));
+		return r;
+	}
+	*val = buf[0] - '0';
+	return 0;
+}
+
+/* A VF that has SMI now is refused before anything is written. */
+static int smi_refuse(const struct mlx4_vf *v, char *err, size_t errlen)
+{
+	int on, r = read_smi(v, "smi_enabled", &on, err, errlen);
+
+	if (r || on != 1)
+		return r;
+	err_set(err, errlen,
+		"%s: the VF has SMI (QP0) access (%s/smi_enabled is 1); a "
+		"VF never gets it: set enable_smi_admin to 0 and reset the VF",
+		v->t->vf_bdf, v->port_dir);
+	return -EPERM;
+}
+
+/* enable_smi_admin 1 -> 0, read back; never the other way. */
+static int smi_admin_off(const struct mlx4_vf *v, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int on, r = read_smi(v, "enable_smi_admin", &on, err, errlen);
+
+	if (r || on != 1)
+		return r;
+	if (path_fmt(path, sizeof(path), "%s/enable_smi_admin", v->port_dir))
+		return -ENAMETOOLONG;
+	r = sysfs_write_str(path, "0\n");
+	if (!r)
+		r = read_smi(v, "enable_smi_admin", &on, err, errlen);
+	else
+		err_set(err, errlen, "%s: %s: cannot write '0': %s",
+			v->t->vf_bdf, path, strerror(-r));
+	if (!r && on != 0) {
+		err_set(err, errlen, "%s: %s: wrote '0', reads back '%d'",
+			v->t->vf_bdf, path, on);
+		r = -EIO;
+	}
+	return r;
+}
+
 int mlx4_map(const struct vf_target *t, uint64_t guid, struct pkey pk,
 	     char *err, size_t errlen)
 {
@@ -468,11 +508,14 @@ int mlx4_map(const struct vf_target *t, uint64_t guid, struct pkey pk,
 	}
 	r = vf_open(t, &v, err, errlen);
 	if (!r)
-		r = guid_taken(&v, guid, err, errlen);
+		r = smi_refuse(&v, err, errlen);
 	if (!r)
 		r = read_phys(&v, &pt, err, errlen);
 	if (!r)
 		r = read_state(&v, &saved, err, errlen);
+	/* first of all writes, and kept whatever happens next */
+	if (!r)
+		r = smi_admin_off(&v, err, errlen);
 	if (r)
 		return r;
 	cur = saved;
@@ -561,6 +604,17 @@ static int add_guid_line(struct strbuf *out, const char *key, uint64_t g)
 	return sb_addf(out, "%s: %s\n", key, s);
 }
 
+/* "nic: VM 42 NIC 1" under a GUID that is set. */
+static int add_nic_line(struct strbuf *out, uint64_t g)
+{
+	char d[GUID_DESC_LEN];
+
+	if (g == 0 || g == GUID_NONE)
+		return 0;
+	guid_describe(g, d);
+	return sb_addf(out, "nic: %s\n", d);
+}
+
 int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
 	      size_t errlen)
 {
@@ -569,7 +623,7 @@ int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
 	struct mlx4_vf v;
 	bool blocked = true;
 	uint64_t oper;
-	int n, r, oom;
+	int n, r, oom, smi;
 
 	r = vf_open(t, &v, err, errlen);
 	if (!r)
@@ -582,8 +636,13 @@ int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
 		      t->vf_bdf, t->ibdev, t->port);
 	oom |= sb_addf(out, "slave: %d\n", v.slave);
 	oom |= add_guid_line(out, "guid", s.guid);
+	oom |= add_nic_line(out, s.guid);
 	if (!read_oper_guid(&v, &oper))
 		oom |= add_guid_line(out, "oper_guid", oper);
+	if (!read_smi(&v, "smi_enabled", &smi, NULL, 0) && smi >= 0)
+		oom |= sb_addf(out, "smi_enabled: %d\n", smi);
+	if (!read_smi(&v, "enable_smi_admin", &smi, NULL, 0) && smi >= 0)
+		oom |= sb_addf(out, "enable_smi_admin: %d\n", smi);
 	/* 0 (tenant) and 1 (default) always; any other only when mapped */
 	for (n = 0; n < s.nidx; n++) {
 		int p = s.idx[n];

@@ -18,10 +18,11 @@
  * map   node = port = GUID, then policy Follow / state auto;
  * unmap policy Down / state disable, then node = port = all ones
  *       (ff:ff:ff:ff:ff:ff:ff:ff).
- * A VF the host's mlx5_core holds only takes a new GUID into its netdev and
- * ibdev when probed again, so after either it is unbound and bound
- * (/sys/bus/pci/drivers/mlx5_core/{unbind,bind} <- "0000:3b:00.3"); a VF
- * vfio-pci holds is left alone: the guest's driver reads the GUIDs at boot.
+ * Only VFs held by vfio-pci or by no driver get here (vf_map, vf_unmap):
+ * the guest's driver reads the GUIDs when it starts, so nothing is unbound
+ * or bound. (A VF the host's own mlx5_core holds would take a new GUID
+ * into its netdev and ibdev only when probed again; such a VF is the
+ * host's, and oneib-pkey refuses it.)
  *
  * Reading back. OFED's `port` reads GID 0 of the VF's vport, which is what
  * the subnet manager keys the partition on; it is compared once all three
@@ -56,7 +57,6 @@
 #include "vf.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
-#define MLX5_DRV "/sys/bus/pci/drivers/mlx5_core"
 #define ARPHRD_IB 32 /* ARPHRD_INFINIBAND: an IPoIB netdev */
 #define ERRMAX 512
 
@@ -361,41 +361,6 @@ static int verify(const struct vf_target *t, const struct vport *want,
 	return 0;
 }
 
-static bool host_driver(const struct vf_target *t)
-{
-	return !strcmp(t->vf_driver, "mlx5_core");
-}
-
-/*
- * unbind + bind through mlx5_core, for a VF it holds. *unbound tells the
- * caller a failed bind left the VF without a driver.
- */
-static int rebind(const struct vf_target *t, bool *unbound, char *err,
-		  size_t errlen)
-{
-	int r;
-
-	*unbound = false;
-	if (!host_driver(t))
-		return 0;
-	r = sysfs_write_str(MLX5_DRV "/unbind", t->vf_bdf);
-	if (r) {
-		err_set(err, errlen, "%s: cannot unbind it from mlx5_core: %s",
-			t->vf_bdf, strerror(-r));
-		return r;
-	}
-	*unbound = true;
-	r = sysfs_write_str(MLX5_DRV "/bind", t->vf_bdf);
-	if (r) {
-		err_set(err, errlen,
-			"%s: cannot bind it to mlx5_core again: %s", t->vf_bdf,
-			strerror(-r));
-		return r;
-	}
-	*unbound = false;
-	return 0;
-}
-
 /*
  * Keeps the first failure in err (and its code in *first), appends the
  * later ones: "0000:3b:00.3: cannot write ...; cannot unbind ...".
@@ -418,7 +383,6 @@ int mlx5_map(const struct vf_target *t, uint64_t guid, char *err, size_t errlen)
 	const struct vport want = { guid, guid, NL_VF_STATE_AUTO, true };
 	char why[ERRMAX];
 	struct vport old;
-	bool unbound = false;
 	int done, first = 0, i;
 
 	keep(save_vport(t, &old, why, sizeof(why)), &first, why, err, errlen);
@@ -435,16 +399,11 @@ int mlx5_map(const struct vf_target *t, uint64_t guid, char *err, size_t errlen)
 		keep(verify(t, &want, why, sizeof(why)), &first, why, err,
 		     errlen);
 	if (!first)
-		keep(rebind(t, &unbound, why, sizeof(why)), &first, why, err,
-		     errlen);
-	if (!first)
 		return 0;
 	/* the writes that went through, newest first */
 	for (i = done - 1; i >= 0; i--)
 		if (write_field(t, order[i], &old, why, sizeof(why)))
 			err_append(err, errlen, "undo: %s", why);
-	if (unbound && sysfs_write_str(MLX5_DRV "/bind", t->vf_bdf))
-		err_append(err, errlen, "%s left without a driver", t->vf_bdf);
 	return first;
 }
 
@@ -455,8 +414,7 @@ int mlx5_unmap(const struct vf_target *t, char *err, size_t errlen)
 				    true };
 	char why[ERRMAX];
 	struct nl_link l;
-	bool unbound;
-	int first = 0, written = 0, i;
+	int first = 0, i;
 
 	/* never send anything to a netdev that is not the PF's IPoIB one */
 	if (!t->ofed)
@@ -467,14 +425,10 @@ int mlx5_unmap(const struct vf_target *t, char *err, size_t errlen)
 	for (i = 0; i < 3; i++) {
 		int r = write_field(t, order[i], &want, why, sizeof(why));
 
-		written += !r;
 		keep(r, &first, why, err, errlen);
 	}
 	if (!first)
 		keep(verify(t, &want, why, sizeof(why)), &first, why, err,
-		     errlen);
-	if (written)
-		keep(rebind(t, &unbound, why, sizeof(why)), &first, why, err,
 		     errlen);
 	return first;
 }
@@ -502,6 +456,12 @@ int mlx5_show(const struct vf_target *t, struct strbuf *out, char *err,
 		r = sb_addf(out, "via: netlink\nnetdev: %s\n", t->pf_netdev);
 	if (!r)
 		r = sb_addf(out, "node_guid: %s\nport_guid: %s\n", node, port);
+	if (!r && v.guids && guid_usable(v.port)) {
+		char d[GUID_DESC_LEN];
+
+		guid_describe(v.port, d);
+		r = sb_addf(out, "nic: %s\n", d);
+	}
 	if (!r && t->ofed)
 		r = sb_addf(out, "policy: %s\n",
 			    v.state <= NL_VF_STATE_DISABLE

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "guid.h"
+#include "hostguid.h"
 #include "log.h"
 #include "sysfs.h"
 #include "vf.h"
@@ -163,6 +164,81 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		pf_netdev(t);
 	}
 	return 0;
+}
+
+/* A VF the host uses is never touched: -EBUSY with one line. */
+static int check_free(const struct vf_target *t, char *err, size_t errlen)
+{
+	if (vf_driver_assignable(t->vf_driver))
+		return 0;
+	err_set(err, errlen,
+		"%s: held by the host's %s driver; only a VF bound to "
+		"vfio-pci or to no driver is programmed",
+		t->vf_bdf, t->vf_driver);
+	return -EBUSY;
+}
+
+/* The GUID may go on this VF: one-ib's form, and nobody else's here. */
+static int check_guid(const struct vf_target *t, uint64_t guid, char *err,
+		      size_t errlen)
+{
+	struct host_guids in_use = { 0 };
+	const struct host_guid *h;
+	char g[GUID_STRLEN];
+	int r;
+
+	guid_fmt_hex(guid, g);
+	if (!guid_assignable(guid)) {
+		err_set(err, errlen,
+			"%s: GUID %s is not one one-ib gives a VF "
+			"(02:CC:VV:VV:VV:VV:NN:NN)",
+			t->vf_bdf, g);
+		return -EINVAL;
+	}
+	r = host_guids_scan(t, &in_use, err, errlen);
+	if (r) {
+		char why[256];
+
+		err_set(why, sizeof(why), "%s", err && errlen ? err : "");
+		err_set(err, errlen, "%s: %s", t->vf_bdf, why);
+	} else if ((h = host_guids_find(&in_use, guid))) {
+		err_set(err, errlen,
+			"%s: GUID %s is already in use on this host: %s",
+			t->vf_bdf, g, h->owner);
+		r = -EEXIST;
+	}
+	host_guids_free(&in_use);
+	return r;
+}
+
+int vf_map(const struct vf_target *t, uint64_t guid, struct pkey pk, char *err,
+	   size_t errlen)
+{
+	int r = check_free(t, err, errlen);
+
+	if (!r)
+		r = check_guid(t, guid, err, errlen);
+	if (r)
+		return r;
+	return t->kind == VF_MLX4 ? mlx4_map(t, guid, pk, err, errlen)
+				  : mlx5_map(t, guid, err, errlen);
+}
+
+int vf_unmap(const struct vf_target *t, char *err, size_t errlen)
+{
+	int r = check_free(t, err, errlen);
+
+	if (r)
+		return r;
+	return t->kind == VF_MLX4 ? mlx4_unmap(t, err, errlen)
+				  : mlx5_unmap(t, err, errlen);
+}
+
+int vf_show(const struct vf_target *t, struct strbuf *out, char *err,
+	    size_t errlen)
+{
+	return t->kind == VF_MLX4 ? mlx4_show(t, out, err, errlen)
+				  : mlx5_show(t, out, err, errlen);
 }
 
 int vf_pkey_cmd(const char *cmd, bool map, const struct pci_addr *vf, int port,

@@ -52,15 +52,42 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		      char *err, size_t errlen);
 
 /*
+ * What oneib-pkey runs, checks first, then the back end below:
+ *
+ * vf_map refuses, with one line in err and nothing written,
+ *   - a VF the host uses: bound to any driver but vfio-pci
+ *     (vf_driver_assignable; "0000:3b:01.0: held by the host's mlx5_core
+ *     driver ..."), -EBUSY;
+ *   - a GUID one-ib never hands out (guid_assignable), -EINVAL;
+ *   - a GUID already in use on this host (host_guids_scan: PF node and
+ *     port GUIDs, other VFs' GUIDs, mlx4 alias GUIDs), -EEXIST;
+ * and on mlx4 a VF with SMI (QP0) access (see mlx4_map), -EPERM.
+ * vf_unmap refuses a VF the host uses the same way. vf_show reads any VF.
+ */
+int vf_map(const struct vf_target *t, uint64_t guid, struct pkey pk, char *err,
+	   size_t errlen);
+int vf_unmap(const struct vf_target *t, char *err, size_t errlen);
+int vf_show(const struct vf_target *t, struct strbuf *out, char *err,
+	    size_t errlen);
+
+/*
+ * The back ends of vf_map, vf_unmap and vf_show; call those, which check
+ * what is common to both first.
+ *
  * mlx4: alias GUID `guid`; virtual P_Key index 0 -> the physical index of
  * `pk` (its low 15 bits), index 1 -> the physical index holding the default
  * partition as a limited member (0x7fff) if the port has one, every other
  * index none. A `pk` missing from the port's table: every index none (the
  * VF blocked, never left in the default partition), -ENOENT.
- * mlx5: node GUID = port GUID = guid, link state auto (follow the port);
- * the VF is unbound and bound again when the host driver holds it (not
- * when vfio-pci does). Both verify every write by reading it back and undo
- * what they wrote when a later step fails.
+ * Before anything else it refuses a VF whose smi_enabled reads 1 (SMI/QP0
+ * access, granted at the VF's last reset), and it turns enable_smi_admin
+ * off when it reads 1 (it would take effect at the next reset: when the
+ * guest's driver starts), and never turns it back on.
+ * mlx5: node GUID = port GUID = guid, link state auto (follow the port).
+ * The VF is held by vfio-pci or by no driver (vf_map checks), so the
+ * guest's driver reads the new GUIDs when it starts.
+ * Both verify every write by reading it back and undo what they wrote
+ * when a later step fails.
  */
 int mlx4_map(const struct vf_target *t, uint64_t guid, struct pkey pk,
 	     char *err, size_t errlen);

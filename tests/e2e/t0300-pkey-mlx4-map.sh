@@ -51,6 +51,8 @@ port: 1
 slave: 2
 guid: none
 oper_guid: none
+smi_enabled: 0
+enable_smi_admin: 0
 pkey_idx 0: 0 (0xffff)
 pkey_idx 1: none
 blocked: no" "$(cat "$LAST_OUT")" "default VF: index 0 -> physical 0 (0xffff)"
@@ -74,7 +76,10 @@ ibdev: mlx4_0
 port: 1
 slave: 2
 guid: 0x0200c0fffea80105
+nic: MAC 02:00:c0:a8:01:05 (old GUID)
 oper_guid: none
+smi_enabled: 0
+enable_smi_admin: 0
 pkey_idx 0: 1 (0x8101)
 pkey_idx 1: none
 blocked: no" "$(cat "$LAST_OUT")" "show reads the mapping back"
@@ -119,6 +124,13 @@ file_is 2 "$PI1/0" "pkey_idx/0 -> physical 2 (0x8102)"
 file_is 5 "$PI1/1" "pkey_idx/1 -> 5"
 assert_eq 125 "$(count_none "$PI1" 2)" "pkey_idx/2..126 none"
 
+# A GUID of today's form (VM 42 NIC 1), decoded by show.
+assert_ok "map VM 42 NIC 1's GUID" -- "$PKEY" map "$VF" 0x02000000002a0001 0x8102
+file_is 2000000002a0001 "$IOV/ports/1/admin_guids/2" "the NIC GUID"
+assert_ok "show it" -- "$PKEY" show "$VF"
+assert_eq "guid: 0x02000000002a0001
+nic: VM 42 NIC 1" "$(grep -A1 '^guid: ' "$LAST_OUT")" "show decodes the GUID"
+
 # --- unmap ---------------------------------------------------------------------
 snap "$TEST_TMP/before" "$target"
 assert_ok "unmap" -- "$PKEY" unmap "$VF"
@@ -135,6 +147,8 @@ port: 1
 slave: 2
 guid: none
 oper_guid: none
+smi_enabled: 0
+enable_smi_admin: 0
 pkey_idx 0: none
 pkey_idx 1: none
 blocked: yes" "$(cat "$LAST_OUT")" "show: unmapped VF is blocked"

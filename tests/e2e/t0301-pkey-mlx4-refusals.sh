@@ -153,16 +153,68 @@ assert_fail "map 0x0123 on a fresh VF" -- "$PKEY" map 0000:03:00.5 0x0200c0fffea
 assert_eq 127 "$(count_none "$IOV/0000:03:00.5/ports/1/pkey_idx" 0)" "fresh VF blocked, out of 0xffff"
 file_is 0 "$IOV/ports/1/admin_guids/5" "its GUID file unchanged"
 
-# --- a GUID another function of the port already asks for ---------------------
-refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+# --- a GUID the host already carries or asks for ------------------------------
+refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already in use on this host: VF 0000:03:00.2 \(mlx4_0 port 1 admin_guids/2\)$" \
 	map 0000:03:00.6 $GUID 0x8101
-refuse "0000:03:00.6: GUID 0x0002c90300a1b2c1 is already requested by the PF in mlx4_0 port 1 admin_guids/0$" \
-	map 0000:03:00.6 0x0002c90300a1b2c1 0x8101
 # both ports may be on one subnet: port 1's GUIDs count for port 2 too
-refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already in use on this host: VF 0000:03:00.2 \(mlx4_0 port 1 admin_guids/2\)$" \
 	map 0000:03:00.6 $GUID 0x8101 --port 2
-refuse "$VF: GUID 0x0200c0fffea80105 is already requested by another VF in mlx4_0 port 1 admin_guids/2$" \
+refuse "$VF: GUID 0x0200c0fffea80105 is already in use on this host: VF 0000:03:00.2 \(mlx4_0 port 1 admin_guids/2\)$" \
 	map $VF $GUID 0x8101 --port 2
+# A vendor's GUID (the PF's own) is not one one-ib hands out at all.
+refuse "GUID '0x0002c90300a1b2c1': not one one-ib gives a VF" map 0000:03:00.6 0x0002c90300a1b2c1 0x8101
+refuse "GUID '0x0002c90300a1b2c0': not one one-ib gives a VF" map 0000:03:00.6 0x0002c90300a1b2c0 0x8101
+refuse "GUID '0x0a00000000000001': not one one-ib gives a VF" map 0000:03:00.6 0x0a00000000000001 0x8101
+# A PF whose port GUID an administrator set to a locally administered one
+# (flint -guid), and an alias GUID the SM granted another VF (gids/<n>).
+printf 'fe80:0000:0000:0000:0200:0000:0000:00ff\n' >/sys/class/infiniband/mlx4_0/ports/2/gids/0
+printf 'fe80:0000:0000:0000:0200:0000:0000:00ff\n' >"$IOV/ports/2/gids/0"
+printf '2000000000000ff\n' >"$IOV/ports/2/admin_guids/0"
+refuse "0000:03:00.6: GUID 0x02000000000000ff is already in use on this host: port 2 of mlx4_0 \(0000:03:00.0\)$" \
+	map 0000:03:00.6 0x02000000000000ff 0x8101
+printf 'fe80:0000:0000:0000:0200:0000:0063:0002\n' >"$IOV/ports/1/gids/5"
+refuse "0000:03:00.6: GUID 0x0200000000630002 is already in use on this host: VF 0000:03:00.5 \(mlx4_0 port 1 gids/5\)$" \
+	map 0000:03:00.6 0x0200000000630002 0x8101
+# The VF's own slot is no conflict: mapping it again with its GUID is fine.
+assert_ok "map $VF again with the GUID it holds" -- "$PKEY" map $VF $GUID 0x8101
+
+# --- a VF the host uses ----------------------------------------------------------
+# Bound to mlx4_core (probe_vf): the host holds it. map and unmap refuse it
+# and change nothing; show still reads it.
+ln -sfn ../../../../bus/pci/drivers/mlx4_core "$S/devices/pci0000:00/0000:00:02.0/0000:03:00.7/driver"
+refuse "0000:03:00.7: held by the host's mlx4_core driver; only a VF bound to vfio-pci or to no driver is programmed$" \
+	map 0000:03:00.7 0x0200000000070001 0x8101
+refuse "0000:03:00.7: held by the host's mlx4_core driver" unmap 0000:03:00.7
+assert_ok "show a host-bound VF" -- "$PKEY" show 0000:03:00.7
+# no driver at all: free for a guest
+rm "$S/devices/pci0000:00/0000:00:02.0/0000:03:00.7/driver"
+assert_ok "map a VF bound to no driver" -- "$PKEY" map 0000:03:00.7 0x0200000000070001 0x8101
+assert_ok "unmap it" -- "$PKEY" unmap 0000:03:00.7
+
+# --- SMI (QP0): a VF never has it ---------------------------------------------
+V8=$IOV/0000:03:01.0/ports/1 # VF 0000:03:01.0 = slave 8
+printf '1\n' >"$V8/smi_enabled"
+refuse "0000:03:01.0: the VF has SMI \(QP0\) access \(.*/iov/0000:03:01.0/ports/1/smi_enabled is 1\)" \
+	map 0000:03:01.0 0x0200000000080001 0x8101
+printf 'banana\n' >"$V8/smi_enabled"
+refuse "0000:03:01.0: .*/smi_enabled: not 0 or 1$" map 0000:03:01.0 0x0200000000080001 0x8101
+# Asked for at the next reset, not yet granted: map turns the request off.
+printf '0\n' >"$V8/smi_enabled"
+printf '1\n' >"$V8/enable_smi_admin"
+assert_ok "map with enable_smi_admin 1" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8101
+file_is 0 "$V8/enable_smi_admin" "enable_smi_admin turned off"
+file_is 1 "$IOV/0000:03:01.0/ports/1/pkey_idx/0" "and the VF mapped"
+assert_ok "show it" -- "$PKEY" show 0000:03:01.0
+assert_eq "smi_enabled: 0
+enable_smi_admin: 0" "$(grep smi "$LAST_OUT")" "show reads both"
+# ... and it stays off when map fails later (here: a P_Key not in the table).
+printf '1\n' >"$V8/enable_smi_admin"
+assert_fail "map 0x8123" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8123
+file_is 0 "$V8/enable_smi_admin" "enable_smi_admin off after a failed map too"
+# A kernel without SMI for VFs has neither file: nothing to check.
+rm "$V8/smi_enabled" "$V8/enable_smi_admin"
+assert_ok "map without the SMI files" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8101
+assert_eq "" "$(grep smi <("$PKEY" show 0000:03:01.0))" "show prints no SMI lines then"
 
 # --- rollback: a write that fails midway --------------------------------------------
 # Root ignores file modes, so a read-only bind mount makes one file refuse

@@ -1,9 +1,10 @@
 #!/bin/bash
 # oneib-pkey on mlx5 VFs (cx5 fixture). PF A 0000:3b:00.0 has MLNX_OFED's
-# sriov/<vf>/{node,port,policy}: map and unmap write them, the VF the host's
-# mlx5_core holds (VF 7, 0000:3b:01.0) is unbound and bound again, the
-# vfio-pci ones are not, no other VF's files change, and a failure half-way
-# puts back what was there. PF B 0000:af:00.0 has no OFED files, so it goes
+# sriov/<vf>/{node,port,policy}: map and unmap write them and never unbind
+# or bind anything, the VF the host's mlx5_core holds (VF 7, 0000:3b:01.0)
+# is refused, as is a GUID not of one-ib's form or one the host already
+# carries (PF port/node GUIDs, host RDMA devices, other VFs), no other VF's
+# files change, and a failure half-way puts back what was there. PF B 0000:af:00.0 has no OFED files, so it goes
 # through rtnetlink, and the tool runs in a private network namespace where
 # no IPoIB netdev exists: a one-line refusal that writes nothing.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -59,7 +60,7 @@ tree_sum() {
 	find "$SIM_HOST_DIR/sys" -type f -print0 | sort -z | xargs -0 md5sum | md5sum
 }
 
-untouched=$(others_sum 2 3 7)
+untouched=$(others_sum 2 3 4 7)
 vf_is 2 $ZERO $ZERO Follow "fixture, VF 2"
 
 # --- a VF vfio-pci holds ----------------------------------------------------
@@ -85,23 +86,61 @@ index: 2
 via: ofed
 node_guid: $G
 port_guid: $G
+nic: MAC 02:00:c0:a8:01:05 (old GUID)
 policy: Follow
 driver: vfio-pci" "$(cat "$LAST_OUT")" "show reads the files back"
 
-# --- the VF the host's mlx5_core holds: unbind, then bind -------------------
-assert_ok "map 0000:3b:01.0 (VF 7, mlx5_core)" -- pkey map 0000:3b:01.0 $G2 0x8102
-vf_is 7 $G2 $G2 Follow "VF 7 after map"
-holds "$DRV/mlx5_core/unbind" 0000:3b:01.0 "VF 7 unbound from mlx5_core"
-holds "$DRV/mlx5_core/bind" 0000:3b:01.0 "VF 7 bound to mlx5_core again"
-holds "$DRV/vfio-pci/unbind" "" "vfio-pci's unbind untouched"
+# --- the VF the host's mlx5_core holds: refused, nothing changed -----------
+# VF 7 (0000:3b:01.0) has the host's RDMA device mlx5_2 and netdev ib2.
+before=$(tree_sum)
+assert_fail "map 0000:3b:01.0 (VF 7, mlx5_core)" -- pkey map 0000:3b:01.0 $G2 0x8102
+assert_eq "oneib-pkey: 0000:3b:01.0: held by the host's mlx5_core driver; only a VF bound to vfio-pci or to no driver is programmed" \
+	"$(cat "$LAST_ERR")" "one line naming the VF and its driver"
+assert_fail "unmap 0000:3b:01.0" -- pkey unmap 0000:3b:01.0
+assert_match "^oneib-pkey: 0000:3b:01.0: held by the host's mlx5_core driver" "$(cat "$LAST_ERR")" "unmap: same reason"
+assert_eq "$before" "$(tree_sum)" "host-bound VF: nothing written"
+vf_is 7 $ZERO $ZERO Follow "VF 7 as it was"
+binds_empty "VF 7 neither unbound nor bound"
 assert_ok "show 0000:3b:01.0" -- pkey show 0000:3b:01.0
-assert_match '^driver: mlx5_core$' "$(cat "$LAST_OUT")" "show names the host driver"
-clear_binds
-assert_ok "unmap 0000:3b:01.0" -- pkey unmap 0000:3b:01.0
-vf_is 7 $FF $FF Down "VF 7 after unmap"
-holds "$DRV/mlx5_core/unbind" 0000:3b:01.0 "unmap rebinds VF 7 too: unbind"
-holds "$DRV/mlx5_core/bind" 0000:3b:01.0 "unmap rebinds VF 7 too: bind"
-clear_binds
+assert_match '^driver: mlx5_core$' "$(cat "$LAST_OUT")" "show still reads it, naming the host driver"
+
+# --- GUIDs the host already carries: refused, nothing changed ---------------
+# Vendors' GUIDs are not one-ib's at all: PF A's port, PF B's port and node.
+for g in 0x0c42a10300001001 0x0c42a10300002001 0x0c42a10300002000; do
+	before=$(tree_sum)
+	assert_fail "map VF 2 with $g" -- pkey map 0000:3b:00.3 $g 0x8101
+	assert_eq "oneib-pkey: GUID '$g': not one one-ib gives a VF (02:CC:VV:VV:VV:VV:NN:NN: cloud, VM ID, NIC ID)" \
+		"$(cat "$LAST_ERR")" "$g: not a NIC GUID"
+	assert_eq "$before" "$(tree_sum)" "$g: nothing written"
+done
+# Locally administered GUIDs on the hardware (an administrator's flint
+# -guid, another VF's): PF A's port GUID, PF B's node GUID, the port and
+# node GUID of VF 7's host RDMA device, VF 3's OFED port GUID.
+IBC=/sys/class/infiniband
+printf 'fe80:0000:0000:0000:0200:0000:0000:0a01\n' >$IBC/mlx5_0/ports/1/gids/0
+printf '0200:0000:0000:0b00\n' >$IBC/mlx5_1/node_guid
+printf 'fe80:0000:0000:0000:0200:0000:0000:0701\n' >$IBC/mlx5_2/ports/1/gids/0
+printf '0200:0000:0000:0700\n' >$IBC/mlx5_2/node_guid
+assert_ok "map VF 4 (0000:3b:00.5)" -- pkey map 0000:3b:00.5 0x0200000000040001 0x8101
+while read -r g owner; do
+	before=$(tree_sum)
+	assert_fail "map VF 2 with $g" -- pkey map 0000:3b:00.3 $g 0x8101
+	assert_eq "oneib-pkey: 0000:3b:00.3: GUID $g is already in use on this host: $owner" \
+		"$(cat "$LAST_ERR")" "$g: names its holder"
+	assert_eq "$before" "$(tree_sum)" "$g: nothing written"
+done <<'EOF_GUIDS'
+0x0200000000000a01 port 1 of mlx5_0 (0000:3b:00.0)
+0x0200000000000b00 node GUID of mlx5_1 (0000:af:00.0)
+0x0200000000000701 port 1 of mlx5_2 (0000:3b:01.0)
+0x0200000000000700 node GUID of mlx5_2 (0000:3b:01.0)
+0x0200000000040001 VF 0000:3b:00.5 (PF 0000:3b:00.0 sriov/4/port)
+EOF_GUIDS
+vf_is 2 $G $G Follow "VF 2 kept its GUID through the refusals"
+# VF 2's own GUID is no conflict: mapping it again is fine.
+assert_ok "map VF 2 again with its GUID" -- pkey map 0000:3b:00.3 $G 0x8101
+assert_ok "show VF 4" -- pkey show 0000:3b:00.5
+assert_match '^nic: VM 4 NIC 1$' "$(cat "$LAST_OUT")" "show decodes the GUID"
+assert_ok "unmap VF 4" -- pkey unmap 0000:3b:00.5
 
 # --- failures half-way put back what was there ------------------------------
 # VF 3's policy cannot be written (a directory): node and port were, and
@@ -118,24 +157,12 @@ rmdir "$A/sriov/3/policy"
 mv "$TEST_TMP/policy3" "$A/sriov/3/policy"
 binds_empty "failed map of a vfio-pci VF: no rebind"
 
-# mlx5_core cannot take VF 7 back: the GUIDs go back to the unmapped ones
-# (and policy Down, for a VF without a usable GUID), bind is tried again.
-mv "$DRV/mlx5_core/bind" "$TEST_TMP/bind"
-mkdir "$DRV/mlx5_core/bind"
-assert_fail "map when bind fails" -- pkey map 0000:3b:01.0 $G 0x8101
-assert_match "^oneib-pkey: 0000:3b:01.0: cannot bind it to mlx5_core again: Is a directory; 0000:3b:01.0 left without a driver\$" \
-	"$(cat "$LAST_ERR")" "says the VF is left without a driver"
-vf_is 7 $FF $FF Down "VF 7 put back as it was"
-rmdir "$DRV/mlx5_core/bind"
-mv "$TEST_TMP/bind" "$DRV/mlx5_core/bind"
-clear_binds
-
-assert_eq "$untouched" "$(others_sum 2 3 7)" "no other VF's sriov files changed"
+assert_eq "$untouched" "$(others_sum 2 3 4 7)" "no other VF's sriov files changed"
 
 # --- PF B: no OFED files, rtnetlink, and no IPoIB netdev here ---------------
 ifindex=$(cat "$B/net/ib1/ifindex")
 before=$(tree_sum)
-assert_fail "map on PF B without an IPoIB netdev" -- pkey map 0000:af:00.1 $G 0x8101
+assert_fail "map on PF B without an IPoIB netdev" -- pkey map 0000:af:00.1 $G2 0x8101
 assert_eq "oneib-pkey: 0000:af:00.1: IPoIB netdev ib1 (ifindex $ifindex) of PF 0000:af:00.0: No such device" \
 	"$(cat "$LAST_ERR")" "one line naming the VF and the reason"
 assert_fail "unmap on PF B" -- pkey unmap 0000:af:00.1
@@ -149,12 +176,12 @@ if ! unshare -n -- ip link add x type veth peer name y 2>/dev/null; then
 else
 	assert_fail "map when ib1 is not an IPoIB netdev" -- unshare -n -- sh -c \
 		'ip link add ib1 index "$1" type veth peer name p1 && shift && exec "$@"' \
-		sh "$ifindex" "$ONEIB_PKEY" map 0000:af:00.1 $G 0x8101
+		sh "$ifindex" "$ONEIB_PKEY" map 0000:af:00.1 $G2 0x8101
 	assert_eq "oneib-pkey: 0000:af:00.1: ib1 (ifindex $ifindex) is not an IPoIB netdev (type 1)" \
 		"$(cat "$LAST_ERR")" "refuses a netdev of the wrong type"
 	assert_fail "map when ifindex names another link" -- unshare -n -- sh -c \
 		'ip link add eth9 index "$1" type veth peer name p1 && shift && exec "$@"' \
-		sh "$ifindex" "$ONEIB_PKEY" map 0000:af:00.1 $G 0x8101
+		sh "$ifindex" "$ONEIB_PKEY" map 0000:af:00.1 $G2 0x8101
 	assert_eq "oneib-pkey: 0000:af:00.1: ifindex $ifindex is 'eth9', not ib1 of PF 0000:af:00.0" \
 		"$(cat "$LAST_ERR")" "refuses a netdev of another name"
 fi
@@ -162,7 +189,7 @@ fi
 # No netdev at all on PF B's port.
 mv "$SIM_HOST_DIR/sys/class/net/ib1" "$TEST_TMP/ib1-link" 2>/dev/null
 mv "$(readlink -f "$B/net/ib1")" "$TEST_TMP/ib1"
-assert_fail "map on PF B with no netdev in sysfs" -- pkey map 0000:af:00.1 $G 0x8101
+assert_fail "map on PF B with no netdev in sysfs" -- pkey map 0000:af:00.1 $G2 0x8101
 assert_eq "oneib-pkey: 0000:af:00.1: no IPoIB netdev on PF 0000:af:00.0 port 1" \
 	"$(cat "$LAST_ERR")" "says there is no IPoIB netdev"
 mv "$TEST_TMP/ib1" "$B/net/ib1"
