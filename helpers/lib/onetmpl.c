@@ -3,15 +3,38 @@
 
 #include "onetmpl.h"
 
+/*
+ * OpenNebula's template lexer takes a quoted value up to the first '"' not
+ * preceded by '\', and its parser turns only \" back into '"' (one:
+ * src/parsers/template_parser.l, template_syntax.y unescape). So:
+ *   '"'        -> \"
+ *   '\'        as it is, except right before the closing quote, which it
+ *              would escape: the value would run on to the next quote,
+ *              lines later. A value ending in '\' gets a space after it.
+ *   "]]>"      -> "]] >": anywhere on a line it makes the lexer read a
+ *              CDATA token, and the whole template is refused
+ *   controls   -> ' ' (a newline would start a new attribute)
+ */
 static void put_value(FILE *f, const char *s)
 {
+	char prev = '\0', prev2 = '\0';
+
 	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			c = ' ';
+		if (c == '"')
 			fputc('\\', f);
-		/* A newline would start a new attribute: fold it. */
-		fputc(*s == '\n' ? ' ' : *s, f);
+		else if (c == '>' && prev == ']' && prev2 == ']')
+			fputc(' ', f);
+		fputc(c, f);
+		prev2 = prev;
+		prev = (char)c;
 	}
+	if (prev == '\\')
+		fputc(' ', f);
 	fputc('"', f);
 }
 

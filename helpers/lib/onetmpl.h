@@ -5,8 +5,9 @@
  *   IB_SRIOV="YES"
  *   IB_PF=[ ADDRESS="0000:3b:00.0", PORT="1" ]
  *
- * Values are double-quoted with '"' and '\' escaped, so no value can end
- * the attribute early whatever sysfs holds.
+ * Values are double-quoted the way OpenNebula's template parser reads
+ * them back ('"' as \", see onetmpl.c), so no value can end the attribute
+ * early or spoil the template, whatever sysfs or a damaged file holds.
  */
 #ifndef ONEIB_ONETMPL_H
 #define ONEIB_ONETMPL_H

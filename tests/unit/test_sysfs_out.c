@@ -197,17 +197,114 @@ static void tmpl_output(void **state)
 	assert_string_equal(s, "IB_SRIOV=\"YES\"\n"
 			       "IB_VFS_FREE=14\n"
 			       "IB_PF=[ ADDRESS=\"0000:3b:00.0\", PORT=\"1\", "
-			       "EVIL=\"x\\\", Y=\\\"1 Z=\\\\\" ]\n");
+			       "EVIL=\"x\\\", Y=\\\"1 Z=\\ \" ]\n");
 	free(s);
+}
+
+/*
+ * How OpenNebula reads a quoted value back (one: template_parser.l,
+ * template_syntax.y), restated: a line holding "]]>" after the '=' is a
+ * CDATA token that fails the whole template (-1); otherwise the flex rule
+ * "\"([^\"]|\\\")*\"" takes the longest match, which ends at the first
+ * quote not preceded by a backslash (or at the last quote of the input
+ * when there is none such), and \" becomes ". *end: just past the value.
+ */
+static int one_read_value(const char *q, char *out, size_t len,
+			  const char **end)
+{
+	const char *p, *close = NULL, *nl = strchr(q, '\n');
+	size_t n = 0;
+
+	if (nl ? memmem(q, (size_t)(nl - q), "]]>", 3) : strstr(q, "]]>"))
+		return -1;
+	assert_true(*q == '"');
+	for (p = q + 1; *p; p++) {
+		if (*p != '"')
+			continue;
+		close = p;
+		if (p[-1] != '\\')
+			break;
+	}
+	assert_non_null(close);
+	for (p = q + 1; p < close && n + 1 < len; p++) {
+		if (*p == '\\' && p + 1 < close && p[1] == '"')
+			continue; /* \" -> " */
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	*end = close + 1;
+	return 0;
+}
+
+static const char *nasty;
+
+static void write_nasty(FILE *f)
+{
+	struct tmpl_vec v;
+
+	tmpl_attr(f, "IB_ERROR", nasty);
+	tmpl_vec_begin(&v, f, "IB_PF_FREE");
+	tmpl_vec_add(&v, "ADDRESS", nasty);
+	tmpl_vec_add_long(&v, "PORT", 1);
+	tmpl_vec_end(&v);
+	tmpl_attr_long(f, "IB_VFS_FREE", 0);
+}
+
+/* Whatever a value holds, OpenNebula reads back that value, and the
+ * attributes after it stay attributes. */
+static void tmpl_reads_back(void **state)
+{
+	static const struct {
+		const char *in, *back;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		{ "a\"b", "a\"b" },
+		{ "ends in \"", "ends in \"" },
+		{ "ends in \\", "ends in \\ " },
+		{ "two \\\\", "two \\\\ " },
+		{ "back\\slash\\\"q", "back\\slash\\\"q" },
+		{ "ledger x line 3: bad mac '\\\"]]>'", "ledger x line 3: bad "
+							"mac '\\\"]] >'" },
+		{ "]]>]]>", "]] >]] >" },
+		{ "a\nB=\"1\r\x01\x7f", "a B=\"1   " },
+	};
+	char back[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *e, *q;
+		char *s;
+
+		nasty = cases[i].in;
+		s = capture(write_nasty);
+		assert_int_equal(strncmp(s, "IB_ERROR=", 9), 0);
+		assert_int_equal(one_read_value(s + 9, back, sizeof(back), &e),
+				 0);
+		assert_string_equal(back, cases[i].back);
+		assert_int_equal(*e, '\n');
+		q = strstr(e, "ADDRESS=");
+		assert_non_null(q);
+		assert_int_equal(one_read_value(q + 8, back, sizeof(back), &e),
+				 0);
+		assert_string_equal(back, cases[i].back);
+		assert_string_equal(e, ", PORT=\"1\" ]\nIB_VFS_FREE=0\n");
+		free(s);
+	}
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(read_numbers), cmocka_unit_test(read_strings),
-		cmocka_unit_test(link_names),	cmocka_unit_test(port_states),
-		cmocka_unit_test(usable),	cmocka_unit_test(json_output),
+		cmocka_unit_test(read_numbers),
+		cmocka_unit_test(read_strings),
+		cmocka_unit_test(link_names),
+		cmocka_unit_test(port_states),
+		cmocka_unit_test(usable),
+		cmocka_unit_test(json_output),
 		cmocka_unit_test(tmpl_output),
+		cmocka_unit_test(tmpl_reads_back),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
