@@ -209,15 +209,17 @@ static bool vf_free(const struct vf *vf)
 /*
  * Who holds each VF, from the ledger oneib-vf keeps. Read without the lock:
  * the file is always whole (it is replaced by rename). A ledger we cannot
- * read is worth a warning, not a failed probe.
+ * read is worth a warning, not a failed probe; but every deploy fails on
+ * it, so nothing on this host is free until it is repaired: err says why
+ * (one line), and the monitoring formats report 0 free VFs and IB_ERROR.
  */
-static void apply_leases(struct hca_list *l, const char *dir)
+static void apply_leases(struct hca_list *l, const char *dir, char *err,
+			 size_t errlen)
 {
 	struct ledger led = { .lock_fd = -1 };
-	char err[512];
 	size_t i, j, k;
 
-	if (ledger_read(&led, dir, err, sizeof(err))) {
+	if (ledger_read(&led, dir, err, errlen)) {
 		log_msg("%s", err);
 		return;
 	}
@@ -293,15 +295,22 @@ static void print_one_system(const struct hca_list *l)
 	}
 }
 
-static void print_one_monitor(const struct hca_list *l)
+/*
+ * The free-VF counters; with a ledger error (one line, "" when none) all
+ * are 0. IB_ERROR is always printed, empty when all is well: OpenNebula
+ * keeps an attribute a probe stops reporting, so a repaired host must
+ * clear it.
+ */
+static void print_one_monitor(const struct hca_list *l, const char *ledger_err)
 {
 	char addr[PCI_ADDR_STRLEN];
 	long long total = 0, n;
+	bool broken = ledger_err[0] != '\0';
 	struct tmpl_vec v;
 	size_t i, j;
 	int p;
 
-	for (i = 0; i < l->n; i++) {
+	for (i = 0; i < l->n && !broken; i++) {
 		const struct hca *h = &l->v[i];
 
 		if (!h->has_pci || !hca_has_usable_port(h))
@@ -310,6 +319,7 @@ static void print_one_monitor(const struct hca_list *l)
 			total += vf_free(&h->vfs[j]);
 	}
 	tmpl_attr_long(stdout, "IB_VFS_FREE", total);
+	tmpl_attr(stdout, "IB_ERROR", ledger_err);
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];
 
@@ -318,7 +328,7 @@ static void print_one_monitor(const struct hca_list *l)
 		pci_addr_fmt(&h->addr, addr);
 		for (p = 0; p < h->nports; p++) {
 			n = 0;
-			if (ib_port_usable(&h->ports[p]))
+			if (!broken && ib_port_usable(&h->ports[p]))
 				for (j = 0; j < h->nvfs; j++)
 					n += vf_free(&h->vfs[j]);
 			tmpl_vec_begin(&v, stdout, "IB_PF_FREE");
@@ -340,6 +350,7 @@ int main(int argc, char **argv)
 	};
 	enum format fmt = FMT_TABLE;
 	const char *ledger = "/var/lib/one/ib";
+	char ledger_err[512] = "";
 	struct hca_list l;
 	size_t i;
 	int c, r;
@@ -380,7 +391,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (l.n)
-		apply_leases(&l, ledger);
+		apply_leases(&l, ledger, ledger_err, sizeof(ledger_err));
 	switch (fmt) {
 	case FMT_TABLE:
 		print_table(&l);
@@ -390,13 +401,13 @@ int main(int argc, char **argv)
 		break;
 	case FMT_ONE:
 		print_one_system(&l);
-		print_one_monitor(&l);
+		print_one_monitor(&l, ledger_err);
 		break;
 	case FMT_ONE_SYSTEM:
 		print_one_system(&l);
 		break;
 	case FMT_ONE_MONITOR:
-		print_one_monitor(&l);
+		print_one_monitor(&l, ledger_err);
 		break;
 	}
 	hca_list_free(&l);

@@ -1,9 +1,13 @@
 #!/bin/sh
 # kvm-ib monitoring probe, class host/monitor (every 120 s by default):
-# free VFs, for SCHED_REQUIREMENTS = "IB_VFS_FREE > 0",
+# free VFs,
 #   IB_VFS_FREE=14
+#   IB_ERROR=""
 #   IB_PF_FREE=[ ADDRESS="0000:3b:00.0", PORT="1", IB_VFS_FREE="7" ]
 # Same calling convention and the same never-fail rule as oneib-inventory.sh.
+# monitord keeps none of these from this class (see oneib-inventory.sh,
+# which reports them into the host's template for SCHED_REQUIREMENTS);
+# they are here for a person running the probe, and for the heal below.
 #
 # It first heals the lease ledger from libvirt (oneib-vf reconcile: leases
 # of VMs without a domain after the grace period, VFs domains hold without
@@ -27,5 +31,6 @@ if out=$("$bin/oneib-discover" --format=one-monitor \
 	printf '%s\n' "$out"
 else
 	echo 'IB_VFS_FREE=0'
+	echo 'IB_ERROR="oneib-discover failed on this host, see the monitoring log"'
 fi
 exit 0
