@@ -343,7 +343,7 @@ int host_guids_scan(const struct vf_target *self, struct host_guids *out,
 		return r;
 	}
 	while (!r && (de = readdir(d))) {
-		char path[PATH_MAX], bdf[NAME_MAX_LEN], label[NAME_MAX_LEN * 2];
+		char path[PATH_MAX], bdf[NAME_MAX_LEN], label[NAME_MAX_LEN * 3];
 		bool pci;
 
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= NAME_MAX_LEN)
@@ -354,11 +354,12 @@ int host_guids_scan(const struct vf_target *self, struct host_guids *out,
 		/* the VF's own RDMA device, were the host holding it */
 		if (pci && self && !strcmp(bdf, self->vf_bdf))
 			continue;
+		/* both names are shorter than NAME_MAX_LEN (checked above) */
 		if (pci)
-			snprintf(label, sizeof(label), "%s (%s)", de->d_name,
-				 bdf);
+			snprintf(label, sizeof(label), "%.63s (%.63s)",
+				 de->d_name, bdf);
 		else
-			snprintf(label, sizeof(label), "%s", de->d_name);
+			snprintf(label, sizeof(label), "%.63s", de->d_name);
 		r = scan_ibdev(out, de->d_name, label);
 		if (!r && pci)
 			r = scan_mlx4_iov(out, de->d_name, bdf, self);
