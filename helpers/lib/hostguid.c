@@ -125,14 +125,14 @@ static int scan_ibdev(struct host_guids *g, const char *dev, const char *label)
 	return r;
 }
 
-/* The VF behind mlx4 slave s (>= 1) of PF pf: virtfn<s-1>. */
-static void slave_vf(const char *pf, int s, char *buf, size_t len)
+/* The VF at virtfn<i> of pf, for messages: "0000:3b:00.4". */
+static void vf_name(const char *pf, int i, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 
-	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/virtfn%d", pf, s - 1) ||
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/virtfn%d", pf, i) ||
 	    sysfs_link_name(path, buf, len))
-		snprintf(buf, len, "slave %d", s);
+		snprintf(buf, len, "%d of %.63s", i, pf);
 }
 
 /*
@@ -143,7 +143,7 @@ static int scan_mlx4_iov(struct host_guids *g, const char *dev, const char *pf,
 			 const struct vf_target *self)
 {
 	static const char *const table[] = { "admin_guids", "gids" };
-	char path[PATH_MAX], buf[SYSFS_VALUE_MAX], who[NAME_MAX_LEN];
+	char path[PATH_MAX], buf[SYSFS_VALUE_MAX], who[NAME_MAX_LEN * 2];
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
@@ -179,8 +179,8 @@ static int scan_mlx4_iov(struct host_guids *g, const char *dev, const char *pf,
 				if (rr || (!t && guid_parse_hex(buf, &guid)) ||
 				    guid == 0 || guid == UINT64_MAX)
 					continue;
-				if (n)
-					slave_vf(pf, n, who, sizeof(who));
+				if (n) /* slave n is VF n-1 */
+					vf_name(pf, n - 1, who, sizeof(who));
 				r = host_guids_add(g, guid,
 						   "%s %s (%s port %d %s/%d)",
 						   n ? "VF" : "the PF",
@@ -194,44 +194,61 @@ static int scan_mlx4_iov(struct host_guids *g, const char *dev, const char *pf,
 }
 
 /*
- * mlx5 over rtnetlink: VF i's GUIDs as the PF's IPoIB netdev reports them.
- * 0 when reported or not reportable, an error when the kernel would not say.
+ * mlx5 over rtnetlink: every VF's GUIDs as one IPoIB netdev of the PF
+ * reports them, in one RTM_GETLINK. 0 also when there is nothing to
+ * report (the netdev is gone, or the ifindex names another link).
  */
-static int nl_vf_guids(struct host_guids *g, const char *pf, const char *ifname,
-		       int ifindex, int i, const char *vf, char *err,
-		       size_t errlen)
+static int nl_vfs(struct host_guids *g, const char *pf, const char *ifname,
+		  int ifindex, const struct vf_target *self, char *err,
+		  size_t errlen)
 {
-	char why[256];
+	struct nl_vf_guids all = { 0 };
+	char why[256], vf[NAME_MAX_LEN * 2];
 	struct nl_link l;
+	size_t k;
 	int r;
 
-	r = nl_link_get(ifindex, i, &l, why, sizeof(why));
-	if (r == -ENODEV)
-		return 1; /* no such netdev (any more): nothing to report */
+	r = nl_link_get_all(ifindex, &l, &all, why, sizeof(why));
+	if (r == -ENODEV) {
+		r = 0; /* no such netdev (any more): nothing to report */
+		goto out;
+	}
 	if (r) {
 		err_set(err, errlen,
 			"cannot read the VF GUIDs of PF %s from %s (ifindex "
 			"%d): %s",
 			pf, ifname, ifindex, why);
-		return r;
+		goto out;
 	}
 	/* only the netdev sysfs named: never trust another link's answer */
 	if (l.ifindex != ifindex || strcmp(l.name, ifname) ||
 	    l.type != ARPHRD_IB)
-		return 1;
-	if (!l.vf_found || !l.has_guids)
-		return 0;
-	r = host_guids_add(g, l.node_guid, "VF %s (%s vf %d node_guid)", vf,
-			   ifname, i);
-	if (!r)
-		r = host_guids_add(g, l.port_guid, "VF %s (%s vf %d port_guid)",
-				   vf, ifname, i);
+		goto out;
+	for (k = 0; k < all.n && !r; k++) {
+		const struct nl_vf_guid *e = &all.v[k];
+
+		if (e->vf > 4096 ||
+		    (self && self->kind == VF_MLX5 &&
+		     !strcmp(self->pf_bdf, pf) && (int)e->vf == self->index))
+			continue;
+		vf_name(pf, (int)e->vf, vf, sizeof(vf));
+		r = host_guids_add(g, e->node_guid,
+				   "VF %s (%s vf %u node_guid)", vf, ifname,
+				   e->vf);
+		if (!r)
+			r = host_guids_add(g, e->port_guid,
+					   "VF %s (%s vf %u port_guid)", vf,
+					   ifname, e->vf);
+	}
+out:
+	nl_vf_guids_free(&all);
 	return r;
 }
 
-/* The IPoIB netdevs of PF pf, asked about VF i; see nl_vf_guids. */
-static int scan_mlx5_netlink(struct host_guids *g, const char *pf, int i,
-			     const char *vf, char *err, size_t errlen)
+/* Every IPoIB netdev of PF pf, asked once each (nl_vfs). */
+static int scan_mlx5_netlink(struct host_guids *g, const char *pf,
+			     const struct vf_target *self, char *err,
+			     size_t errlen)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -255,20 +272,21 @@ static int scan_mlx5_netlink(struct host_guids *g, const char *pf, int i,
 		    sysfs_read_long(path, &ifindex) || ifindex <= 0 ||
 		    ifindex > INT_MAX)
 			continue;
-		r = nl_vf_guids(g, pf, de->d_name, (int)ifindex, i, vf, err,
-				errlen);
-		if (r == 1)
-			r = 0;
+		r = nl_vfs(g, pf, de->d_name, (int)ifindex, self, err, errlen);
 	}
 	closedir(d);
 	return r;
 }
 
-/* mlx5: every VF's port GUID, from OFED's files or from rtnetlink. */
+/*
+ * mlx5: every VF's port GUID from OFED's files where a VF has them; when
+ * some VF has none, what the PF's IPoIB netdevs report for all of them.
+ */
 static int scan_mlx5_vfs(struct host_guids *g, const char *pf,
 			 const struct vf_target *self, char *err, size_t errlen)
 {
 	char path[PATH_MAX], buf[SYSFS_VALUE_MAX], vf[NAME_MAX_LEN * 2];
+	bool ask_netlink = false;
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -289,26 +307,25 @@ static int scan_mlx5_vfs(struct host_guids *g, const char *pf,
 		if (i < 0 || (self && self->kind == VF_MLX5 &&
 			      !strcmp(self->pf_bdf, pf) && i == self->index))
 			continue;
-		if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", pf,
-			     de->d_name) ||
-		    sysfs_link_name(path, vf, sizeof(vf)))
-			snprintf(vf, sizeof(vf), "%d of %s", i, pf);
-		if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d", pf,
-			      i) &&
-		    stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (!path_fmt(path, sizeof(path),
-				      SYS_PCI "/%s/sriov/%d/port", pf, i) &&
-			    !sysfs_read_str(path, buf, sizeof(buf)) &&
-			    !guid_parse_bytes(buf, &guid))
-				r = host_guids_add(g, guid,
-						   "VF %s (PF %s "
-						   "sriov/%d/port)",
-						   vf, pf, i);
+		if (path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d", pf,
+			     i) ||
+		    stat(path, &st) || !S_ISDIR(st.st_mode)) {
+			ask_netlink = true;
 			continue;
 		}
-		r = scan_mlx5_netlink(g, pf, i, vf, err, errlen);
+		if (path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d/port",
+			     pf, i) ||
+		    sysfs_read_str(path, buf, sizeof(buf)) ||
+		    guid_parse_bytes(buf, &guid) || guid == 0 ||
+		    guid == UINT64_MAX)
+			continue;
+		vf_name(pf, i, vf, sizeof(vf));
+		r = host_guids_add(g, guid, "VF %s (PF %s sriov/%d/port)", vf,
+				   pf, i);
 	}
 	closedir(d);
+	if (!r && ask_netlink)
+		r = scan_mlx5_netlink(g, pf, self, err, errlen);
 	return r;
 }
 

@@ -172,6 +172,50 @@ static const uint8_t *nla_next(struct nla_iter *it, uint16_t *type,
 	return a + NLA_HDRLEN;
 }
 
+/*
+ * One IFLA_VF_INFO into all: the VF's GUIDs when it reports both. 0 or
+ * -ENOMEM.
+ */
+static int collect_vf_guids(const uint8_t *p, size_t len,
+			    struct nl_vf_guids *all)
+{
+	struct nla_iter it = { p, len };
+	struct nl_vf_guid one = { 0 };
+	unsigned seen = 0;
+	const uint8_t *d;
+	uint16_t type;
+	size_t plen;
+
+	while ((d = nla_next(&it, &type, &plen))) {
+		struct ifla_vf_guid g;
+
+		if ((type != IFLA_VF_IB_NODE_GUID &&
+		     type != IFLA_VF_IB_PORT_GUID) ||
+		    plen < sizeof(g))
+			continue;
+		memcpy(&g, d, sizeof(g));
+		one.vf = g.vf;
+		if (type == IFLA_VF_IB_NODE_GUID)
+			one.node_guid = g.guid;
+		else
+			one.port_guid = g.guid;
+		seen |= type == IFLA_VF_IB_NODE_GUID ? 1 : 2;
+	}
+	if (seen != 3)
+		return 0;
+	if (all->n == all->cap) {
+		size_t cap = all->cap ? all->cap * 2 : 32;
+		struct nl_vf_guid *v = reallocarray(all->v, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		all->v = v;
+		all->cap = cap;
+	}
+	all->v[all->n++] = one;
+	return 0;
+}
+
 /* One IFLA_VF_INFO: the fields whose struct names our VF. */
 static void parse_vf_info(const uint8_t *p, size_t len, int vf,
 			  struct nl_link *out)
@@ -206,7 +250,9 @@ static void parse_vf_info(const uint8_t *p, size_t len, int vf,
 	}
 }
 
-int nl_link_parse(const uint8_t *msg, size_t len, int vf, struct nl_link *out)
+/* nl_link_parse, and with all every VF's GUIDs (vf is then ignored). */
+static int parse_link(const uint8_t *msg, size_t len, int vf,
+		      struct nl_link *out, struct nl_vf_guids *all)
 {
 	const size_t head =
 		NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg));
@@ -245,14 +291,38 @@ int nl_link_parse(const uint8_t *msg, size_t len, int vf, struct nl_link *out)
 			uint16_t vt;
 			size_t vlen;
 
-			while ((v = nla_next(&vi, &vt, &vlen)))
-				if (vt == IFLA_VF_INFO)
+			while ((v = nla_next(&vi, &vt, &vlen))) {
+				if (vt != IFLA_VF_INFO)
+					continue;
+				if (!all)
 					parse_vf_info(v, vlen, vf, out);
+				else if (collect_vf_guids(v, vlen, all))
+					return -ENOMEM;
+			}
 		}
 	}
 	if (!out->name[0])
 		return -EBADMSG;
 	return 0;
+}
+
+int nl_link_parse(const uint8_t *msg, size_t len, int vf, struct nl_link *out)
+{
+	return parse_link(msg, len, vf, out, NULL);
+}
+
+int nl_link_parse_all(const uint8_t *msg, size_t len, struct nl_link *out,
+		      struct nl_vf_guids *all)
+{
+	all->n = 0;
+	return parse_link(msg, len, -1, out, all);
+}
+
+void nl_vf_guids_free(struct nl_vf_guids *g)
+{
+	free(g->v);
+	g->v = NULL;
+	g->n = g->cap = 0;
 }
 
 const char *nl_vf_state_name(uint32_t state)
@@ -359,7 +429,8 @@ static ssize_t nl_recv(int fd, uint8_t **buf, char *err, size_t errlen)
  * parsed into *want.
  */
 static int nl_answer(const struct nlmsghdr *nh, uint32_t seq, int vf,
-		     struct nl_link *want, char *err, size_t errlen)
+		     struct nl_link *want, struct nl_vf_guids *all, char *err,
+		     size_t errlen)
 {
 	const struct nlmsgerr *e = NLMSG_DATA(nh);
 	const char *why;
@@ -368,9 +439,14 @@ static int nl_answer(const struct nlmsghdr *nh, uint32_t seq, int vf,
 	if (nh->nlmsg_seq != seq)
 		return 1;
 	if (want && nh->nlmsg_type == RTM_NEWLINK) {
-		r = nl_link_parse((const uint8_t *)nh, nh->nlmsg_len, vf, want);
+		if (all)
+			all->n = 0;
+		r = parse_link((const uint8_t *)nh, nh->nlmsg_len, vf, want,
+			       all);
 		if (r)
-			err_set(err, errlen, "malformed RTM_NEWLINK answer");
+			err_set(err, errlen, "%s RTM_NEWLINK answer",
+				r == -ENOMEM ? "out of memory for the"
+					     : "malformed");
 		return r;
 	}
 	if (nh->nlmsg_type != NLMSG_ERROR)
@@ -393,7 +469,8 @@ static int nl_answer(const struct nlmsghdr *nh, uint32_t seq, int vf,
  * the ACK) or, when want is set, the RTM_NEWLINK parsed into *want for vf.
  */
 static int nl_talk(const uint8_t *req, size_t len, uint32_t seq, int vf,
-		   struct nl_link *want, char *err, size_t errlen)
+		   struct nl_link *want, struct nl_vf_guids *all, char *err,
+		   size_t errlen)
 {
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
 	int fd, r = 1;
@@ -416,7 +493,7 @@ static int nl_talk(const uint8_t *req, size_t len, uint32_t seq, int vf,
 			r = (int)n;
 		for (nh = (const struct nlmsghdr *)buf;
 		     r == 1 && NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left))
-			r = nl_answer(nh, seq, vf, want, err, errlen);
+			r = nl_answer(nh, seq, vf, want, all, err, errlen);
 		free(buf);
 	}
 	close(fd);
@@ -442,7 +519,7 @@ int nl_vf_set(int ifindex, int vf, enum nl_vf_attr what, uint64_t value,
 			strerror(-n));
 		return n;
 	}
-	return nl_talk(msg, (size_t)n, seq, vf, NULL, err, errlen);
+	return nl_talk(msg, (size_t)n, seq, vf, NULL, NULL, err, errlen);
 }
 
 int nl_link_get(int ifindex, int vf, struct nl_link *out, char *err,
@@ -459,5 +536,23 @@ int nl_link_get(int ifindex, int vf, struct nl_link *out, char *err,
 			strerror(-n));
 		return n;
 	}
-	return nl_talk(msg, (size_t)n, seq, vf, out, err, errlen);
+	return nl_talk(msg, (size_t)n, seq, vf, out, NULL, err, errlen);
+}
+
+int nl_link_get_all(int ifindex, struct nl_link *out, struct nl_vf_guids *all,
+		    char *err, size_t errlen)
+{
+	uint8_t msg[NL_VF_MSG_MAX];
+	uint32_t seq = nl_seq();
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	all->n = 0;
+	n = nl_getlink_msg(msg, sizeof(msg), seq, ifindex);
+	if (n < 0) {
+		err_set(err, errlen, "cannot build the link query: %s",
+			strerror(-n));
+		return n;
+	}
+	return nl_talk(msg, (size_t)n, seq, -1, out, all, err, errlen);
 }

@@ -72,6 +72,21 @@ struct nl_link {
 /* An RTM_NEWLINK answer (one nlmsghdr and its payload) -> out; -EBADMSG. */
 int nl_link_parse(const uint8_t *msg, size_t len, int vf, struct nl_link *out);
 
+/* Every VF's GUIDs in one answer: one entry per VF that reports both. */
+struct nl_vf_guid {
+	uint32_t vf;
+	uint64_t node_guid, port_guid;
+};
+struct nl_vf_guids {
+	struct nl_vf_guid *v;
+	size_t n, cap;
+};
+/* out as nl_link_parse fills it but for the per-VF fields; all emptied
+ * first. -EBADMSG, -ENOMEM. */
+int nl_link_parse_all(const uint8_t *msg, size_t len, struct nl_link *out,
+		      struct nl_vf_guids *all);
+void nl_vf_guids_free(struct nl_vf_guids *g);
+
 /*
  * Sends one message on a NETLINK_ROUTE socket and waits (5 s at most) for
  * the kernel's answer. 0 or the kernel's -errno (-EOPNOTSUPP: not an
@@ -83,6 +98,9 @@ int nl_vf_set(int ifindex, int vf, enum nl_vf_attr what, uint64_t value,
 	      char *err, size_t errlen);
 int nl_link_get(int ifindex, int vf, struct nl_link *out, char *err,
 		size_t errlen);
+/* One RTM_GETLINK for every VF's GUIDs (nl_link_parse_all). */
+int nl_link_get_all(int ifindex, struct nl_link *out, struct nl_vf_guids *all,
+		    char *err, size_t errlen);
 
 /* NL_VF_STATE_AUTO -> "auto" (ip link's words); "?" for anything else. */
 const char *nl_vf_state_name(uint32_t state);

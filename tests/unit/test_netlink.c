@@ -297,6 +297,41 @@ static void parse_without_guids(void **state)
 	assert_int_equal(l.link_state, NL_VF_STATE_ENABLE);
 }
 
+/* Every VF's GUIDs from one answer: what oneib-pkey refuses to reuse. */
+static void parse_all_vfs(void **state)
+{
+	struct nl_vf_guids all = { 0 };
+	struct nl_link l;
+	struct msg m;
+	uint32_t i;
+
+	(void)state;
+	ib0_answer(&m, 1);
+	assert_int_equal(nl_link_parse_all(m.b, m.len, &l, &all), 0);
+	assert_string_equal(l.name, "ib0");
+	assert_int_equal(l.ifindex, 5);
+	assert_int_equal(l.type, 32);
+	assert_int_equal(all.n, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(all.v[i].vf, i);
+		assert_true(all.v[i].node_guid == GUID + i);
+		assert_true(all.v[i].port_guid == GUID + 0x100 + i);
+	}
+	/* parsed again: replaced, not appended */
+	assert_int_equal(nl_link_parse_all(m.b, m.len, &l, &all), 0);
+	assert_int_equal(all.n, 4);
+	/* a kernel that reports no GUIDs: nothing to compare */
+	ib0_answer(&m, 0);
+	assert_int_equal(nl_link_parse_all(m.b, m.len, &l, &all), 0);
+	assert_int_equal(all.n, 0);
+	/* a cut answer */
+	ib0_answer(&m, 1);
+	assert_int_equal(nl_link_parse_all(m.b, 20, &l, &all), -EBADMSG);
+	nl_vf_guids_free(&all);
+	assert_null(all.v);
+	nl_vf_guids_free(&all);
+}
+
 static void parse_refusals(void **state)
 {
 	struct nl_link l;
@@ -425,6 +460,7 @@ int main(void)
 		cmocka_unit_test(port_guid_msg),
 		cmocka_unit_test(state_msgs),
 		cmocka_unit_test(getlink_msg),
+		cmocka_unit_test(parse_all_vfs),
 		cmocka_unit_test(msg_refusals),
 		cmocka_unit_test(parse_vf_settings),
 		cmocka_unit_test(parse_without_guids),
