@@ -30,7 +30,8 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
-TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey
+TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-partitions \
+           oneib-partitions-install
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 FUZZ    := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -97,6 +98,17 @@ $(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
 $(B)/asan/bin/%: $(B)/asan/obj/%.o $(B)/asan/lib/liboneib.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs)
+
+# The root installer of partitions.conf links none of libxml2, libvirt,
+# libpci, libibumad: what it needs of the library only uses libc, and the
+# link fails the day it does not (design decision 6).
+$(B)/bin/oneib-partitions-install: $(B)/obj/oneib-partitions-install.o $(B)/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(B)/asan/bin/oneib-partitions-install: $(B)/asan/obj/oneib-partitions-install.o $(B)/asan/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^
 
 # Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
 $(B)/obj/tests/%.o: tests/unit/%.c

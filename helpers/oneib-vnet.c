@@ -5,19 +5,21 @@
  *
  *   oneib-vnet create --id 7 --pool pool.xml [--range 0x0100-0x01ff] < vnet.xml
  *       vnet_create on the front-end: vnet.xml is the <VNET> oned hands
- *       over, pool.xml what `onevnet list -x` prints. Checks IB_PKEY,
- *       IB_MTU, IB_MODE, IB_PF and IB_PORT, refuses a partition another
+ *       over, pool.xml what `onevnet list -x` prints. Checks every IB_*
+ *       attribute (IB_PKEY, IB_MTU, IB_RATE, IB_SL, IB_MODE, IB_PF,
+ *       IB_PORT) by the partitions renderer's rules, refuses a partition another
  *       InfiniBand network holds, assigns the lowest free one of the range
  *       when IB_PKEY is missing, and prints the one line OpenNebula appends
  *       to the network's template, always the full-member form:
  *           IB_PKEY="0x8102"
- *       (IB_PKEY="0x0102", "258" and "0x8102" all print that line.)
+ *       (IB_PKEY="0x8102" and "33026" print that line; the limited form
+ *       "0x0102" is refused, never read as full membership.)
  *   oneib-vnet vm-id < vm.xml
  *       the ID of the <VM> a host-side VNM action got, e.g. "42"
  *
  * A refusal is one line on stderr that names the network, exit 1, and
  * nothing on stdout:
- *   oneib-vnet: VNET 7 (tenant-b): IB_PKEY 0x7fff is the default partition, ...
+ *   oneib-vnet: VNET 7 (tenant-b): IB_SL '16' is not a service level 0..15
  * Exit 2: wrong usage.
  */
 #include <errno.h>
@@ -31,6 +33,7 @@
 #include "lib/onetmpl.h"
 #include "lib/onevnet.h"
 #include "lib/pkey.h"
+#include "lib/poolread.h"
 #include "lib/strbuf.h"
 
 #define ERRLEN 512
@@ -53,7 +56,8 @@ static void usage(FILE *f)
 
 static int cmd_create(const struct ctx *c)
 {
-	struct strbuf vx = STRBUF_INIT, px = STRBUF_INIT;
+	struct strbuf vx = STRBUF_INIT;
+	struct cloud_facts facts = { 0 };
 	struct vnet_pool pool = { NULL, 0 };
 	char err[ERRLEN] = "", label[VNET_LABEL_MAX], pk[PKEY_STRLEN];
 	struct ib_vnet vn = { .id = c->id };
@@ -86,13 +90,13 @@ static int cmd_create(const struct ctx *c)
 		r = -EINVAL;
 		goto out;
 	}
-	r = sb_read_file(&px, c->pool, XML_MAX);
-	if (r) {
-		log_msg("%s: cannot read the VNET pool %s: %s", label, c->pool,
-			strerror(-r));
-		goto out;
+	/* The one pool reader, as the partitions renderer reads it. */
+	r = poolread_files(&facts, POOL_VNET, 1, (char *const *)&c->pool, err,
+			   sizeof(err));
+	if (!r && onevnet_pool_from_facts(&facts, &pool)) {
+		err_set(err, sizeof(err), "VNET pool: out of memory");
+		r = -ENOMEM;
 	}
-	r = onevnet_pool_parse(sb_str(&px), px.len, &pool, err, sizeof(err));
 	if (r) {
 		log_msg("%s: %s", label, err);
 		goto out;
@@ -110,8 +114,8 @@ static int cmd_create(const struct ctx *c)
 	}
 out:
 	vnet_pool_free(&pool);
+	cloud_facts_free(&facts);
 	sb_release(&vx);
-	sb_release(&px);
 	return r ? 1 : 0;
 }
 

@@ -150,6 +150,21 @@ static int read_old(const char *path, struct strbuf *old, mode_t *mode,
 	return r;
 }
 
+int conffile_holds(const char *path, const char *text, size_t len, char *err,
+		   size_t errlen)
+{
+	struct strbuf old = STRBUF_INIT;
+	mode_t mode;
+	int r = read_old(path, &old, &mode, err, errlen);
+
+	if (!r)
+		r = old.len == len && !memcmp(sb_str(&old), text, len);
+	else if (r == -ENOENT)
+		r = 0;
+	sb_release(&old);
+	return r;
+}
+
 int conffile_install(const char *path, const char *backup, const char *text,
 		     size_t len, char *err, size_t errlen)
 {

@@ -30,6 +30,13 @@
 int conffile_install(const char *path, const char *backup, const char *text,
 		     size_t len, char *err, size_t errlen);
 
+/*
+ * Does path, a regular file (never followed if a symlink), hold exactly
+ * text? 1 yes, 0 no or absent, -errno with one line in err.
+ */
+int conffile_holds(const char *path, const char *text, size_t len, char *err,
+		   size_t errlen);
+
 /* fsync of a directory, or of the one holding path: a rename or a new
  * entry survives a power loss. 0 or -errno. */
 int fsync_dir(const char *dir);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "log.h"
 
@@ -55,4 +56,21 @@ int dec_parse_int(const char *s, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+struct san_str str_sanitize(const char *in)
+{
+	struct san_str out;
+	size_t i = 0;
+
+	for (; in && i < SANITIZE_MAX - 4 && in[i]; i++) {
+		unsigned char ch = (unsigned char)in[i];
+
+		out.s[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+	}
+	if (in && in[i])
+		memcpy(out.s + i, "...", 4);
+	else
+		out.s[i] = '\0';
+	return out;
 }

@@ -33,4 +33,17 @@ int dec_parse_int(const char *s, int *out);
 /* "0".."9", "a".."f", "A".."F" -> 0..15; anything else -> -1 */
 int hex_digit(char c);
 
+/*
+ * A value quoted in an error line: bytes outside printable ASCII become '?'
+ * and the copy is cut at 64 characters (marked "..."), so "x'\n<VM>" cannot
+ * start a second line or flood the log. Returned by value, to be used inside
+ * the call that prints it:
+ *   errf(err, len, "malformed MAC '%s'", str_sanitize(v).s);
+ */
+#define SANITIZE_MAX 68
+struct san_str {
+	char s[SANITIZE_MAX];
+};
+struct san_str str_sanitize(const char *in);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "onevnet.h"
+#include "poolread.h"
 
 /* --- tree walking ---------------------------------------------------------- */
 
@@ -47,171 +48,6 @@ void vnet_label(const struct ib_vnet *vn, char buf[VNET_LABEL_MAX])
 			 vn->name.s);
 	else
 		snprintf(buf, VNET_LABEL_MAX, "VNET %d", vn->id);
-}
-
-struct vnet_ctx {
-	const xmlNode *tmpl; /* TEMPLATE, NULL when absent */
-	struct ib_vnet *vn;
-	char *err;
-	size_t errlen;
-};
-
-static int vnet_bad(const struct vnet_ctx *c, const char *name, const char *v,
-		    const char *hint)
-{
-	char label[VNET_LABEL_MAX];
-
-	vnet_label(c->vn, label);
-	err_set(c->err, c->errlen, "%s: malformed %s '%s'%s", label, name,
-		str_sanitize(v).s, hint);
-	return -EINVAL;
-}
-
-/*
- * TEMPLATE/<name> as a string: -ENOENT when absent, -EINVAL (err filled)
- * when given twice or not a plain value.
- */
-static int tmpl_field(const struct vnet_ctx *c, const char *name, char **out)
-{
-	char label[VNET_LABEL_MAX];
-	xmlNodePtr e;
-	int count;
-
-	*out = NULL;
-	if (!c->tmpl)
-		return -ENOENT;
-	e = xml_child(c->tmpl, name, &count);
-	if (!e)
-		return -ENOENT;
-	vnet_label(c->vn, label);
-	if (count > 1) {
-		err_set(c->err, c->errlen, "%s: %s given %d times", label, name,
-			count);
-		return -EINVAL;
-	}
-	*out = xml_leaf_text(e);
-	if (*out)
-		return 0;
-	err_set(c->err, c->errlen, "%s: malformed %s '%s' (not a single value)",
-		label, name, raw_text(e).s);
-	return -EINVAL;
-}
-
-static int vnet_pkey(const struct vnet_ctx *c)
-{
-	struct ib_vnet *vn = c->vn;
-	char *v;
-	int r = tmpl_field(c, "IB_PKEY", &v);
-
-	if (r)
-		return r == -ENOENT ? 0 : r;
-	/* IB_PKEY="" asks for one, as no IB_PKEY does: vnet_create's
-	 * IB_PKEY="0x8102" replaces the empty value in the template. */
-	if (!v[0]) {
-		free(v);
-		return 0;
-	}
-	r = pkey_parse(v, &vn->pkey);
-	if (r == -ERANGE) {
-		char label[VNET_LABEL_MAX];
-
-		vnet_label(vn, label);
-		err_set(c->err, c->errlen,
-			"%s: IB_PKEY '%s' is out of range (a P_Key is 16 bits: "
-			"partition 0x0001-0x7ffe, bit 15 the membership)",
-			label, str_sanitize(v).s);
-		r = -EINVAL;
-	} else if (r) {
-		r = vnet_bad(c, "IB_PKEY", v,
-			     " (expected hex like 0x8101 or decimal)");
-	}
-	free(v);
-	if (r)
-		return r;
-	if (!pkey_tenant_ok(vn->pkey)) {
-		char label[VNET_LABEL_MAX], pk[PKEY_STRLEN];
-
-		vnet_label(vn, label);
-		pkey_fmt(vn->pkey, pk);
-		err_set(c->err, c->errlen, "%s: IB_PKEY %s is %s", label, pk,
-			pkey_base(vn->pkey) == 0 ? "the invalid partition 0"
-						 : "the default partition, "
-						   "never given to a "
-						   "tenant network");
-		return -EINVAL;
-	}
-	vn->has_pkey = true;
-	return 0;
-}
-
-/* 256 ... 4096: the InfiniBand MTUs (IBTA enum 1..5). */
-static int vnet_mtu(const struct vnet_ctx *c)
-{
-	static const struct {
-		const char *s;
-		int v;
-	} mtus[] = { { "256", 256 },
-		     { "512", 512 },
-		     { "1024", 1024 },
-		     { "2048", 2048 },
-		     { "4096", 4096 } };
-	char *v;
-	size_t i;
-	int r = tmpl_field(c, "IB_MTU", &v);
-
-	if (r)
-		return r == -ENOENT ? 0 : r;
-	for (i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++)
-		if (!strcmp(v, mtus[i].s))
-			c->vn->mtu = mtus[i].v;
-	if (!c->vn->mtu)
-		r = vnet_bad(c, "IB_MTU", v,
-			     " (expected 256, 512, 1024, 2048 or 4096)");
-	free(v);
-	return r;
-}
-
-static int vnet_mode(const struct vnet_ctx *c)
-{
-	char *v;
-	int r = tmpl_field(c, "IB_MODE", &v);
-
-	if (r)
-		return r == -ENOENT ? 0 : r;
-	if (!strcmp(v, "datagram"))
-		c->vn->mode = IB_MODE_DATAGRAM;
-	else if (!strcmp(v, "connected"))
-		c->vn->mode = IB_MODE_CONNECTED;
-	else
-		r = vnet_bad(c, "IB_MODE", v,
-			     " (expected datagram or connected)");
-	free(v);
-	return r;
-}
-
-/* The same rules as deploy applies to the NICs (onexml.c). */
-static int vnet_pf_port(const struct vnet_ctx *c)
-{
-	char *v;
-	int r = tmpl_field(c, "IB_PF", &v);
-
-	if (r == 0 && pci_addr_parse(v, &c->vn->pf))
-		r = vnet_bad(c, "IB_PF", v,
-			     " (expected a PCI address like 0000:3b:00.0)");
-	else if (r == 0)
-		c->vn->has_pf = true;
-	free(v);
-	if (r && r != -ENOENT)
-		return r;
-
-	/* "1".."9": an HCA has one or two ports, never ten. */
-	r = tmpl_field(c, "IB_PORT", &v);
-	if (r == 0 && (v[0] < '1' || v[0] > '9' || v[1]))
-		r = vnet_bad(c, "IB_PORT", v, " (expected a port number 1..9)");
-	else if (r == 0)
-		c->vn->port = v[0] - '0';
-	free(v);
-	return r == -ENOENT ? 0 : r;
 }
 
 static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
@@ -255,14 +91,15 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 		  char *err, size_t errlen)
 {
-	struct vnet_ctx c = { NULL, vn, err, errlen };
 	char what[32], label[VNET_LABEL_MAX];
-	xmlNodePtr root;
+	struct ib_attrs a = { 0 };
+	xmlNodePtr root, tmpl;
 	xmlDocPtr doc;
 	int count, r;
 
 	memset(vn, 0, sizeof(*vn));
 	vn->id = id_hint;
+	vn->sl = -1;
 	if (id_hint >= 0)
 		snprintf(what, sizeof(what), "VNET %d XML", id_hint);
 	else
@@ -274,20 +111,30 @@ int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 	r = vnet_head(root, id_hint, vn, err, errlen);
 	if (r)
 		goto out;
-	c.tmpl = xml_child(root, "TEMPLATE", &count);
+	vnet_label(vn, label);
+	tmpl = xml_child(root, "TEMPLATE", &count);
 	if (count > 1) {
-		vnet_label(vn, label);
 		err_set(err, errlen, "%s: TEMPLATE given twice", label);
 		r = -EINVAL;
 		goto out;
 	}
-	r = vnet_pkey(&c);
-	if (!r)
-		r = vnet_mtu(&c);
-	if (!r)
-		r = vnet_mode(&c);
-	if (!r)
-		r = vnet_pf_port(&c);
+	/* The renderer's rules exactly (ibattr.h): what is accepted here is
+	 * never left out of the partitions later. IB_PKEY="" asks for one, as
+	 * no IB_PKEY does: vnet_create's IB_PKEY="0x8102" replaces it. */
+	if (tmpl)
+		r = xml_ib_attrs(tmpl, IBA_ALL, XML_IB_EMPTY_PKEY_ABSENT, &a,
+				 label, err, errlen);
+	if (r)
+		goto out;
+	vn->has_pkey = ibattr_has(&a, IBA_PKEY);
+	vn->pkey = a.pkey;
+	vn->mtu = ibattr_has(&a, IBA_MTU) ? a.mtu : 0;
+	vn->rate = ibattr_has(&a, IBA_RATE) ? a.rate : 0;
+	vn->sl = ibattr_has(&a, IBA_SL) ? a.sl : -1;
+	vn->mode = a.mode;
+	vn->has_pf = ibattr_has(&a, IBA_PF);
+	vn->pf = a.pf;
+	vn->port = ibattr_has(&a, IBA_PORT) ? a.port : 0;
 out:
 	xmlFreeDoc(doc);
 	return r;
@@ -295,114 +142,37 @@ out:
 
 /* --- the <VNET_POOL> of `onevnet list -x` -------------------------------- */
 
-static bool vnet_is_ib(const xmlNode *vnet)
+int onevnet_pool_from_facts(const struct cloud_facts *f, struct vnet_pool *pool)
 {
-	return xml_has_leaf(vnet, "VN_MAD", "ib");
-}
+	size_t i;
 
-static int pool_add(struct vnet_pool *p, size_t *cap, const struct vnet_use *u)
-{
-	if (p->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct vnet_use *nv = realloc(p->v, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		p->v = nv;
-		*cap = ncap;
+	memset(pool, 0, sizeof(*pool));
+	pool->v = calloc(f->nclaims + 1, sizeof(*pool->v));
+	if (!pool->v)
+		return -ENOMEM;
+	for (i = 0; i < f->nclaims; i++) {
+		pool->v[i].id = f->claims[i].id;
+		pool->v[i].name = f->claims[i].name;
+		pool->v[i].pkey = f->claims[i].pkey;
 	}
-	p->v[p->n++] = *u;
-	return 0;
-}
-
-/* Every IB_PKEY of every TEMPLATE of an InfiniBand VNET. */
-static int pool_vnet(const xmlNode *vnet, struct vnet_use *u,
-		     struct vnet_pool *p, size_t *cap)
-{
-	const xmlNode *t, *k;
-	int r;
-
-	for (t = vnet->children; t; t = t->next) {
-		if (!xml_is_elem(t, "TEMPLATE"))
-			continue;
-		for (k = t->children; k; k = k->next) {
-			char *v;
-
-			if (!xml_is_elem(k, "IB_PKEY"))
-				continue;
-			v = xml_leaf_text(k);
-			r = v ? pkey_parse(v, &u->pkey) : -EINVAL;
-			free(v);
-			if (r)
-				continue;
-			r = pool_add(p, cap, u);
-			if (r)
-				return r;
-		}
-	}
+	pool->n = f->nclaims;
 	return 0;
 }
 
 int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,
 		       char *err, size_t errlen)
 {
-	struct vnet_pool res = { NULL, 0 };
-	const xmlNode *c;
-	xmlNodePtr root, name;
-	size_t cap = 0, nth = 0;
-	xmlDocPtr doc;
-	int count, r = 0;
+	struct cloud_facts f = { 0 };
+	int r;
 
 	memset(pool, 0, sizeof(*pool));
-	doc = xml_read_untrusted(xml, len, "VNET pool", err, errlen);
-	if (!doc)
-		return -EINVAL;
-	root = xmlDocGetRootElement(doc);
-	if (!xml_is_elem(root, "VNET_POOL")) {
-		err_set(err, errlen,
-			"VNET pool: root element <%s> is not <VNET_POOL>",
-			str_sanitize((const char *)root->name).s);
-		r = -EINVAL;
-		goto out;
+	r = poolread_mem(&f, POOL_VNET, xml, len, "VNET pool", err, errlen);
+	if (!r && onevnet_pool_from_facts(&f, pool)) {
+		err_set(err, errlen, "VNET pool: out of memory");
+		r = -ENOMEM;
 	}
-	for (c = root->children; c; c = c->next) {
-		struct vnet_use u = { .id = -1 };
-		char *v;
-
-		if (!xml_is_elem(c, "VNET"))
-			continue;
-		nth++;
-		/* Without its ID a network could be this very one, or not. */
-		r = elem_id(c, &u.id);
-		if (r) {
-			err_set(err, errlen,
-				"VNET pool: VNET element %zu has %s", nth,
-				r == -ENOENT ? "no single <ID>"
-					     : "a malformed <ID>");
-			r = -EINVAL;
-			goto out;
-		}
-		if (!vnet_is_ib(c))
-			continue;
-		name = xml_child(c, "NAME", &count);
-		if (name) {
-			v = xml_leaf_text(name);
-			u.name = str_sanitize(v);
-			free(v);
-		}
-		r = pool_vnet(c, &u, &res, &cap);
-		if (r) {
-			err_set(err, errlen, "VNET pool: out of memory");
-			goto out;
-		}
-	}
-out:
-	xmlFreeDoc(doc);
-	if (r) {
-		free(res.v);
-		return r;
-	}
-	*pool = res;
-	return 0;
+	cloud_facts_free(&f);
+	return r;
 }
 
 void vnet_pool_free(struct vnet_pool *pool)

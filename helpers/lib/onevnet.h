@@ -13,12 +13,15 @@
  *         <IB_MODE><![CDATA[connected]]></IB_MODE>
  *       </TEMPLATE>
  *     </VNET>
- *     -> { .id = 7, .name = "tenant-b", .has_pkey = true,
- *          .pkey = { 0x0102 }, .mtu = 4096, .mode = IB_MODE_CONNECTED,
+ *     -> refused: IB_PKEY '0x0102' is a limited-member key (write 0x8102);
+ *        with IB_PKEY 0x8102:
+ *        { .id = 7, .name = "tenant-b", .has_pkey = true,
+ *          .pkey = { 0x8102 }, .mtu = 4096, .mode = IB_MODE_CONNECTED,
  *          .has_pf = false, .port = 0 }
  *
- * - the <VNET_POOL> of `onevnet list -x`, reduced to the partitions the
- *   other InfiniBand networks hold (VNET/VN_MAD "ib", TEMPLATE/IB_PKEY):
+ * - the <VNET_POOL> of `onevnet list -x`, read by the one pool reader
+ *   (poolread.h), reduced to the partitions the InfiniBand networks hold
+ *   (VNET/VN_MAD "ib", TEMPLATE/IB_PKEY, whatever their state):
  *     [ { .id = 5, .name = "tenant-a", .pkey = { 0x8101 } }, ... ]
  *
  * - the reduced <VM> every host-side VNM action gets, for its <ID> only.
@@ -26,7 +29,7 @@
  * Names and template values are chosen by users, so every document is read
  * with xml_read_untrusted() and every value quoted in an error goes through
  * str_sanitize(). Refusals are one line naming the network:
- *   VNET 7 (tenant-b): IB_PKEY 0x7fff is the default partition
+ *   VNET 7 (tenant-b): IB_PKEY '0x7fff' is the default partition, never a tenant's
  */
 #ifndef ONEIB_ONEVNET_H
 #define ONEIB_ONEVNET_H
@@ -35,15 +38,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cloudfacts.h"
+#include "ibattr.h"
 #include "onexml.h"
 #include "pci.h"
 #include "pkey.h"
-
-enum ib_mode {
-	IB_MODE_UNSET,
-	IB_MODE_DATAGRAM,
-	IB_MODE_CONNECTED,
-};
 
 struct ib_vnet {
 	int id; /* ID */
@@ -51,6 +50,8 @@ struct ib_vnet {
 	bool has_pkey; /* IB_PKEY given and not empty */
 	struct pkey pkey; /* as written: 0x0102 stays 0x0102 */
 	int mtu; /* IB_MTU 256..4096, 0 = not given */
+	int rate; /* IB_RATE 2..24, 0 = not given */
+	int sl; /* IB_SL 0..15, -1 = not given */
 	enum ib_mode mode; /* IB_MODE */
 	bool has_pf; /* IB_PF given */
 	struct pci_addr pf; /* "0000:3b:00.0" */
@@ -60,18 +61,18 @@ struct ib_vnet {
 /*
  * Accepts a document whose root is <VNET>. id_hint is the ID vnet_create was
  * called with (-1: none): it names the network until <ID> is read, and
- * <ID> must equal it. Checks, in TEMPLATE, each of IB_PKEY, IB_MTU, IB_MODE,
- * IB_PF, IB_PORT at most once and well formed; IB_PKEY must be a tenant
- * partition (0x0001..0x7ffe once bit 15 is masked). An empty IB_PKEY is the
- * same as none (vnet_create assigns one); the other attributes may not be
- * empty, since deploy reads them from every NIC of the network.
+ * <ID> must equal it. Checks, in TEMPLATE, every IB_* attribute (ibattr.h:
+ * IB_PKEY, IB_MTU, IB_RATE, IB_SL, IB_MODE, IB_PF, IB_PORT) at most once
+ * and by the rules the partitions renderer applies, so a network accepted
+ * here is never left out there. An empty IB_PKEY is the same as none
+ * (vnet_create assigns one); the other attributes may not be empty, since
+ * deploy reads them from every NIC of the network.
  * Returns 0, or -EINVAL / -ENOMEM with one line in err.
  */
 int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 		  char *err, size_t errlen);
 
 /* "VNET 7 (tenant-b)", the prefix of every message about vn. */
-#define VNET_LABEL_MAX 96
 void vnet_label(const struct ib_vnet *vn, char buf[VNET_LABEL_MAX]);
 
 /* One partition an InfiniBand network of the pool holds. */
@@ -86,13 +87,17 @@ struct vnet_pool {
 	size_t n;
 };
 
+/* The claims of facts read from a VNET pool (0 or -ENOMEM). */
+int onevnet_pool_from_facts(const struct cloud_facts *f,
+			    struct vnet_pool *pool);
+
 /*
  * Accepts a document whose root is <VNET_POOL> (no VNET at all is fine).
  * Every <VNET> must have a numeric <ID>; only those whose VN_MAD is "ib"
  * are kept, one entry per TEMPLATE/IB_PKEY that parses as a P_Key. A value
  * that does not parse names no partition (deploy refuses such a NIC), so
  * it holds none. Returns 0, -EINVAL or -ENOMEM with one line in err,
- *   VNET pool: VNET element 3 has no ID
+ *   VNET pool: VNET element 3 has no single <ID>
  * On error *pool is empty.
  */
 int onevnet_pool_parse(const char *xml, size_t len, struct vnet_pool *pool,

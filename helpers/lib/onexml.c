@@ -11,25 +11,9 @@
 #include <libxml/xmlerror.h>
 
 #include "guid.h"
+#include "ibattr.h"
 #include "log.h"
 #include "onexml.h"
-
-struct san_str str_sanitize(const char *in)
-{
-	struct san_str out;
-	size_t i = 0;
-
-	for (; in && i < SANITIZE_MAX - 4 && in[i]; i++) {
-		unsigned char ch = (unsigned char)in[i];
-
-		out.s[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-	}
-	if (in && in[i])
-		memcpy(out.s + i, "...", 4);
-	else
-		out.s[i] = '\0';
-	return out;
-}
 
 /* --- reading untrusted XML ------------------------------------------------ */
 
@@ -219,6 +203,51 @@ char *xml_leaf_text(const xmlNode *e)
 	return s;
 }
 
+int xml_ib_attrs(const xmlNode *parent, unsigned want, unsigned flags,
+		 struct ib_attrs *out, const char *who, char *err,
+		 size_t errlen)
+{
+	const xmlNode *first[IBA_COUNT] = { NULL };
+	int count[IBA_COUNT] = { 0 };
+	const xmlNode *c;
+	int a, r = 0;
+
+	for (c = parent->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE || c->ns)
+			continue;
+		a = ibattr_by_name((const char *)c->name);
+		if (a < 0 || !(want & IBA_BIT(a)))
+			continue;
+		if (!count[a]++)
+			first[a] = c;
+	}
+	for (a = 0; a < IBA_COUNT && !r; a++) {
+		char *v;
+
+		if (!count[a])
+			continue;
+		if (count[a] > 1) {
+			ibattr_err_twice((enum ib_attr)a, who, err, errlen);
+			return -EINVAL;
+		}
+		v = xml_leaf_text(first[a]);
+		if (!v) {
+			xmlChar *raw = xmlNodeGetContent(first[a]);
+
+			ibattr_err_not_value((enum ib_attr)a, who,
+					     (const char *)raw, err, errlen);
+			xmlFree(raw);
+			return -EINVAL;
+		}
+		if (!(a == IBA_PKEY && !v[0] &&
+		      (flags & XML_IB_EMPTY_PKEY_ABSENT)))
+			r = ibattr_parse((enum ib_attr)a, v, out, who, err,
+					 errlen);
+		free(v);
+	}
+	return r;
+}
+
 /* One NIC field as a string; -ENOENT when absent. Names NIC by nic_id. */
 struct nic_ctx {
 	const xmlNode *nic;
@@ -248,11 +277,13 @@ static int nic_field(const struct nic_ctx *c, const char *name, char **out)
 	return -EINVAL;
 }
 
-/* Every element of an IB NIC once: two IB_PKEY mean someone added one. */
+/*
+ * Every element of an IB NIC once: oned writes each once, so a second one
+ * is never ours to choose between.
+ */
 static int nic_no_twice(const struct nic_ctx *c)
 {
 	xmlNodePtr a, b;
-	bool pkey;
 
 	for (a = c->nic->children; a; a = a->next) {
 		if (a->type != XML_ELEMENT_NODE)
@@ -261,13 +292,10 @@ static int nic_no_twice(const struct nic_ctx *c)
 			if (b->type != XML_ELEMENT_NODE ||
 			    xmlStrcmp(a->name, b->name) != 0 || a->ns != b->ns)
 				continue;
-			pkey = xml_is_elem(a, "IB_PKEY");
 			err_set(c->err, c->errlen,
-				"VM %d NIC %d: %s given twice%s", c->vm_id,
+				"VM %d NIC %d: %s given twice", c->vm_id,
 				c->nic_id,
-				str_sanitize((const char *)a->name).s,
-				pkey ? " (the VM template may not set it)"
-				     : "");
+				str_sanitize((const char *)a->name).s);
 			return -EINVAL;
 		}
 	}
@@ -292,38 +320,6 @@ static int nic_mac(const struct nic_ctx *c, struct ib_nic *out)
 	return r ? -EINVAL : 0;
 }
 
-static int nic_pkey(const struct nic_ctx *c, struct ib_nic *out)
-{
-	char pk[PKEY_STRLEN];
-	char *v;
-	int r = nic_field(c, "IB_PKEY", &v);
-
-	if (r == -ENOENT)
-		err_set(c->err, c->errlen,
-			"VM %d NIC %d: no IB_PKEY (the virtual network sets "
-			"it, "
-			"INHERIT_VNET_ATTR must carry it)",
-			c->vm_id, c->nic_id);
-	if (r)
-		return r == -ENOENT ? -EINVAL : r;
-	r = pkey_parse(v, &out->pkey);
-	if (r)
-		err_set(c->err, c->errlen,
-			"VM %d NIC %d: malformed IB_PKEY '%s'", c->vm_id,
-			c->nic_id, str_sanitize(v).s);
-	free(v);
-	if (r)
-		return -EINVAL;
-	if (pkey_tenant_ok(out->pkey))
-		return 0;
-	pkey_fmt(out->pkey, pk);
-	err_set(c->err, c->errlen, "VM %d NIC %d: IB_PKEY %s is %s", c->vm_id,
-		c->nic_id, pk,
-		pkey_base(out->pkey) == 0 ? "the invalid partition 0"
-					  : "the default partition");
-	return -EINVAL;
-}
-
 static int nic_bad(const struct nic_ctx *c, const char *name, const char *v,
 		   const char *hint)
 {
@@ -332,36 +328,38 @@ static int nic_bad(const struct nic_ctx *c, const char *name, const char *v,
 	return -EINVAL;
 }
 
-/* NETWORK_ID, IB_PF, IB_PORT: absent is fine, malformed is not. */
-static int nic_optional(const struct nic_ctx *c, struct ib_nic *out)
+/*
+ * IB_PKEY (required: the network's, inherited), IB_PF and IB_PORT (pins),
+ * by the rules of ibattr.h; NETWORK_ID: absent is fine, malformed is not.
+ */
+static int nic_ib(const struct nic_ctx *c, struct ib_nic *out)
 {
-	char *v;
+	struct ib_attrs a = { 0 };
+	char who[48], *v;
 	int r;
+
+	snprintf(who, sizeof(who), "VM %d NIC %d", c->vm_id, c->nic_id);
+	r = xml_ib_attrs(
+		c->nic, IBA_BIT(IBA_PKEY) | IBA_BIT(IBA_PF) | IBA_BIT(IBA_PORT),
+		0, &a, who, c->err, c->errlen);
+	if (r)
+		return r;
+	if (!ibattr_has(&a, IBA_PKEY)) {
+		err_set(c->err, c->errlen,
+			"%s: no IB_PKEY (the virtual network sets it, "
+			"INHERIT_VNET_ATTR must carry it)",
+			who);
+		return -EINVAL;
+	}
+	out->pkey = a.pkey;
+	out->has_pf = ibattr_has(&a, IBA_PF);
+	out->pf = a.pf;
+	out->port = ibattr_has(&a, IBA_PORT) ? a.port : 0;
 
 	out->network_id = -1;
 	r = nic_field(c, "NETWORK_ID", &v);
 	if (r == 0 && dec_parse_int(v, &out->network_id))
 		r = nic_bad(c, "NETWORK_ID", v, "");
-	free(v);
-	if (r && r != -ENOENT)
-		return r;
-
-	r = nic_field(c, "IB_PF", &v);
-	out->has_pf = r == 0;
-	if (r == 0 && pci_addr_parse(v, &out->pf))
-		r = nic_bad(c, "IB_PF", v,
-			    " (expected a PCI address like 0000:3b:00.0)");
-	free(v);
-	if (r && r != -ENOENT)
-		return r;
-
-	/* "1".."9": an HCA has one or two ports, never ten. */
-	out->port = 0;
-	r = nic_field(c, "IB_PORT", &v);
-	if (r == 0 && (v[0] < '1' || v[0] > '9' || v[1]))
-		r = nic_bad(c, "IB_PORT", v, " (expected a port number 1..9)");
-	else if (r == 0)
-		out->port = v[0] - '0';
 	free(v);
 	return r == -ENOENT ? 0 : r;
 }
@@ -400,9 +398,7 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 	if (!r)
 		r = nic_mac(&c, out);
 	if (!r)
-		r = nic_pkey(&c, out);
-	if (!r)
-		r = nic_optional(&c, out);
+		r = nic_ib(&c, out);
 	return r;
 }
 

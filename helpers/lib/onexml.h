@@ -27,6 +27,8 @@
 
 #include <libxml/tree.h>
 
+#include "ibattr.h"
+#include "log.h"
 #include "pci.h"
 #include "pkey.h"
 
@@ -82,23 +84,22 @@ bool xml_is_elem(const xmlNode *n, const char *name);
  * or on ENOMEM.
  */
 char *xml_leaf_text(const xmlNode *e);
+/*
+ * The IB_* attributes (ibattr.h) among parent's child elements (a VNET's
+ * TEMPLATE, a NIC) that want selects: each at most once, a single value,
+ * parsed by ibattr_parse. With XML_IB_EMPTY_PKEY_ABSENT an empty IB_PKEY
+ * counts as none (vnet_create: IB_PKEY="" asks for one). Returns 0, or
+ * -EINVAL with one line in err, e.g.
+ *   VNET 7 (tenant-b): IB_MTU given twice
+ */
+#define XML_IB_EMPTY_PKEY_ABSENT 1u
+int xml_ib_attrs(const xmlNode *parent, unsigned want, unsigned flags,
+		 struct ib_attrs *out, const char *who, char *err,
+		 size_t errlen);
 /* The first child element called name; *count how many there are. */
 xmlNodePtr xml_child(const xmlNode *parent, const char *name, int *count);
 /* Does some child element called name hold exactly the text value?
  * (<NIC><VN_MAD>ib</VN_MAD>...: xml_has_leaf(nic, "VN_MAD", "ib")) */
 bool xml_has_leaf(const xmlNode *parent, const char *name, const char *value);
-
-/*
- * A value quoted in an error line: bytes outside printable ASCII become '?'
- * and the copy is cut at 64 characters (marked "..."), so "x'\n<VM>" cannot
- * start a second line or flood the log. Returned by value, to be used inside
- * the call that prints it:
- *   errf(err, len, "malformed MAC '%s'", str_sanitize(v).s);
- */
-#define SANITIZE_MAX 68
-struct san_str {
-	char s[SANITIZE_MAX];
-};
-struct san_str str_sanitize(const char *in);
 
 #endif

@@ -1,466 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/xmlreader.h>
-
 #include "guid.h"
 #include "log.h"
-#include "onexml.h"
 #include "partitions.h"
-#include "pkey.h"
+#include "poolread.h"
 
-#define DEFAULT_LINE "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
-#define HEADER                                                                 \
-	"# oneib-pkey partitions: generated from the cloud's state, "          \
-	"do not edit\n"
-#define NAME_SUFFIX_MAX 32
+#define NOTE_MAX 512
 
 /* --- small containers ------------------------------------------------------ */
-
-struct u64vec {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static int u64_push(struct u64vec *a, uint64_t x)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 8;
-		uint64_t *v = realloc(a->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
-	a->v[a->n++] = x;
-	return 0;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Sorted, duplicates dropped: a PF in two of the network's clusters. */
-static void u64_sort_unique(struct u64vec *a)
-{
-	size_t i, n = 0;
-
-	if (!a->n)
-		return;
-	qsort(a->v, a->n, sizeof(*a->v), u64_cmp);
-	for (i = 1; i < a->n; i++)
-		if (a->v[i] != a->v[n])
-			a->v[++n] = a->v[i];
-	a->n = n + 1;
-}
-
-/* --- tree walking ---------------------------------------------------------- */
-
-/* The only child element called name, NULL with *count 0 or > 1. */
-static xmlNodePtr only_child(const xmlNode *parent, const char *name,
-			     int *count)
-{
-	xmlNodePtr found = xml_child(parent, name, count);
-
-	return *count == 1 ? found : NULL;
-}
-
-/* The text of the only child called name: -ENOENT absent, -EINVAL twice. */
-static int leaf(const xmlNode *parent, const char *name, char **out)
-{
-	int count;
-	xmlNodePtr e = only_child(parent, name, &count);
-
-	*out = NULL;
-	if (count == 0)
-		return -ENOENT;
-	if (count > 1)
-		return -EINVAL;
-	*out = xml_leaf_text(e);
-	return *out ? 0 : -EINVAL;
-}
-
-static int leaf_uint(const xmlNode *parent, const char *name, int *out)
-{
-	char *v;
-	int r = leaf(parent, name, &v);
-
-	if (!r)
-		r = dec_parse_int(v, out) ? -EINVAL : 0;
-	free(v);
-	return r;
-}
-
-static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
-{
-	char *v;
-	bool eq = !leaf(parent, name, &v) && !strcmp(v, want);
-
-	free(v);
-	return eq;
-}
-
-/* --- the <VNET_POOL> ------------------------------------------------------- */
-
-struct vnet_in {
-	int id;
-	size_t nth; /* document order, for messages about the first holder */
-	struct san_str label_name;
-	char name[PARTITION_NAME_MAX];
-	uint16_t pkey;
-	int mtu, rate, sl;
-	int *clusters;
-	size_t nclusters;
-	struct u64vec guids;
-};
-
-struct id_index {
-	int id;
-	size_t i; /* into model_in.v */
-};
-
-/* An InfiniBand-looking NIC of a VM that has a host, kept until the
- * networks are known (the VM pool may come first). */
-struct nic_rec {
-	uint64_t guid;
-	int vm, nic, net;
-	bool ib; /* VN_MAD "ib" given */
-	int bad_mac; /* index into model_in.bad, or -1 */
-};
-
-struct host_rec {
-	int id, cluster;
-	size_t name; /* index into model_in.bad (its sanitized name) */
-	uint64_t *pf; /* ConnectX-3 PF port GUIDs */
-	size_t npf;
-};
-
-struct model_in {
-	struct vnet_in *v; /* sorted by pkey once the pool is read */
-	size_t n, cap;
-	struct id_index *by_id; /* sorted by VNET ID, for the VMs' NICs */
-	int *pending; /* ib networks not READY (yet): no partition */
-	size_t npending;
-	struct nic_rec *nics;
-	size_t nnics, capnics;
-	struct host_rec *hosts;
-	size_t nhosts, caphosts;
-	struct san_str *bad; /* malformed MACs and host names, for messages */
-	size_t nbad;
-	size_t nth[POOL_KINDS]; /* elements read, for messages */
-	int docs[POOL_KINDS];
-};
-
-static void model_in_free(struct model_in *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->n; i++) {
-		free(m->v[i].clusters);
-		free(m->v[i].guids.v);
-	}
-	free(m->v);
-	free(m->by_id);
-	free(m->pending);
-	free(m->nics);
-	for (i = 0; i < m->nhosts; i++)
-		free(m->hosts[i].pf);
-	free(m->hosts);
-	free(m->bad);
-	memset(m, 0, sizeof(*m));
-}
-
-/* "one_vnet_5_tenant-a": separators, spaces and '#' of the name become '_'. */
-static void vnet_name(struct vnet_in *vn, const char *raw)
-{
-	char suffix[NAME_SUFFIX_MAX + 1];
-	size_t i;
-
-	for (i = 0; raw && raw[i] && i < NAME_SUFFIX_MAX; i++) {
-		char c = raw[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '-' || c == '_';
-
-		suffix[i] = ok ? c : '_';
-	}
-	suffix[i] = '\0';
-	if (i)
-		snprintf(vn->name, sizeof(vn->name), "one_vnet_%d_%s", vn->id,
-			 suffix);
-	else
-		snprintf(vn->name, sizeof(vn->name), "one_vnet_%d", vn->id);
-}
-
-static int vnet_bad(const struct vnet_in *vn, char *err, size_t errlen,
-		    const char *attr, const char *v, const char *why)
-{
-	err_set(err, errlen, "VNET %d (%s): %s '%s' %s", vn->id,
-		vn->label_name.s, attr, str_sanitize(v).s, why);
-	return -EINVAL;
-}
-
-/* An optional TEMPLATE number within lo..hi; *out untouched when absent. */
-static int tmpl_int(const struct vnet_in *vn, const xmlNode *t,
-		    const char *attr, int lo, int hi, int *out, char *err,
-		    size_t errlen)
-{
-	char *v;
-	int x, r = leaf(t, attr, &v);
-
-	if (r == -ENOENT)
-		return 0;
-	if (r) {
-		err_set(err, errlen, "VNET %d (%s): %s given twice or not text",
-			vn->id, vn->label_name.s, attr);
-		return -EINVAL;
-	}
-	if (dec_parse_int(v, &x) || x < lo || x > hi) {
-		char why[48];
-
-		snprintf(why, sizeof(why), "is not a number %d..%d", lo, hi);
-		r = vnet_bad(vn, err, errlen, attr, v, why);
-	} else {
-		*out = x;
-	}
-	free(v);
-	return r;
-}
-
-/* IB_MTU in bytes -> opensm's enum: 256 -> 1 ... 4096 -> 5. */
-static int vnet_mtu(struct vnet_in *vn, const xmlNode *t, char *err,
-		    size_t errlen)
-{
-	int bytes = 0, e;
-	int r = tmpl_int(vn, t, "IB_MTU", 256, 4096, &bytes, err, errlen);
-
-	if (r || !bytes)
-		return r;
-	for (e = 1; e <= 5; e++)
-		if (bytes == 128 << e)
-			vn->mtu = e;
-	if (!vn->mtu) {
-		char v[16];
-
-		snprintf(v, sizeof(v), "%d", bytes);
-		return vnet_bad(vn, err, errlen, "IB_MTU", v,
-				"is not 256, 512, 1024, 2048 or 4096");
-	}
-	return 0;
-}
-
-static int vnet_pkey(struct vnet_in *vn, const xmlNode *t, char *err,
-		     size_t errlen)
-{
-	struct pkey pk;
-	char *v;
-	int r = leaf(t, "IB_PKEY", &v);
-
-	if (r == -ENOENT || (!r && !*v)) {
-		free(v);
-		err_set(err, errlen, "VNET %d (%s): no IB_PKEY", vn->id,
-			vn->label_name.s);
-		return -EINVAL;
-	}
-	if (r) {
-		err_set(err, errlen,
-			"VNET %d (%s): IB_PKEY given twice or not text", vn->id,
-			vn->label_name.s);
-		return -EINVAL;
-	}
-	if (pkey_parse(v, &pk))
-		r = vnet_bad(vn, err, errlen, "IB_PKEY", v, "is not a P_Key");
-	else if (!pkey_tenant_ok(pk))
-		r = vnet_bad(vn, err, errlen, "IB_PKEY", v,
-			     pkey_base(pk) ? "is the default partition"
-					   : "is partition 0");
-	else
-		vn->pkey = pkey_base(pk);
-	free(v);
-	return r;
-}
-
-static int vnet_clusters(struct vnet_in *vn, const xmlNode *vnet, char *err,
-			 size_t errlen)
-{
-	const xmlNode *c, *cl;
-	int count;
-
-	cl = only_child(vnet, "CLUSTERS", &count);
-	if (!cl)
-		return 0; /* in no cluster: no host can run its VMs */
-	for (c = cl->children; c; c = c->next) {
-		int id, *n;
-		char *v;
-
-		if (!xml_is_elem(c, "ID"))
-			continue;
-		v = xml_leaf_text(c);
-		if (dec_parse_int(v, &id)) {
-			int r = vnet_bad(vn, err, errlen, "CLUSTERS/ID", v,
-					 "is not an ID");
-			free(v);
-			return r;
-		}
-		free(v);
-		n = realloc(vn->clusters, (vn->nclusters + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		vn->clusters = n;
-		vn->clusters[vn->nclusters++] = id;
-	}
-	return 0;
-}
-
-static int parse_vnet(const xmlNode *vnet, size_t nth, struct vnet_in *vn,
-		      char *err, size_t errlen)
-{
-	const xmlNode *t;
-	char *name = NULL;
-	int count, r;
-
-	memset(vn, 0, sizeof(*vn));
-	vn->nth = nth;
-	vn->sl = -1;
-	if (leaf_uint(vnet, "ID", &vn->id)) {
-		err_set(err, errlen, "VNET pool: VNET element %zu has no ID",
-			nth + 1);
-		return -EINVAL;
-	}
-	leaf(vnet, "NAME", &name);
-	vn->label_name = str_sanitize(name ? name : "");
-	vnet_name(vn, name);
-	free(name);
-
-	t = only_child(vnet, "TEMPLATE", &count);
-	if (!t) {
-		err_set(err, errlen, "VNET %d (%s): no IB_PKEY", vn->id,
-			vn->label_name.s);
-		return -EINVAL;
-	}
-	r = vnet_pkey(vn, t, err, errlen);
-	if (!r)
-		r = vnet_mtu(vn, t, err, errlen);
-	if (!r)
-		r = tmpl_int(vn, t, "IB_RATE", 2, 24, &vn->rate, err, errlen);
-	if (!r)
-		r = tmpl_int(vn, t, "IB_SL", 0, 15, &vn->sl, err, errlen);
-	if (!r)
-		r = vnet_clusters(vn, vnet, err, errlen);
-	if (r == -ENOMEM)
-		err_set(err, errlen, "VNET %d: out of memory", vn->id);
-	return r;
-}
-
-static int cmp_pkey(const void *a, const void *b)
-{
-	const struct vnet_in *x = a, *y = b;
-
-	if (x->pkey != y->pkey)
-		return x->pkey < y->pkey ? -1 : 1;
-	return x->nth < y->nth ? -1 : x->nth > y->nth;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	const struct id_index *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int index_ids(struct model_in *m, char *err, size_t errlen)
-{
-	size_t i;
-
-	m->by_id = calloc(m->n ? m->n : 1, sizeof(*m->by_id));
-	if (!m->by_id) {
-		err_set(err, errlen, "VNET pool: out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->n; i++) {
-		m->by_id[i].id = m->v[i].id;
-		m->by_id[i].i = i;
-	}
-	qsort(m->by_id, m->n, sizeof(*m->by_id), cmp_id);
-	for (i = 1; i < m->n; i++)
-		if (m->by_id[i].id == m->by_id[i - 1].id) {
-			err_set(err, errlen, "VNET pool: VNET %d listed twice",
-				m->by_id[i].id);
-			return -EINVAL;
-		}
-	return 0;
-}
-
-static struct vnet_in *find_vnet(const struct model_in *m, int id)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int v = m->by_id[mid].id;
-
-		if (v == id)
-			return &m->v[m->by_id[mid].i];
-		if (v < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* Two networks on one partition would merge two tenants. */
-static int check_collisions(const struct model_in *m, char *err, size_t errlen)
-{
-	size_t i;
-
-	for (i = 1; i < m->n; i++) {
-		const struct vnet_in *a = &m->v[i - 1], *b = &m->v[i];
-
-		if (a->pkey != b->pkey)
-			continue;
-		err_set(err, errlen,
-			"VNET %d (%s): IB_PKEY is partition 0x%04x, already "
-			"used by VNET %d (%s)",
-			b->id, b->label_name.s, b->pkey, a->id,
-			a->label_name.s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
- * OpenNebula 6.4+ networks have a STATE: vnet_create runs after
- * one.vn.allocate returns (LOCK_CREATE, no IB_PKEY yet), and a network it
- * refused stays in ERROR. Only READY (1) and UPDATE_FAILURE (6, in use,
- * its last update failed) networks have a partition; older networks have
- * no STATE and are all ready.
- */
-static bool vnet_ready(const xmlNode *vnet)
-{
-	int state = 1;
-
-	if (leaf_uint(vnet, "STATE", &state) == -ENOENT)
-		return true;
-	return state == 1 || state == 6;
-}
-
-static bool vnet_pending(const struct model_in *m, int id)
-{
-	size_t i;
-
-	for (i = 0; i < m->npending; i++)
-		if (m->pending[i] == id)
-			return true;
-	return false;
-}
 
 static void *grow(void *v, size_t *cap, size_t n, size_t size)
 {
@@ -476,946 +28,810 @@ static void *grow(void *v, size_t *cap, size_t n, size_t size)
 	return nv;
 }
 
-static int keep_text(struct model_in *m, const char *s, size_t *at)
+static int cmp_u64(const void *a, const void *b)
 {
-	struct san_str *b = realloc(m->bad, (m->nbad + 1) * sizeof(*b));
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (!b)
-		return -ENOMEM;
-	m->bad = b;
-	b[m->nbad] = str_sanitize(s ? s : "");
-	*at = m->nbad++;
-	return 0;
+	return x < y ? -1 : x > y;
 }
 
-static int vnet_element(const xmlNode *c, struct model_in *m, char *err,
-			size_t errlen)
-{
-	size_t nth = m->nth[POOL_VNET]++;
-	struct vnet_in *v;
-	int id, r;
-
-	if (!leaf_is(c, "VN_MAD", "ib"))
-		return 0;
-	if (!vnet_ready(c) && !leaf_uint(c, "ID", &id)) {
-		int *p = realloc(m->pending, (m->npending + 1) * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		m->pending = p;
-		m->pending[m->npending++] = id;
-		return 0;
-	}
-	v = grow(m->v, &m->cap, m->n, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	m->v = v;
-	r = parse_vnet(c, nth, &m->v[m->n], err, errlen);
-	m->n++; /* freed with the rest even when half read */
-	return r;
-}
-
-/* --- the <VM_POOL> --------------------------------------------------------- */
-
-#define VM_STATE_ACTIVE 3
-#define VM_STATE_SUSPENDED 5
-#define VM_STATE_POWEROFF 8
-#define LCM_INIT 0
-
-/* See the membership rule in partitions.h. */
-static bool vm_has_host(int state, int lcm)
-{
-	if (state == VM_STATE_ACTIVE)
-		return lcm != LCM_INIT;
-	return state == VM_STATE_POWEROFF || state == VM_STATE_SUSPENDED;
-}
-
-/* Kept as a record: whether it is InfiniBand depends on its network. */
-static int vm_nic(const xmlNode *nic, int vm_id, struct model_in *m, char *err,
-		  size_t errlen)
-{
-	struct nic_rec *rec;
-	char *mac_s = NULL;
-	uint64_t mac = 0;
-	int net, nic_id = -1, r;
-	bool ib = leaf_is(nic, "VN_MAD", "ib");
-
-	leaf_uint(nic, "NIC_ID", &nic_id);
-	if (leaf_uint(nic, "NETWORK_ID", &net)) {
-		if (!ib)
-			return 0; /* not on a network of the pool */
-		err_set(err, errlen, "VM %d NIC %d: no NETWORK_ID", vm_id,
-			nic_id);
-		return -EINVAL;
-	}
-	rec = grow(m->nics, &m->capnics, m->nnics, sizeof(*rec));
-	if (!rec)
-		return -ENOMEM;
-	m->nics = rec;
-	rec = &m->nics[m->nnics];
-	rec->vm = vm_id;
-	rec->nic = nic_id;
-	rec->net = net;
-	rec->ib = ib;
-	rec->bad_mac = -1;
-	r = leaf(nic, "MAC", &mac_s);
-	if (r || mac_parse(mac_s, &mac)) {
-		size_t at;
-
-		r = keep_text(m, mac_s, &at);
-		rec->bad_mac = (int)at;
-	}
-	free(mac_s);
-	if (r)
-		return r;
-	rec->guid = guid_from_mac(mac);
-	m->nnics++;
-	return 0;
-}
-
-static int vm_element(const xmlNode *vm, struct model_in *m, char *err,
-		      size_t errlen)
-{
-	size_t nth = ++m->nth[POOL_VM];
-	const xmlNode *t, *c;
-	int id, state, lcm = 0, count, r;
-
-	if (leaf_uint(vm, "ID", &id)) {
-		err_set(err, errlen, "VM pool: VM element %zu has no ID", nth);
-		return -EINVAL;
-	}
-	if (leaf_uint(vm, "STATE", &state) ||
-	    (state == VM_STATE_ACTIVE && leaf_uint(vm, "LCM_STATE", &lcm))) {
-		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
-		return -EINVAL;
-	}
-	if (!vm_has_host(state, lcm))
-		return 0;
-	t = only_child(vm, "TEMPLATE", &count);
-	if (!t)
-		return 0;
-	for (c = t->children; c; c = c->next) {
-		if (!xml_is_elem(c, "NIC"))
-			continue;
-		r = vm_nic(c, id, m, err, errlen);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-/* --- the <HOST_POOL> ------------------------------------------------------- */
-
-static bool vnet_in_cluster(const struct vnet_in *vn, int cluster)
-{
-	size_t i;
-
-	for (i = 0; i < vn->nclusters; i++)
-		if (vn->clusters[i] == cluster)
-			return true;
-	return false;
-}
+/* --- names ----------------------------------------------------------------- */
 
 /*
- *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
- *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
- *   </IB_PF>  -> 0x0002c90300a1b2c1; other drivers and Ethernet ports: none.
+ * "vnet7_tenant_b__lab__2": the ID first, so cutting the rest to opensm's
+ * 31 characters never makes two names equal.
  */
-static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
-			 struct u64vec *out, char *err, size_t errlen)
+static void partition_name(char *buf, size_t size, int id,
+			   const struct san_str *name)
 {
-	const xmlNode *c;
+	size_t n, i;
 
-	for (c = t->children; c; c = c->next) {
-		char *v = NULL;
-		uint64_t g;
-
-		if (!xml_is_elem(c, "IB_PF") ||
-		    !leaf_is(c, "DRIVER", "mlx4_core"))
-			continue;
-		if (!leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBand")) {
-			free(v);
-			continue;
-		}
-		free(v);
-		if (leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) || !g) {
-			err_set(err, errlen,
-				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
-				"GUID",
-				id, name->s, str_sanitize(v ? v : "").s);
-			free(v);
-			return -EINVAL;
-		}
-		free(v);
-		if (u64_push(out, g))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int host_element(const xmlNode *host, struct model_in *m, char *err,
-			size_t errlen)
-{
-	size_t nth = ++m->nth[POOL_HOST];
-	struct u64vec pf = { 0 };
-	struct host_rec *h;
-	struct san_str name;
-	const xmlNode *t;
-	char *v = NULL;
-	int id, cluster, count, r;
-
-	if (leaf_uint(host, "ID", &id)) {
-		err_set(err, errlen, "HOST pool: HOST element %zu has no ID",
-			nth);
-		return -EINVAL;
-	}
-	leaf(host, "NAME", &v);
-	name = str_sanitize(v ? v : "");
-	t = only_child(host, "TEMPLATE", &count);
-	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster)) {
-		free(v);
-		return 0;
-	}
-	r = host_pf_guids(t, id, &name, &pf, err, errlen);
-	if (r || !pf.n)
-		goto out;
-	h = grow(m->hosts, &m->caphosts, m->nhosts, sizeof(*h));
-	if (!h) {
-		r = -ENOMEM;
-		goto out;
-	}
-	m->hosts = h;
-	h = &m->hosts[m->nhosts];
-	r = keep_text(m, v, &h->name);
-	if (r)
-		goto out;
-	h->id = id;
-	h->cluster = cluster;
-	h->pf = pf.v;
-	h->npf = pf.n;
-	pf.v = NULL;
-	m->nhosts++;
-out:
-	free(v);
-	free(pf.v);
-	return r;
-}
-
-/* A ConnectX-3 host's PF ports join every network of its cluster. */
-static int host_members(const struct host_rec *h, struct model_in *m, char *err,
-			size_t errlen)
-{
-	size_t i, j, keys = 1; /* the default partition */
-	int r = 0;
-
-	for (i = 0; i < m->n; i++)
-		keys += vnet_in_cluster(&m->v[i], h->cluster);
-	if (keys > PARTITIONS_MLX4_MAX_PKEYS) {
-		char guid[GUID_STRLEN];
-
-		guid_fmt_hex(h->pf[0], guid);
-		err_set(err, errlen,
-			"HOST %d (%s): port %s would hold %zu P_Keys, "
-			"ConnectX-3 holds %d",
-			h->id, m->bad[h->name].s, guid, keys,
-			PARTITIONS_MLX4_MAX_PKEYS);
-		return -EINVAL;
-	}
-	for (i = 0; i < m->n && !r; i++)
-		if (vnet_in_cluster(&m->v[i], h->cluster))
-			for (j = 0; j < h->npf && !r; j++)
-				r = u64_push(&m->v[i].guids, h->pf[j]);
-	return r;
-}
-
-static int nic_member(const struct nic_rec *n, struct model_in *m, char *err,
-		      size_t errlen)
-{
-	struct vnet_in *vn = find_vnet(m, n->net);
-
-	/*
-	 * `onevm list -x` (the short VM body since 5.12) lists a NIC without
-	 * VN_MAD: a NIC is InfiniBand when its network is, whatever the form.
-	 */
-	if (!vn && (!n->ib || vnet_pending(m, n->net)))
-		return 0;
-	if (!vn) {
-		err_set(err, errlen,
-			"VM %d NIC %d: network %d is not an InfiniBand network "
-			"of the pool",
-			n->vm, n->nic, n->net);
-		return -EINVAL;
-	}
-	if (n->bad_mac >= 0) {
-		err_set(err, errlen, "VM %d NIC %d: malformed MAC '%s'", n->vm,
-			n->nic, m->bad[n->bad_mac].s);
-		return -EINVAL;
-	}
-	return u64_push(&vn->guids, n->guid);
-}
-
-/* --- reading --------------------------------------------------------------- */
-
-struct partitions_builder {
-	struct model_in m;
-};
-
-int partitions_builder_new(struct partitions_builder **b)
-{
-	*b = calloc(1, sizeof(**b));
-	return *b ? 0 : -ENOMEM;
-}
-
-void partitions_builder_free(struct partitions_builder *b)
-{
-	if (!b)
+	n = (size_t)snprintf(buf, size, "vnet%d", id);
+	if (!name->s[0] || n + 2 > PARTCONF_NAME_MAX)
 		return;
-	model_in_free(&b->m);
-	free(b);
+	buf[n++] = '_';
+	for (i = 0; name->s[i] && n < PARTCONF_NAME_MAX && n + 1 < size; i++) {
+		char c = name->s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_';
+
+		buf[n++] = ok ? c : '_';
+	}
+	buf[n] = '\0';
 }
 
-struct read_note {
-	char msg[160];
-	int line;
-};
-
-static void reader_error(void *arg, xmlErrorPtr e)
+/* digits up to '_' or the end -> the number, or -1 */
+static int id_prefix(const char *s)
 {
-	struct read_note *note = arg;
+	int id = 0;
 
-	if (!e || note->msg[0] || e->level < XML_ERR_ERROR)
-		return;
-	snprintf(note->msg, sizeof(note->msg), "%s",
-		 str_sanitize(e->message ? e->message : "parse error").s);
-	note->line = e->line;
-	/* libxml2's messages end with a newline */
-	note->msg[strcspn(note->msg, "\n")] = '\0';
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (id > (0x7fffffff - (*s - '0')) / 10)
+			return -1;
+		id = id * 10 + (*s - '0');
+	}
+	return *s == '\0' || *s == '_' ? id : -1;
 }
 
-static int kind_of(const xmlChar *name)
+int partition_vnet_id(const char *name)
 {
-	int k;
-
-	for (k = 0; k < POOL_KINDS; k++)
-		if (name && !strcmp((const char *)name, pool_root_name[k]))
-			return k;
+	if (!strncmp(name, "vnet", 4))
+		return id_prefix(name + 4);
+	if (!strncmp(name, "one_vnet_", 9))
+		return id_prefix(name + 9);
 	return -1;
 }
 
-static const char *const child_name[POOL_KINDS] = { "VM", "HOST", "VNET" };
+/* --- the work -------------------------------------------------------------- */
 
-/* Each child of the root, expanded alone and freed once handled. */
-static int read_children(xmlTextReaderPtr rd, int kind, struct model_in *m,
-			 char *err, size_t errlen)
-{
-	int ret = xmlTextReaderRead(rd), r = 0;
+enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
 
-	while (ret == 1 && !r) {
-		xmlNodePtr node;
-
-		if (xmlTextReaderDepth(rd) != 1 ||
-		    xmlTextReaderNodeType(rd) != XML_READER_TYPE_ELEMENT ||
-		    strcmp((const char *)xmlTextReaderConstName(rd),
-			   child_name[kind])) {
-			ret = xmlTextReaderRead(rd);
-			continue;
-		}
-		node = xmlTextReaderExpand(rd);
-		if (!node)
-			return -EINVAL;
-		if (kind == POOL_VM)
-			r = vm_element(node, m, err, errlen);
-		else if (kind == POOL_HOST)
-			r = host_element(node, m, err, errlen);
-		else
-			r = vnet_element(node, m, err, errlen);
-		ret = xmlTextReaderNext(rd);
-	}
-	if (r)
-		return r;
-	return ret < 0 ? -EINVAL : 0;
-}
-
-int partitions_read(struct partitions_builder *b, int expect,
-		    int (*read)(void *ctx, char *buf, int len), void *ctx,
-		    const char *what, char *err, size_t errlen)
-{
-	struct read_note note = { "", 0 };
-	xmlTextReaderPtr rd;
-	int kind = -1, ret, r = -EINVAL, type;
-
-	xmlInitParser();
-	/* No XML_PARSE_NOENT: entities are never substituted; no DTD loads. */
-	rd = xmlReaderForIO(read, NULL, ctx, NULL, NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR |
-				    XML_PARSE_NOBLANKS | XML_PARSE_NOWARNING);
-	if (!rd) {
-		err_set(err, errlen, "%s: out of memory", what);
-		return -ENOMEM;
-	}
-	xmlTextReaderSetStructuredErrorHandler(rd, reader_error, &note);
-	err[0] = '\0';
-	while ((ret = xmlTextReaderRead(rd)) == 1) {
-		type = xmlTextReaderNodeType(rd);
-		if (type == XML_READER_TYPE_DOCUMENT_TYPE) {
-			err_set(err, errlen,
-				"%s: DOCTYPE refused (no DTD or entity is "
-				"accepted)",
-				what);
-			goto out;
-		}
-		if (type == XML_READER_TYPE_ELEMENT)
-			break;
-	}
-	if (ret == 1) {
-		kind = kind_of(xmlTextReaderConstName(rd));
-		if (kind < 0 || (expect >= 0 && kind != expect)) {
-			err_set(err, errlen, "%s: expected a <%s> document",
-				what, pool_root_name[expect >= 0 ? expect : 0]);
-			goto out;
-		}
-		b->m.docs[kind]++;
-		r = xmlTextReaderIsEmptyElement(rd)
-			    ? 0
-			    : read_children(rd, kind, &b->m, err, errlen);
-		/* the rest: the root's end, then nothing but misc */
-		while (!r && (ret = xmlTextReaderRead(rd)) == 1)
-			;
-		if (!r && ret < 0)
-			r = -EINVAL;
-	}
-	if (r == -ENOMEM)
-		err_set(err, errlen, "%s: out of memory", what);
-	else if ((r || kind < 0) && !err[0] && note.line)
-		err_set(err, errlen, "%s: not well-formed XML: line %d: %s",
-			what, note.line,
-			note.msg[0] ? note.msg : "parse error");
-	else if ((r || kind < 0) && !err[0])
-		err_set(err, errlen, "%s: not well-formed XML: %s", what,
-			note.msg[0] ? note.msg : "no root element");
-	if (kind < 0 && !r)
-		r = -EINVAL;
-out:
-	xmlFreeTextReader(rd);
-	return r;
-}
-
-int partitions_finish(struct partitions_builder *b, struct partitions *out,
-		      char *err, size_t errlen)
-{
-	struct model_in *m = &b->m;
-	size_t i;
-	int k, r = 0;
-
-	out->p = NULL;
-	out->n = 0;
-	for (k = 0; k < POOL_KINDS; k++)
-		if (!m->docs[k]) {
-			err_set(err, errlen,
-				"no <%s> in the input (onevm/onehost/onevnet "
-				"list -x)",
-				pool_root_name[k]);
-			return -EINVAL;
-		}
-	if (m->n)
-		qsort(m->v, m->n, sizeof(*m->v), cmp_pkey);
-	r = check_collisions(m, err, errlen);
-	if (!r)
-		r = index_ids(m, err, errlen);
-	for (i = 0; i < m->nhosts && !r; i++)
-		r = host_members(&m->hosts[i], m, err, errlen);
-	for (i = 0; i < m->nnics && !r; i++)
-		r = nic_member(&m->nics[i], m, err, errlen);
-	if (r == -ENOMEM)
-		err_set(err, errlen, "partitions: out of memory");
-	if (r)
-		return r;
-	out->p = calloc(m->n ? m->n : 1, sizeof(*out->p));
-	if (!out->p) {
-		err_set(err, errlen, "partitions: out of memory");
-		return -ENOMEM;
-	}
-	out->n = m->n;
-	for (i = 0; i < m->n; i++) {
-		struct partition *p = &out->p[i];
-		struct vnet_in *vn = &m->v[i];
-
-		memcpy(p->name, vn->name, sizeof(p->name));
-		p->pkey = vn->pkey;
-		p->ipoib = true;
-		p->mtu = vn->mtu;
-		p->rate = vn->rate;
-		p->sl = vn->sl;
-		u64_sort_unique(&vn->guids);
-		p->guids = vn->guids.v; /* ownership moves to the model */
-		p->n = vn->guids.n;
-		vn->guids.v = NULL;
-		vn->guids.n = 0;
-	}
-	return 0;
-}
-
-/* --- the model ------------------------------------------------------------- */
-
-void partitions_free(struct partitions *m)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	for (i = 0; i < m->n; i++)
-		free(m->p[i].guids);
-	free(m->p);
-	m->p = NULL;
-	m->n = 0;
-}
-
-struct mem_in {
-	const char *p;
-	size_t len, at;
+struct net {
+	const struct vnet_fact *f;
+	enum net_status status;
+	char why[NOTE_MAX]; /* NET_BAD: the reason, without the outcome */
+	const struct partition *inst; /* its partition in the installed file */
+	long part; /* index into out->p, -1 when it has none */
 };
 
-static int mem_read(void *ctx, char *buf, int len)
-{
-	struct mem_in *in = ctx;
-	size_t n = in->len - in->at;
-
-	if (n > (size_t)len)
-		n = (size_t)len;
-	memcpy(buf, in->p + in->at, n);
-	in->at += n;
-	return (int)n;
-}
-
-int partitions_build(const char *vms, size_t vms_len, const char *hosts,
-		     size_t hosts_len, const char *vnets, size_t vnets_len,
-		     struct partitions *out, char *err, size_t errlen)
-{
-	static const char *const what[POOL_KINDS] = { "VM pool", "HOST pool",
-						      "VNET pool" };
-	struct mem_in in[POOL_KINDS] = { { vms, vms_len, 0 },
-					 { hosts, hosts_len, 0 },
-					 { vnets, vnets_len, 0 } };
-	struct partitions_builder *b;
-	int k, r;
-
-	out->p = NULL;
-	out->n = 0;
-	if (partitions_builder_new(&b)) {
-		err_set(err, errlen, "partitions: out of memory");
-		return -ENOMEM;
-	}
-	/* networks first: the order the messages of the tests expect */
-	for (k = POOL_KINDS - 1, r = 0; k >= 0 && !r; k--) {
-		if (!in[k].p || !in[k].len) {
-			err_set(err, errlen, "%s: empty document", what[k]);
-			r = -EINVAL;
-		} else {
-			r = partitions_read(b, k, mem_read, &in[k], what[k],
-					    err, errlen);
-		}
-	}
-	if (!r)
-		r = partitions_finish(b, out, err, errlen);
-	partitions_builder_free(b);
-	return r;
-}
-
-/* --- rendering ------------------------------------------------------------- */
-
-static int render_one(const struct partition *p, struct strbuf *out)
-{
+struct by_id {
+	int id;
 	size_t i;
-	int r;
+};
 
-	r = sb_addf(out, "%s=0x%04x", p->name, p->pkey);
-	if (!r && p->ipoib)
-		r = sb_adds(out, ", ipoib");
-	if (!r && p->mtu)
-		r = sb_addf(out, ", mtu=%d", p->mtu);
-	if (!r && p->rate)
-		r = sb_addf(out, ", rate=%d", p->rate);
-	if (!r && p->sl >= 0)
-		r = sb_addf(out, ", sl=%d", p->sl);
-	if (!r)
-		r = sb_adds(out, " :\n");
-	/* "\t0x0002c90300a1b2c1=full,\n" without printf: the bulk of a
-	 * large file */
-	for (i = 0; i < p->n && !r; i++) {
-		static const char hex[] = "0123456789abcdef";
-		const char *end = i + 1 < p->n ? "=full,\n" : "=full ;\n";
-		char line[32] = "\t0x";
-		int d;
+/* One claim on a GUID: a member of partition part. */
+enum { SRC_PF = -1, SRC_KEPT = -2 };
+struct entry {
+	uint64_t guid;
+	size_t part;
+	long src; /* a NIC index, SRC_PF or SRC_KEPT */
+	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
+};
 
-		for (d = 0; d < 16; d++)
-			line[3 + d] = hex[(p->guids[i] >> (60 - 4 * d)) & 0xf];
-		memcpy(line + 19, end, strlen(end) + 1);
-		r = sb_adds(out, line);
-	}
-	if (!r && !p->n)
-		r = sb_adds(out, "\t;\n");
-	return r;
-}
+struct note {
+	int kind, a, b; /* sort keys: 0 networks by ID, 1 NICs by VM, NIC */
+	char *text;
+};
 
-int partitions_render(const struct partitions *m, struct strbuf *out)
-{
-	size_t i;
-	int r = sb_adds(out, HEADER DEFAULT_LINE);
-
-	for (i = 0; i < m->n && !r; i++)
-		r = render_one(&m->p[i], out);
-	return r;
-}
-
-/* --- the strict reader ----------------------------------------------------- */
-
-enum tok_kind { TOK_EOF, TOK_WORD, TOK_EQ, TOK_COMMA, TOK_COLON, TOK_SEMI };
-
-#define WORD_MAX 80
-
-struct lexer {
-	const char *s;
-	int line;
-	enum tok_kind kind;
-	char word[WORD_MAX];
+struct work {
+	const struct cloud_facts *f;
+	const struct render_opts *o;
+	struct net *nets;
+	size_t nnets;
+	struct by_id *ids; /* nets by VNET ID */
+	struct by_id *inst; /* installed partitions by VNET ID */
+	size_t ninst;
+	uint64_t *pf; /* every ConnectX-3 PF port GUID, sorted */
+	size_t npf;
+	struct entry *e;
+	size_t ne, cape;
+	bool *nic_out; /* per NIC fact: left out */
+	struct note *notes;
+	size_t nnotes, capnotes;
+	struct partitions *out;
+	size_t capp;
 	char *err;
 	size_t errlen;
 };
 
-static bool is_sep(char c)
+static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
+		    ...) ONEIB_PRINTF(5, 6);
+static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
+		    ...)
 {
-	return c == '=' || c == ',' || c == ':' || c == ';' || c == '#' ||
-	       c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0';
-}
+	char line[NOTE_MAX];
+	struct note *n;
+	va_list ap;
 
-static int lex_fail(struct lexer *lx, const char *what)
-{
-	err_set(lx->err, lx->errlen, "partitions.conf line %d: %s", lx->line,
-		what);
-	return -EINVAL;
-}
-
-/* Whitespace and "# ..." up to the end of the line are skipped. */
-static int lex_next(struct lexer *lx)
-{
-	size_t n = 0;
-
-	for (;;) {
-		if (*lx->s == '\n')
-			lx->line++;
-		if (*lx->s == ' ' || *lx->s == '\t' || *lx->s == '\n' ||
-		    *lx->s == '\r') {
-			lx->s++;
-		} else if (*lx->s == '#') {
-			while (*lx->s && *lx->s != '\n')
-				lx->s++;
-		} else {
-			break;
-		}
-	}
-	switch (*lx->s) {
-	case '\0':
-		lx->kind = TOK_EOF;
-		return 0;
-	case '=':
-		lx->kind = TOK_EQ;
-		break;
-	case ',':
-		lx->kind = TOK_COMMA;
-		break;
-	case ':':
-		lx->kind = TOK_COLON;
-		break;
-	case ';':
-		lx->kind = TOK_SEMI;
-		break;
-	default:
-		while (!is_sep(lx->s[n])) {
-			unsigned char c = (unsigned char)lx->s[n];
-
-			if (c < 0x21 || c > 0x7e)
-				return lex_fail(lx, "unexpected byte");
-			if (n + 1 >= WORD_MAX)
-				return lex_fail(lx, "word too long");
-			lx->word[n] = lx->s[n];
-			n++;
-		}
-		lx->word[n] = '\0';
-		lx->s += n;
-		lx->kind = TOK_WORD;
-		return 0;
-	}
-	lx->s++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = grow(w->notes, &w->capnotes, w->nnotes, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	w->notes = n;
+	n = &n[w->nnotes];
+	n->kind = kind;
+	n->a = a;
+	n->b = b;
+	n->text = strdup(line);
+	if (!n->text)
+		return -ENOMEM;
+	w->nnotes++;
 	return 0;
 }
 
-static int expect(struct lexer *lx, enum tok_kind k, const char *word,
-		  const char *what)
+static int cmp_by_id(const void *a, const void *b)
 {
-	int r = lex_next(lx);
+	const struct by_id *x = a, *y = b;
 
-	if (r)
-		return r;
-	if (lx->kind != k || (word && strcmp(lx->word, word)))
-		return lex_fail(lx, what);
-	return 0;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* "0x" and exactly digits lowercase hex digits, as we print them. */
-static int hex_exact(const char *s, int digits, uint64_t *out)
+static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
 {
-	uint64_t v = 0;
-	int i;
+	size_t lo = 0, hi = n;
 
-	if (s[0] != '0' || s[1] != 'x' || (int)strlen(s) != digits + 2)
-		return -EINVAL;
-	for (i = 2; i < digits + 2; i++) {
-		int d = hex_digit(s[i]);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (d < 0 || (s[i] >= 'A' && s[i] <= 'F'))
-			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int small_uint(struct lexer *lx, int lo, int hi, int *out)
-{
-	int r = expect(lx, TOK_EQ, NULL, "expected '=' after a flag");
-
-	if (!r)
-		r = expect(lx, TOK_WORD, NULL, "expected a flag value");
-	if (r)
-		return r;
-	if (dec_parse_int(lx->word, out) || *out < lo || *out > hi ||
-	    (lx->word[0] == '0' && lx->word[1]))
-		return lex_fail(lx, "flag value out of range");
-	return 0;
-}
-
-static bool name_ok(const char *s)
-{
-	if (!*s || !strcmp(s, "Default"))
-		return false;
-	if (*s >= '0' && *s <= '9')
-		return false; /* opensm would take it as a P_Key */
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
-			return false;
-	return true;
-}
-
-static int parse_flags(struct lexer *lx, struct partition *p)
-{
-	bool seen_mtu = false, seen_rate = false, seen_sl = false;
-
-	for (;;) {
-		int r = lex_next(lx);
-		if (r)
-			return r;
-		if (lx->kind == TOK_COLON)
-			break;
-		if (lx->kind != TOK_COMMA)
-			return lex_fail(lx, "expected ',' or ':'");
-		r = expect(lx, TOK_WORD, NULL, "expected a flag");
-		if (r)
-			return r;
-		if (!strcmp(lx->word, "ipoib") && !p->ipoib) {
-			p->ipoib = true;
-		} else if (!strcmp(lx->word, "mtu") && !seen_mtu) {
-			seen_mtu = true;
-			r = small_uint(lx, 1, 5, &p->mtu);
-		} else if (!strcmp(lx->word, "rate") && !seen_rate) {
-			seen_rate = true;
-			r = small_uint(lx, 2, 24, &p->rate);
-		} else if (!strcmp(lx->word, "sl") && !seen_sl) {
-			seen_sl = true;
-			r = small_uint(lx, 0, 15, &p->sl);
-		} else {
-			return lex_fail(lx, "unknown or repeated flag");
-		}
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-static int parse_members(struct lexer *lx, struct partition *p)
-{
-	struct u64vec g = { 0 };
-	int r = lex_next(lx);
-
-	if (!r && lx->kind == TOK_SEMI)
-		return 0;
-	while (!r) {
-		uint64_t v;
-
-		if (lx->kind != TOK_WORD || hex_exact(lx->word, 16, &v) || !v) {
-			r = lex_fail(lx, "expected a port GUID 0x<16 hex>");
-			break;
-		}
-		if (g.n && v <= g.v[g.n - 1]) {
-			r = lex_fail(lx, "members not in increasing order");
-			break;
-		}
-		r = expect(lx, TOK_EQ, NULL, "expected '=full'");
-		if (!r)
-			r = expect(lx, TOK_WORD, "full", "expected '=full'");
-		if (!r && u64_push(&g, v))
-			r = -ENOMEM;
-		if (!r)
-			r = lex_next(lx);
-		if (r || lx->kind == TOK_SEMI)
-			break;
-		if (lx->kind != TOK_COMMA)
-			r = lex_fail(lx, "expected ',' or ';'");
+		if (v[mid].id < id)
+			lo = mid + 1;
 		else
-			r = lex_next(lx);
+			hi = mid;
 	}
-	if (r == -ENOMEM)
-		lex_fail(lx, "out of memory");
-	p->guids = g.v;
-	p->n = g.n;
+	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
+static struct net *net_of(const struct work *w, int id)
+{
+	const struct by_id *b = find_id(w->ids, w->nnets, id);
+
+	return b ? &w->nets[b->i] : NULL;
+}
+
+/* Every InfiniBand network once, by ID; the installed partitions by ID. */
+static int index_nets(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	const struct partitions *in = w->o->installed;
+	size_t i;
+
+	w->nnets = f->nv;
+	w->nets = calloc(f->nv + 1, sizeof(*w->nets));
+	w->ids = calloc(f->nv + 1, sizeof(*w->ids));
+	w->inst = calloc((in ? in->n : 0) + 1, sizeof(*w->inst));
+	if (!w->nets || !w->ids || !w->inst)
+		return -ENOMEM;
+	for (i = 0; i < f->nv; i++) {
+		w->nets[i].f = &f->v[i];
+		w->nets[i].part = -1;
+		w->nets[i].status = f->v[i].ready ? NET_FRESH : NET_PENDING;
+		w->ids[i].id = f->v[i].id;
+		w->ids[i].i = i;
+	}
+	qsort(w->ids, w->nnets, sizeof(*w->ids), cmp_by_id);
+	for (i = 1; i < w->nnets; i++)
+		if (w->ids[i].id == w->ids[i - 1].id) {
+			err_set(w->err, w->errlen,
+				"VNET pool: VNET %d listed twice",
+				w->ids[i].id);
+			return -EINVAL;
+		}
+	for (i = 0; in && i < in->n; i++) {
+		int id = partition_vnet_id(in->p[i].name);
+
+		if (id < 0)
+			continue;
+		w->inst[w->ninst].id = id;
+		w->inst[w->ninst++].i = i;
+	}
+	qsort(w->inst, w->ninst, sizeof(*w->inst), cmp_by_id);
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i];
+		const struct by_id *b = find_id(w->inst, w->ninst, n->f->id);
+
+		n->inst = b ? &in->p[b->i] : NULL;
+		if (n->status == NET_FRESH && n->f->bad != FACT_NONE) {
+			n->status = NET_BAD;
+			snprintf(n->why, sizeof(n->why), "%s",
+				 f->texts[n->f->bad]);
+		}
+	}
+	return 0;
+}
+
+static uint16_t base_of(const struct net *n)
+{
+	return pkey_base(n->f->a.pkey);
+}
+
+static int cmp_net_base(const void *a, const void *b)
+{
+	const struct net *x = *(struct net *const *)a,
+			 *y = *(struct net *const *)b;
+
+	if (base_of(x) != base_of(y))
+		return base_of(x) < base_of(y) ? -1 : 1;
+	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
+}
+
+/*
+ * Two networks on one partition would merge two tenants: the one that held
+ * it in the installed file keeps it, the others are left out; when none
+ * held it, all are.
+ */
+static int settle_collisions(struct work *w)
+{
+	struct net **v = calloc(w->nnets + 1, sizeof(*v));
+	size_t n = 0, i, j, k;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].status == NET_FRESH)
+			v[n++] = &w->nets[i];
+	qsort(v, n, sizeof(*v), cmp_net_base);
+	for (i = 0; i < n; i = j) {
+		struct net *holder = NULL;
+
+		for (j = i + 1; j < n && base_of(v[j]) == base_of(v[i]); j++)
+			;
+		if (j - i == 1)
+			continue;
+		for (k = i; k < j; k++)
+			if (v[k]->inst && v[k]->inst->pkey == base_of(v[k]))
+				holder = v[k];
+		for (k = i; k < j; k++) {
+			const struct net *other =
+				holder ? holder : v[k == i ? i + 1 : i];
+			char me[VNET_LABEL_MAX], it[VNET_LABEL_MAX];
+			char pk[PKEY_STRLEN];
+
+			if (v[k] == holder)
+				continue;
+			vnet_fact_label(v[k]->f, me);
+			vnet_fact_label(other->f, it);
+			pkey_fmt(v[k]->f->a.pkey, pk);
+			snprintf(v[k]->why, sizeof(v[k]->why),
+				 "%s: IB_PKEY %s is partition 0x%04x, %s %s",
+				 me, pk, base_of(v[k]),
+				 holder ? "held by" : "also claimed by", it);
+			v[k]->status = NET_BAD;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static struct partition *new_partition(struct work *w, struct net *n)
+{
+	struct partition *p = grow(w->out->p, &w->capp, w->out->n, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	w->out->p = p;
+	p = &p[w->out->n];
+	memset(p, 0, sizeof(*p));
+	partition_name(p->name, sizeof(p->name), n->f->id, &n->f->name);
+	n->part = (long)w->out->n++;
+	return p;
+}
+
+/*
+ * A partition per network: its own for a good one, the installed one for
+ * a bad one (unless the cloud gave its key to a good network since).
+ */
+static int make_partitions(struct work *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i];
+		const struct ib_attrs *a = &n->f->a;
+		struct partition *p;
+
+		if (n->status != NET_FRESH)
+			continue;
+		p = new_partition(w, n);
+		if (!p)
+			return -ENOMEM;
+		p->pkey = pkey_base(a->pkey);
+		p->ipoib = true;
+		p->mtu = ibattr_has(a, IBA_MTU) ? ibattr_mtu_enum(a->mtu) : 0;
+		p->rate = ibattr_has(a, IBA_RATE) ? a->rate : 0;
+		p->sl = ibattr_has(a, IBA_SL) ? a->sl : -1;
+	}
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i], *taker = NULL;
+		char me[VNET_LABEL_MAX], it[VNET_LABEL_MAX];
+		struct partition *p;
+		int r;
+
+		if (n->status != NET_BAD)
+			continue;
+		vnet_fact_label(n->f, me);
+		for (j = 0; n->inst && j < w->nnets; j++)
+			if (w->nets[j].status == NET_FRESH &&
+			    base_of(&w->nets[j]) == n->inst->pkey)
+				taker = &w->nets[j];
+		if (!n->inst) {
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, no partition (none was "
+				     "installed)",
+				     n->why);
+		} else if (taker) {
+			vnet_fact_label(taker->f, it);
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, and its installed "
+				     "partition "
+				     "0x%04x is now %s's: no partition",
+				     n->why, n->inst->pkey, it);
+		} else {
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, its installed partition "
+				     "0x%04x kept",
+				     n->why, n->inst->pkey);
+		}
+		if (r)
+			return r;
+		if (!n->inst || taker)
+			continue;
+		p = new_partition(w, n);
+		if (!p)
+			return -ENOMEM;
+		p->pkey = n->inst->pkey;
+		p->ipoib = n->inst->ipoib;
+		p->mtu = n->inst->mtu;
+		p->rate = n->inst->rate;
+		p->sl = n->inst->sl;
+	}
+	return 0;
+}
+
+static int add_entry(struct work *w, uint64_t g, size_t part, long src)
+{
+	struct entry *e = grow(w->e, &w->cape, w->ne, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	w->e = e;
+	e[w->ne].guid = g;
+	e[w->ne].part = part;
+	e[w->ne].src = src;
+	e[w->ne++].drop = false;
+	return 0;
+}
+
+static bool in_cluster(const struct vnet_fact *v, int cluster)
+{
+	size_t i;
+
+	for (i = 0; i < v->nclusters; i++)
+		if (v->clusters[i] == cluster)
+			return true;
+	return false;
+}
+
+/* A ConnectX-3 host's PF ports join every good network of its cluster. */
+static int host_entries(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t h, i, j, n = 0;
+	int r = 0;
+
+	for (h = 0; h < f->nhosts; h++)
+		n += f->hosts[h].npf;
+	w->pf = calloc(n + 1, sizeof(*w->pf));
+	if (!w->pf)
+		return -ENOMEM;
+	for (h = 0; h < f->nhosts && !r; h++) {
+		const struct host_fact *hf = &f->hosts[h];
+
+		for (j = 0; j < hf->npf; j++)
+			w->pf[w->npf++] = hf->pf[j];
+		for (i = 0; i < w->nnets && !r; i++) {
+			const struct net *net = &w->nets[i];
+
+			if (net->status != NET_FRESH ||
+			    !in_cluster(net->f, hf->cluster))
+				continue;
+			for (j = 0; j < hf->npf && !r; j++)
+				r = add_entry(w, hf->pf[j], (size_t)net->part,
+					      SRC_PF);
+		}
+	}
+	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
 	return r;
 }
 
-static int parse_default(struct lexer *lx)
+static bool is_pf(const struct work *w, uint64_t g)
 {
-	static const struct {
-		enum tok_kind k;
-		const char *w;
-	} want[] = {
-		{ TOK_WORD, "Default" }, { TOK_EQ, NULL },
-		{ TOK_WORD, "0x7fff" },	 { TOK_COMMA, NULL },
-		{ TOK_WORD, "ipoib" },	 { TOK_COLON, NULL },
-		{ TOK_WORD, "ALL" },	 { TOK_EQ, NULL },
-		{ TOK_WORD, "limited" }, { TOK_COMMA, NULL },
-		{ TOK_WORD, "SELF" },	 { TOK_EQ, NULL },
-		{ TOK_WORD, "full" },	 { TOK_SEMI, NULL },
-	};
+	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+}
+
+static int nic_out(struct work *w, size_t i, const struct net *net,
+		   const char *fmt, ...) ONEIB_PRINTF(4, 5);
+static int nic_out(struct work *w, size_t i, const struct net *net,
+		   const char *fmt, ...)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	char why[NOTE_MAX], label[VNET_LABEL_MAX];
+	va_list ap;
+
+	if (w->nic_out[i])
+		return 0;
+	w->nic_out[i] = true;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!net)
+		return note_add(w, 1, n->vm, n->nic, "%s; left out", why);
+	vnet_fact_label(net->f, label);
+	return note_add(w, 1, n->vm, n->nic, "%s; left out of %s", why, label);
+}
+
+/* Each NIC of a good network: its GUID(s), or why it has none. */
+static int nic_entries(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
 	size_t i;
 	int r = 0;
 
-	for (i = 0; i < sizeof(want) / sizeof(want[0]) && !r; i++)
-		r = expect(lx, want[i].k, want[i].w,
-			   "expected 'Default=0x7fff, ipoib : ALL=limited, "
-			   "SELF=full ;' first");
-	return r;
-}
+	for (i = 0; i < f->nnics && !r; i++) {
+		const struct nic_fact *n = &f->nics[i];
+		const struct net *net = n->net == FACT_NONE ? NULL
+							    : net_of(w, n->net);
+		char why[256];
+		uint64_t g;
 
-static int parse_one(struct lexer *lx, struct partitions *out, size_t *cap)
-{
-	struct partition *p;
-	uint64_t pk;
-	int r;
-
-	if (lx->kind != TOK_WORD || !name_ok(lx->word))
-		return lex_fail(lx, "expected a partition name");
-	if (out->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct partition *v = realloc(out->p, ncap * sizeof(*v));
-
-		if (!v) {
-			lex_fail(lx, "out of memory");
-			return -ENOMEM;
+		/*
+		 * `onevm list -x` lists a NIC without VN_MAD: a NIC is
+		 * InfiniBand when its network is, whatever the form.
+		 */
+		if (!net && n->ib && n->bad != FACT_NONE)
+			r = nic_out(w, i, NULL, "%s", f->texts[n->bad]);
+		else if (!net && n->ib)
+			r = nic_out(w, i, NULL,
+				    "VM %d NIC %d: network %d is not an "
+				    "InfiniBand network of the pool",
+				    n->vm, n->nic, n->net);
+		if (r || !net || net->status != NET_FRESH)
+			continue;
+		if (n->bad != FACT_NONE) {
+			r = nic_out(w, i, net, "%s", f->texts[n->bad]);
+			continue;
 		}
-		out->p = v;
-		*cap = ncap;
+		if (n->has_pkey && n->pkey.raw != net->f->a.pkey.raw) {
+			char pk[PKEY_STRLEN], want[PKEY_STRLEN];
+
+			pkey_fmt(n->pkey, pk);
+			pkey_fmt(net->f->a.pkey, want);
+			r = nic_out(w, i, net,
+				    "VM %d NIC %d: IB_PKEY %s is not its "
+				    "network's %s",
+				    n->vm, n->nic, pk, want);
+			continue;
+		}
+		if (guid_for_nic_checked((int)w->o->cloud_id, n->vm, n->nic, &g,
+					 why, sizeof(why))) {
+			r = nic_out(w, i, net, "%s", why);
+			continue;
+		}
+		if (w->o->legacy_guids && !n->has_mac) {
+			r = nic_out(w, i, net, "%s (--legacy-guids)",
+				    f->texts[n->bad_mac]);
+			continue;
+		}
+		r = add_entry(w, g, (size_t)net->part, (long)i);
+		if (!r && w->o->legacy_guids)
+			r = add_entry(w, guid_from_mac(n->mac),
+				      (size_t)net->part, (long)i);
 	}
-	p = &out->p[out->n++];
-	memset(p, 0, sizeof(*p));
-	p->sl = -1;
-	if (strlen(lx->word) >= sizeof(p->name))
-		return lex_fail(lx, "partition name too long");
-	memcpy(p->name, lx->word, strlen(lx->word) + 1);
-	r = expect(lx, TOK_EQ, NULL, "expected '=' and a P_Key");
-	if (!r)
-		r = expect(lx, TOK_WORD, NULL, "expected a P_Key");
-	if (r)
-		return r;
-	if (hex_exact(lx->word, 4, &pk) || pk == 0 || pk >= PKEY_DEFAULT)
-		return lex_fail(lx, "expected a P_Key 0x0001..0x7ffe");
-	p->pkey = (uint16_t)pk;
-	if (out->n > 1 && p->pkey <= out->p[out->n - 2].pkey)
-		return lex_fail(lx, "partitions not in increasing P_Key order");
-	r = parse_flags(lx, p);
-	if (!r)
-		r = parse_members(lx, p);
 	return r;
 }
 
-int partitions_parse(const char *text, struct partitions *out, char *err,
-		     size_t errlen)
+/* The members of every kept partition, as installed. */
+static int kept_entries(struct work *w)
 {
-	struct lexer lx = { .s = text, .line = 1, .err = err, .errlen = errlen };
-	size_t cap = 0;
-	int r;
+	size_t i, j;
+	int r = 0;
 
-	out->p = NULL;
-	out->n = 0;
-	r = parse_default(&lx);
-	while (!r) {
-		r = lex_next(&lx);
-		if (r || lx.kind == TOK_EOF)
-			break;
-		r = parse_one(&lx, out, &cap);
+	for (i = 0; i < w->nnets && !r; i++) {
+		const struct net *n = &w->nets[i];
+
+		if (n->status != NET_BAD || n->part < 0)
+			continue;
+		for (j = 0; j < n->inst->n && !r; j++)
+			r = add_entry(w, n->inst->guids[j], (size_t)n->part,
+				      SRC_KEPT);
 	}
-	if (r)
-		partitions_free(out);
 	return r;
 }
 
-/* --- comparing ------------------------------------------------------------- */
-
-static bool partition_equal(const struct partition *a,
-			    const struct partition *b)
+static int cmp_entry(const void *a, const void *b)
 {
-	return !strcmp(a->name, b->name) && a->pkey == b->pkey &&
-	       a->ipoib == b->ipoib && a->mtu == b->mtu && a->rate == b->rate &&
-	       a->sl == b->sl && a->n == b->n &&
-	       (!a->n || !memcmp(a->guids, b->guids, a->n * sizeof(*a->guids)));
+	const struct entry *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return x->src < y->src ? -1 : x->src > y->src;
 }
 
-bool partitions_equal(const struct partitions *a, const struct partitions *b)
+static bool same_nic(const struct nic_fact *a, const struct nic_fact *b)
+{
+	return a->vm == b->vm && a->nic == b->nic;
+}
+
+/* The network label of an output partition's network. */
+static void part_label(const struct work *w, size_t part,
+		       char buf[VNET_LABEL_MAX])
 {
 	size_t i;
 
-	if (a->n != b->n)
-		return false;
-	for (i = 0; i < a->n; i++)
-		if (!partition_equal(&a->p[i], &b->p[i]))
-			return false;
-	return true;
+	buf[0] = '\0';
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].part == (long)part)
+			vnet_fact_label(w->nets[i].f, buf);
 }
 
-int partitions_check(const char *text, const struct partitions *m, char *err,
-		     size_t errlen)
+/*
+ * One GUID, one partition (decision 2): every NIC whose GUID another NIC
+ * (of another VM, NIC or network) or a host port has is left out; a kept
+ * partition's member the cloud has elsewhere is dropped.
+ */
+static int settle_guids(struct work *w)
 {
-	struct partitions back;
-	int r = partitions_parse(text, &back, err, errlen);
+	const struct cloud_facts *f = w->f;
+	size_t i, j, k;
+	int r = 0;
 
+	if (w->ne)
+		qsort(w->e, w->ne, sizeof(*w->e), cmp_entry);
+	for (i = 0; i < w->ne && !r; i = j) {
+		const struct entry *nic = NULL, *other = NULL;
+		bool pf = is_pf(w, w->e[i].guid), parts = false;
+		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+		for (j = i + 1; j < w->ne && w->e[j].guid == w->e[i].guid; j++)
+			parts |= w->e[j].part != w->e[i].part;
+		/* Does the group hold two different NICs (or one NIC in two
+		 * partitions)? */
+		for (k = i; k < j; k++) {
+			if (w->e[k].src < 0)
+				continue;
+			if (!nic)
+				nic = &w->e[k];
+			else if (!other && (w->e[k].part != nic->part ||
+					    !same_nic(&f->nics[w->e[k].src],
+						      &f->nics[nic->src])))
+				other = &w->e[k];
+		}
+		for (k = i; k < j; k++)
+			if (w->e[k].src == SRC_KEPT && !pf && (nic || parts))
+				w->e[k].drop = true;
+		if (!nic || (!other && !pf))
+			continue;
+		guid_fmt_hex(w->e[i].guid, g);
+		guid_describe(w->e[i].guid, desc);
+		for (k = i; k < j && !r; k++) {
+			const struct entry *o = other;
+			const struct nic_fact *me;
+			char it[VNET_LABEL_MAX];
+
+			if (w->e[k].src < 0)
+				continue;
+			me = &f->nics[w->e[k].src];
+			if (pf) {
+				r = nic_out(w, (size_t)w->e[k].src,
+					    net_of(w, me->net),
+					    "VM %d NIC %d: GUID %s (%s) is a "
+					    "ConnectX-3 host's port",
+					    me->vm, me->nic, g, desc);
+				continue;
+			}
+			if (same_nic(&f->nics[o->src], me) &&
+			    o->part == w->e[k].part)
+				o = nic;
+			part_label(w, o->part, it);
+			r = nic_out(w, (size_t)w->e[k].src, net_of(w, me->net),
+				    "VM %d NIC %d: GUID %s (%s) is also VM %d "
+				    "NIC %d's, on %s",
+				    me->vm, me->nic, g, desc,
+				    f->nics[o->src].vm, f->nics[o->src].nic,
+				    it);
+		}
+	}
+	return r;
+}
+
+/* The members of each partition: what is left of the entries. */
+static int fill_members(struct work *w)
+{
+	size_t i, *count = calloc(w->out->n + 1, sizeof(*count));
+
+	if (!count)
+		return -ENOMEM;
+	for (i = 0; i < w->ne; i++)
+		count[w->e[i].part]++;
+	for (i = 0; i < w->out->n; i++) {
+		w->out->p[i].guids = malloc((count[i] + 1) * sizeof(uint64_t));
+		if (!w->out->p[i].guids) {
+			free(count);
+			return -ENOMEM;
+		}
+	}
+	free(count);
+	/* entries are sorted by GUID: each partition's list comes sorted */
+	for (i = 0; i < w->ne; i++) {
+		const struct entry *e = &w->e[i];
+		struct partition *p = &w->out->p[e->part];
+
+		if (e->drop || (e->src >= 0 && w->nic_out[e->src]))
+			continue;
+		if (p->n && p->guids[p->n - 1] == e->guid)
+			continue; /* a PF in two of the clusters, a VM twice */
+		p->guids[p->n++] = e->guid;
+	}
+	return 0;
+}
+
+/*
+ * ConnectX-3: the default partition plus at most 126 tenant keys. The
+ * entries are sorted by GUID and partition: count each PF's partitions.
+ */
+static int check_mlx4_ports(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t i, j, h, k;
+	char guid[GUID_STRLEN];
+
+	for (i = 0; i < w->ne; i = j) {
+		uint64_t g = w->e[i].guid;
+		size_t keys = 1;
+		long last = -1;
+
+		for (j = i; j < w->ne && w->e[j].guid == g; j++) {
+			if (w->e[j].drop || (long)w->e[j].part == last)
+				continue;
+			last = (long)w->e[j].part;
+			keys++;
+		}
+		if (keys <= PARTITIONS_MLX4_MAX_PKEYS || !is_pf(w, g))
+			continue;
+		guid_fmt_hex(g, guid);
+		for (h = 0; h < f->nhosts; h++)
+			for (k = 0; k < f->hosts[h].npf; k++)
+				if (f->hosts[h].pf[k] == g) {
+					err_set(w->err, w->errlen,
+						"HOST %d (%s): port %s would "
+						"hold %zu P_Keys, ConnectX-3 "
+						"holds %d",
+						f->hosts[h].id,
+						f->texts[f->hosts[h].name],
+						guid, keys,
+						PARTITIONS_MLX4_MAX_PKEYS);
+					return -EINVAL;
+				}
+	}
+	return 0;
+}
+
+static int cmp_partition(const void *a, const void *b)
+{
+	const struct partition *x = a, *y = b;
+
+	return x->pkey < y->pkey ? -1 : x->pkey > y->pkey;
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct note *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int finish(struct work *w)
+{
+	size_t i;
+	int r = 0;
+
+	if (w->out->n)
+		qsort(w->out->p, w->out->n, sizeof(*w->out->p), cmp_partition);
+	if (w->nnotes)
+		qsort(w->notes, w->nnotes, sizeof(*w->notes), cmp_note);
+	for (i = 0; i < w->nnotes && !r; i++)
+		if (!i || strcmp(w->notes[i].text, w->notes[i - 1].text))
+			r = partitions_add_note(w->out, w->notes[i].text);
+	return r;
+}
+
+int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
+		       struct partitions *out, char *err, size_t errlen)
+{
+	struct work w = {
+		.f = f, .o = o, .out = out, .err = err, .errlen = errlen
+	};
+	size_t i;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = cloud_facts_complete(f, 7, err, errlen);
 	if (r)
 		return r;
-	if (!partitions_equal(&back, m)) {
-		size_t i;
-
-		for (i = 0; i < back.n && i < m->n; i++)
-			if (!partition_equal(&back.p[i], &m->p[i]))
-				break;
-		if (i < m->n)
-			err_set(err, errlen,
-				"partitions.conf does not round-trip: "
-				"partition %s (0x%04x) differs",
-				m->p[i].name, m->p[i].pkey);
-		else
-			err_set(err, errlen,
-				"partitions.conf does not round-trip: "
-				"%zu partitions read back, %zu expected",
-				back.n, m->n);
-		r = -EINVAL;
+	if (o->cloud_id > GUID_CLOUD_MAX) {
+		err_set(err, errlen, "cloud id %u is not in 0..%d", o->cloud_id,
+			GUID_CLOUD_MAX);
+		return -EINVAL;
 	}
-	partitions_free(&back);
+	w.nic_out = calloc(f->nnics + 1, sizeof(*w.nic_out));
+	r = w.nic_out ? index_nets(&w) : -ENOMEM;
+	if (!r)
+		r = settle_collisions(&w);
+	if (!r)
+		r = make_partitions(&w);
+	if (!r)
+		r = host_entries(&w);
+	if (!r)
+		r = nic_entries(&w);
+	if (!r)
+		r = kept_entries(&w);
+	if (!r)
+		r = settle_guids(&w);
+	if (!r)
+		r = fill_members(&w);
+	if (!r)
+		r = check_mlx4_ports(&w);
+	if (!r)
+		r = finish(&w);
+	if (r == -ENOMEM)
+		err_set(err, errlen, "partitions: out of memory");
+	if (r)
+		partitions_free(out);
+	for (i = 0; i < w.nnotes; i++)
+		free(w.notes[i].text);
+	free(w.notes);
+	free(w.nets);
+	free(w.ids);
+	free(w.inst);
+	free(w.pf);
+	free(w.e);
+	free(w.nic_out);
+	return r;
+}
+
+int partitions_build(const char *vms, size_t vms_len, const char *hosts,
+		     size_t hosts_len, const char *vnets, size_t vnets_len,
+		     const struct render_opts *o, struct partitions *out,
+		     char *err, size_t errlen)
+{
+	struct cloud_facts f = { 0 };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	/* networks first: the order the messages of the tests expect */
+	r = poolread_mem(&f, POOL_VNET, vnets, vnets_len, "VNET pool", err,
+			 errlen);
+	if (!r)
+		r = poolread_mem(&f, POOL_HOST, hosts, hosts_len, "HOST pool",
+				 err, errlen);
+	if (!r)
+		r = poolread_mem(&f, POOL_VM, vms, vms_len, "VM pool", err,
+				 errlen);
+	if (!r)
+		r = partitions_desired(&f, o, out, err, errlen);
+	cloud_facts_free(&f);
 	return r;
 }

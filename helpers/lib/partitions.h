@@ -1,121 +1,84 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The whole opensm partitions.conf, rendered from the cloud's state: the
- * XML of `onevm list -x` (<VM_POOL>), `onehost list -x` (<HOST_POOL>) and
- * `onevnet list -x` (<VNET_POOL>). Decision 7: the renderer is the only
- * writer, the file is desired state, and what it writes is re-parsed and
- * compared with the model before anything is installed. Example:
+ * The partitions the fabric should have, from the cloud's facts
+ * (cloudfacts.h): design decision 7, desired state, rendered whole by
+ * partconf_render() and installed by the root part on the SM's host.
  *
- *   # oneib-pkey partitions: generated from the cloud's state, do not edit
- *   Default=0x7fff, ipoib : ALL=limited, SELF=full ;
- *   one_vnet_5_tenant-a=0x0101, ipoib, mtu=5 :
- *   	0x0002c90300a1b2c1=full,
- *   	0x0200c0fffea80105=full ;
- *   one_vnet_7_tenant-b=0x0102, ipoib :
- *   	;
- *
- * One member per line: opensm reads the file with fgets() into a fixed
- * buffer, so a long member list on one line would be cut mid-GUID.
- *
- * Membership of the partition of an "ib" network (VN_MAD "ib" in the pool,
- * and READY or UPDATE_FAILURE when it has a STATE: OpenNebula 6.4+ lists a
- * network vnet_create has not finished or refused, without IB_PKEY):
- * - the port GUID guid_from_mac(MAC) of every NIC with that NETWORK_ID (with
- *   or without VN_MAD: `onevm list -x` prints NICs without it) of
- *   every VM that has a host: STATE 3 ACTIVE with any LCM_STATE but 0
- *   (LCM_INIT; PROLOG, BOOT, RUNNING, MIGRATE, HOTPLUG, EPILOG, the *_FAILURE
- *   and *_UNKNOWN states all still hold the host and its VF lease),
- *   STATE 8 POWEROFF and STATE 5 SUSPENDED (the VM stays on its host, the VF
- *   lease is kept). Every other state (INIT, PENDING, HOLD, STOPPED, DONE,
- *   FAILED, UNDEPLOYED, CLONING*) has no host: no member;
+ * One partition per InfiniBand network (VN_MAD "ib", READY or
+ * UPDATE_FAILURE), named for the network, its ID first and within the 31
+ * characters opensm keeps: VNET 7 "tenant b; lab #2" -> "vnet7_tenant_b__lab__2"
+ * (other characters become '_', the name is cut to fit; the ID keeps it
+ * unique). Its P_Key, mtu, rate and sl come from IB_PKEY, IB_MTU, IB_RATE,
+ * IB_SL. Its members, all full:
+ * - the port GUID of every NIC on the network of every VM that has a host:
+ *   STATE 3 ACTIVE with any LCM_STATE but 0 (LCM_INIT; PROLOG, BOOT,
+ *   RUNNING, MIGRATE, HOTPLUG, EPILOG, the *_FAILURE and *_UNKNOWN states
+ *   all still hold the host and its VF lease), STATE 8 POWEROFF and STATE
+ *   5 SUSPENDED (the VM stays on its host, the VF lease is kept). Every
+ *   other state (INIT, PENDING, HOLD, STOPPED, DONE, FAILED, UNDEPLOYED,
+ *   CLONING*) has no host: no member. The GUID is the one the host gives
+ *   the VF, guid_for_nic(cloud id, VM ID, NIC_ID): VM 42 NIC 1 -> 
+ *   0x02000000002a0001. With legacy_guids also guid_from_mac(MAC), the GUID
+ *   a VF deployed before that change still carries;
  * - the PF port GUID of every ConnectX-3 host (IB_PF with DRIVER
  *   "mlx4_core") whose CLUSTER_ID is one of the network's CLUSTERS/ID,
- *   whether or not a VM of it is there now. Such a port holds the default
- *   partition plus one key per network; ConnectX-3 has 127 usable entries,
- *   so a port that would need more than 126 tenant keys is refused.
- * Every member is full: a tenant's ports must reach each other.
+ *   whether or not a VM of it is there now: on mlx4 the port must hold the
+ *   key before deploy maps a VF to it. ConnectX-3 has 127 usable P_Key
+ *   entries, so a port that would need more than 126 tenant keys is refused.
+ *
+ * One tenant's bad data never freezes the others. What cannot be rendered
+ * is left out, and each case is one note (a warning of the renderer, a
+ * "# refused:" line of the file, a line of `verify`):
+ * - a network whose IB_* attributes break their rules (ibattr.h), that has
+ *   no IB_PKEY, or whose partition another network also claims: it keeps
+ *   the partition it had in the installed file (same key, flags and
+ *   members), or has none if it had none; two networks on one partition:
+ *   the one that held it in the installed file keeps it, or neither;
+ * - a NIC whose own IB_PKEY (full listing only) is malformed or not its
+ *   network's, without NIC_ID, or (legacy GUIDs) without a MAC;
+ * - a NIC whose GUID another NIC or a host port also has: one GUID in two
+ *   partitions would join two tenants, so every NIC sharing it is left out.
+ * A member of a kept partition that the cloud now puts elsewhere is dropped
+ * from it, and a kept partition whose P_Key is now another network's is
+ * dropped. Notes are sorted, so the same cloud always renders the same
+ * bytes.
  */
 #ifndef ONEIB_PARTITIONS_H
 #define ONEIB_PARTITIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include "pools.h"
-#include "strbuf.h"
+#include "cloudfacts.h"
+#include "partconf.h"
 
-/* One P_Key table entry is the default; the rest may be tenant keys. */
-#define PARTITIONS_MLX4_MAX_PKEYS 127
-/* "one_vnet_2147483647_" + 32 characters of the name, plus NUL. */
-#define PARTITION_NAME_MAX 64
-
-struct partition {
-	char name[PARTITION_NAME_MAX]; /* "one_vnet_5_tenant-a" */
-	uint16_t pkey; /* low 15 bits: 0x0001..0x7ffe */
-	bool ipoib; /* always set by partitions_build */
-	int mtu; /* opensm enum 1..5 (256..4096), 0 = not given */
-	int rate; /* opensm enum 2..24, 0 = not given */
-	int sl; /* 0..15, -1 = not given */
-	uint64_t *guids; /* sorted, unique, all full members */
-	size_t n;
-};
-
-struct partitions {
-	struct partition *p; /* sorted by pkey, unique */
-	size_t n;
+struct render_opts {
+	unsigned cloud_id; /* 0..255, ONEIB_CLOUD_ID */
+	bool legacy_guids; /* also guid_from_mac(MAC) of every NIC */
+	const struct partitions *installed; /* the file as installed, or NULL */
 };
 
 /*
- * Builds the model from the three documents. Returns 0, or -EINVAL / -ENOMEM
- * with one line in err and *out empty, e.g.
- *   VNET 7 (tenant-b): IB_PKEY 0x8101 is partition 0x0101, already used by VNET 5 (tenant-a)
- *   VNET 9 (x): no IB_PKEY
- *   VM 42 NIC 1: malformed MAC '02:00:zz:a8:01:05'
+ * The desired partitions, notes included. The facts must hold all three
+ * pools. Returns 0, or -EINVAL / -ENOMEM with one line in err and *out
+ * empty: only what no single network or NIC can be blamed for, e.g.
+ *   VNET pool: VNET 7 listed twice
  *   HOST 3 (node03): port 0x0002c90300a1b2c1 would hold 128 P_Keys, ConnectX-3 holds 127
+ */
+int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
+		       struct partitions *out, char *err, size_t errlen);
+
+/*
+ * The same from the three documents in memory (tests, fuzzing), each read
+ * by poolread_mem().
  */
 int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     size_t hosts_len, const char *vnets, size_t vnets_len,
-		     struct partitions *out, char *err, size_t errlen);
+		     const struct render_opts *o, struct partitions *out,
+		     char *err, size_t errlen);
 
-/*
- * The same, streamed (what `oneib-pkey partitions` uses: a large cloud's
- * listings are far larger than the model): documents are read one at a
- * time, in any order and any number per pool, each child (<VM>, <HOST>,
- * <VNET>) expanded alone and freed once its facts are kept; the
- * memberships are resolved by partitions_finish. read is a libxml2
- * xmlInputReadCallback (pool_stream_read); expect is the pool the document
- * must be, or -1 for any. Errors as partitions_build; after one, free the
- * builder.
- */
-struct partitions_builder;
-int partitions_builder_new(struct partitions_builder **b);
-int partitions_read(struct partitions_builder *b, int expect,
-		    int (*read)(void *ctx, char *buf, int len), void *ctx,
-		    const char *what, char *err, size_t errlen);
-int partitions_finish(struct partitions_builder *b, struct partitions *out,
-		      char *err, size_t errlen);
-void partitions_builder_free(struct partitions_builder *b);
-
-/* The file text, appended to out. 0 or -ENOMEM. */
-int partitions_render(const struct partitions *m, struct strbuf *out);
-
-/*
- * The strict reader of what partitions_render writes: comments, whitespace
- * anywhere a token ends, the Default line exactly as rendered first, then
- * NAME=0xPPPP, ipoib[, mtu=N][, rate=N][, sl=N] : [0x<16 hex>=full, ...] ;
- * with partitions in increasing P_Key order and members in increasing GUID
- * order. Anything else is -EINVAL with one line in err naming the line.
- */
-int partitions_parse(const char *text, struct partitions *out, char *err,
-		     size_t errlen);
-
-bool partitions_equal(const struct partitions *a, const struct partitions *b);
-
-/* Parses text and compares it with m: 0, or -EINVAL with the reason. */
-int partitions_check(const char *text, const struct partitions *m, char *err,
-		     size_t errlen);
-
-void partitions_free(struct partitions *m);
+/* "vnet7_tenant-b" (and the names written before: "one_vnet_7_...") -> 7,
+ * or -1. */
+int partition_vnet_id(const char *name);
 
 #endif

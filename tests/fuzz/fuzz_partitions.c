@@ -1,47 +1,98 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer: what `oneib-pkey partitions` reads from the front-end (the
- * three pool listings, names and values written by tenants) and the strict
- * partitions.conf reader. No crash, no leak; a refusal always leaves an
- * error line; and whatever model the listings give renders to a file the
- * strict reader reads back as that same model (the install-time check can
- * only fail on a bug, never on input).
+ * libFuzzer: what `oneib-partitions render` reads (the three pool listings,
+ * names and values written by tenants, and the installed file it keeps a
+ * refused network's partition from) and the strict partitions.conf reader
+ * the root installer trusts. No crash, no leak; a refusal always leaves an
+ * error line; whatever the listings give renders to a file the strict
+ * reader reads back as that same model and the installer's canonical
+ * check accepts (so the install-time checks only ever fail on a bug, never
+ * on input); and no GUID of a tenant NIC is ever in two partitions.
+ *
+ * Input: first byte = options (bit 0 legacy GUIDs, bits 1-7 cloud id),
+ * then the listings; the same bytes are also read as an installed file.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/partitions.h"
-#include "lib/pools.h"
+#include "lib/poolread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int is_pf(const struct cloud_facts *f, uint64_t g)
+{
+	size_t h, i;
+
+	for (h = 0; h < f->nhosts; h++)
+		for (i = 0; i < f->hosts[h].npf; i++)
+			if (f->hosts[h].pf[i] == g)
+				return 1;
+	return 0;
+}
+
+/* Every GUID but a ConnectX-3 host port's in one partition at most. */
+static void one_partition_per_nic_guid(const struct partitions *m,
+				       const struct cloud_facts *f)
+{
+	size_t i, j, k, l;
+
+	for (i = 0; i < m->n; i++)
+		for (j = 0; j < m->p[i].n; j++) {
+			uint64_t g = m->p[i].guids[j];
+
+			if (is_pf(f, g))
+				continue;
+			for (k = i + 1; k < m->n; k++)
+				for (l = 0; l < m->p[k].n; l++)
+					if (m->p[k].guids[l] == g)
+						abort();
+		}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct pool_stream s;
-	struct partitions_builder *b = NULL;
-	struct partitions m = { 0 }, back = { 0 };
+	struct cloud_facts f = { 0 };
+	struct partitions m = { 0 }, back = { 0 }, inst = { 0 };
+	struct render_opts o = { 0, false, NULL };
 	struct strbuf text = STRBUF_INIT;
-	char err[256] = "", *z = malloc(size + 1);
+	char err[256] = "";
 	enum pool_kind kind;
-	FILE *f;
-	int r;
+	FILE *in = NULL;
+	int r = 0;
 
-	if (!z)
+	if (size < 1)
 		return 0;
-	memcpy(z, data, size); /* the reader takes a C string */
-	z[size] = '\0';
-	if (partitions_parse(z, &back, err, sizeof(err)) && !err[0])
+	o.legacy_guids = data[0] & 1;
+	o.cloud_id = data[0] >> 1;
+	data++;
+	size--;
+	/* the strict reader, both ways it is used */
+	if (partconf_parse((const char *)data, size, 0, &back, err,
+			   sizeof(err)) &&
+	    !err[0])
 		abort();
 	partitions_free(&back);
 	err[0] = '\0';
-	f = size ? fmemopen(z, size, "r") : NULL;
-	if (!f || partitions_builder_new(&b))
+	if (partconf_canonical((const char *)data, size, &back, err,
+			       sizeof(err)) &&
+	    !err[0])
+		abort();
+	partitions_free(&back);
+	if (!partconf_parse((const char *)data, size, PARTCONF_OLD_NAMES, &inst,
+			    err, sizeof(err)))
+		o.installed = &inst;
+	err[0] = '\0';
+
+	in = size ? fmemopen((void *)data, size, "r") : NULL;
+	if (!in)
 		goto out;
-	pool_stream_init(&s, f, "fuzz");
+	pool_stream_init(&s, in, "fuzz");
 	while ((r = pool_stream_next(&s, &kind, err, sizeof(err))) == 1) {
-		r = partitions_read(b, -1, pool_stream_read, &s, "fuzz", err,
-				    sizeof(err));
+		r = poolread_doc(&f, -1, pool_stream_read, &s, "fuzz", err,
+				 sizeof(err));
 		if (r)
 			break;
 	}
@@ -50,20 +101,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		goto out;
 	}
-	if (partitions_finish(b, &m, err, sizeof(err))) {
+	if (partitions_desired(&f, &o, &m, err, sizeof(err))) {
 		if (!err[0])
 			abort();
 		goto out;
 	}
-	if (partitions_render(&m, &text) ||
-	    partitions_check(sb_str(&text), &m, err, sizeof(err)))
+	one_partition_per_nic_guid(&m, &f);
+	if (partconf_render(&m, &text) ||
+	    partconf_check(text.buf, text.len, &m, err, sizeof(err)) ||
+	    partconf_canonical(text.buf, text.len, &back, err, sizeof(err)))
 		abort();
 out:
-	if (f)
-		fclose(f);
-	free(z);
-	partitions_builder_free(b);
+	if (in)
+		fclose(in);
+	cloud_facts_free(&f);
 	partitions_free(&m);
+	partitions_free(&back);
+	partitions_free(&inst);
 	sb_release(&text);
 	return 0;
 }

@@ -52,8 +52,10 @@ static void vnet_all_attributes(void **state)
 	char err[256] = "", pf[PCI_ADDR_STRLEN], label[VNET_LABEL_MAX];
 
 	(void)state;
-	assert_int_equal(parse(vnet("<IB_PKEY><![CDATA[0x0102]]></IB_PKEY>"
+	assert_int_equal(parse(vnet("<IB_PKEY><![CDATA[0x8102]]></IB_PKEY>"
 				    "<IB_MTU><![CDATA[4096]]></IB_MTU>"
+				    "<IB_RATE><![CDATA[7]]></IB_RATE>"
+				    "<IB_SL><![CDATA[1]]></IB_SL>"
 				    "<IB_MODE><![CDATA[connected]]></IB_MODE>"
 				    "<IB_PF><![CDATA[0000:3b:00.0]]></IB_PF>"
 				    "<IB_PORT><![CDATA[2]]></IB_PORT>"
@@ -63,8 +65,10 @@ static void vnet_all_attributes(void **state)
 	assert_int_equal(vn.id, 7);
 	assert_string_equal(vn.name.s, "tenant-b");
 	assert_true(vn.has_pkey);
-	assert_int_equal(vn.pkey.raw, 0x0102);
+	assert_int_equal(vn.pkey.raw, 0x8102);
 	assert_int_equal(vn.mtu, 4096);
+	assert_int_equal(vn.rate, 7);
+	assert_int_equal(vn.sl, 1);
 	assert_int_equal(vn.mode, IB_MODE_CONNECTED);
 	assert_true(vn.has_pf);
 	pci_addr_fmt(&vn.pf, pf);
@@ -83,6 +87,8 @@ static void vnet_nothing_given(void **state)
 	assert_int_equal(parse(vnet(""), &vn, err, sizeof(err)), 0);
 	assert_false(vn.has_pkey);
 	assert_int_equal(vn.mtu, 0);
+	assert_int_equal(vn.rate, 0);
+	assert_int_equal(vn.sl, -1);
 	assert_int_equal(vn.mode, IB_MODE_UNSET);
 	assert_false(vn.has_pf);
 	assert_int_equal(vn.port, 0);
@@ -104,10 +110,8 @@ static void vnet_pkey_forms(void **state)
 		const char *s;
 		uint16_t raw;
 	} ok[] = {
-		{ "0x8101", 0x8101 }, { "0x0101", 0x0101 },
-		{ "0X7FFE", 0x7ffe }, { "257", 0x0101 },
-		{ "33025", 0x8101 },  { "0x0001", 0x0001 },
-		{ "0xfffe", 0xfffe },
+		{ "0x8101", 0x8101 }, { "0X8ABC", 0x8abc }, { "33025", 0x8101 },
+		{ "0x8001", 0x8001 }, { "0xfffe", 0xfffe },
 	};
 	struct ib_vnet vn = { .id = -1 };
 	char err[256] = "", t[128];
@@ -133,97 +137,119 @@ static void refused(const char *tmpl, const char *want)
 	assert_string_equal(err, want);
 }
 
+#define NOT_A_PKEY "' is not a P_Key (hex like 0x8101, or decimal)"
+
 static void vnet_bad_pkey(void **state)
 {
 	(void)state;
 	refused("<IB_PKEY>0x10000</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
-					      "'0x10000' is out of range (a "
-					      "P_Key "
-					      "is 16 bits: partition "
-					      "0x0001-0x7ffe, bit 15 the "
-					      "membership)");
+					      "'0x10000' is not a P_Key: more "
+					      "than 16 bits");
 	refused("<IB_PKEY>65536</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
-					    "'65536' is out of range (a P_Key "
-					    "is 16 bits: partition "
-					    "0x0001-0x7ffe, bit 15 the "
-					    "membership)");
-	refused("<IB_PKEY>-1</IB_PKEY>", "VNET 7 (tenant-b): malformed IB_PKEY "
-					 "'-1' (expected hex like "
-					 "0x8101 or decimal)");
-	refused("<IB_PKEY>abc</IB_PKEY>", "VNET 7 (tenant-b): malformed "
-					  "IB_PKEY 'abc' (expected hex like "
-					  "0x8101 or decimal)");
-	refused("<IB_PKEY>0x</IB_PKEY>", "VNET 7 (tenant-b): malformed IB_PKEY "
-					 "'0x' (expected hex like "
-					 "0x8101 or decimal)");
-	refused("<IB_PKEY> 0x8101</IB_PKEY>", "VNET 7 (tenant-b): malformed "
-					      "IB_PKEY ' 0x8101' (expected hex "
-					      "like 0x8101 or decimal)");
+					    "'65536' is not a P_Key: more than "
+					    "16 bits");
+	refused("<IB_PKEY>-1</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
+					 "'-1" NOT_A_PKEY);
+	refused("<IB_PKEY>abc</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
+					  "'abc" NOT_A_PKEY);
+	refused("<IB_PKEY>0x</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
+					 "'0x" NOT_A_PKEY);
+	refused("<IB_PKEY> 0x8101</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY ' "
+					      "0x8101" NOT_A_PKEY);
 	refused("<IB_PKEY>0x7fff</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
-					     "0x7fff is the default partition, "
-					     "never given to a tenant network");
+					     "'0x7fff' is the default "
+					     "partition, "
+					     "never a tenant's");
 	refused("<IB_PKEY>0xffff</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
-					     "0xffff is the default partition, "
-					     "never given to a tenant network");
-	refused("<IB_PKEY>0</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY 0x0000 is "
-					"the invalid partition 0");
+					     "'0xffff' is the default "
+					     "partition, "
+					     "never a tenant's");
+	refused("<IB_PKEY>0</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY '0' is "
+					"partition 0, which is "
+					"invalid");
 	refused("<IB_PKEY>0x8000</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
-					     "0x8000 is the invalid partition "
-					     "0");
+					     "'0x8000' is partition 0, which "
+					     "is "
+					     "invalid");
+	/* the limited form is refused, never read as full membership */
+	refused("<IB_PKEY>0x0102</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY "
+					     "'0x0102' is a limited-member key "
+					     "(write 0x8102: a tenant "
+					     "network's VFs are full members)");
+	refused("<IB_PKEY>257</IB_PKEY>", "VNET 7 (tenant-b): IB_PKEY '257' is "
+					  "a limited-member key "
+					  "(write 0x8101: a tenant network's "
+					  "VFs are full members)");
 	refused("<IB_PKEY>0x8101</IB_PKEY><IB_PKEY>0x8102</IB_PKEY>", "VNET 7 "
 								      "(tenant-"
 								      "b): "
 								      "IB_PKEY "
-								      "given 2 "
-								      "times");
+								      "given "
+								      "twice");
 	refused("<IB_PKEY><K>0x8101</K></IB_PKEY>", "VNET 7 (tenant-b): "
-						    "malformed IB_PKEY "
-						    "'0x8101' (not a single "
-						    "value)");
+						    "IB_PKEY '0x8101' is not a "
+						    "single value");
 	/* a hostile value cannot start a second line */
-	refused("<IB_PKEY><![CDATA[0x81\n01\"<x>]]></IB_PKEY>",
-		"VNET 7 (tenant-b): malformed IB_PKEY '0x81?01\"<x>' (expected "
-		"hex like 0x8101 or decimal)");
+	refused("<IB_PKEY><![CDATA[0x81\n01\"<x>]]></IB_PKEY>", "VNET 7 "
+								"(tenant-b): "
+								"IB_PKEY "
+								"'0x81?01\"<"
+								"x"
+								">" NOT_A_PKEY);
 }
+
+#define MTUS "' is not 256, 512, 1024, 2048 or 4096"
+#define RATES                                                                  \
+	"' is not a rate code 2..24 (IBTA: 3 = 10 Gb/s, 7 = 40, 16 = 100, 17 " \
+	"= 200)"
 
 static void vnet_bad_options(void **state)
 {
 	(void)state;
-	refused("<IB_MTU>9000</IB_MTU>", "VNET 7 (tenant-b): malformed IB_MTU "
-					 "'9000' (expected 256, "
-					 "512, 1024, 2048 or 4096)");
-	refused("<IB_MTU>04096</IB_MTU>", "VNET 7 (tenant-b): malformed IB_MTU "
-					  "'04096' (expected 256, "
-					  "512, 1024, 2048 or 4096)");
-	refused("<IB_MTU></IB_MTU>", "VNET 7 (tenant-b): malformed IB_MTU '' "
-				     "(expected 256, 512, "
-				     "1024, 2048 or 4096)");
-	refused("<IB_MODE>Connected</IB_MODE>", "VNET 7 (tenant-b): malformed "
-						"IB_MODE 'Connected' (expected "
-						"datagram or connected)");
-	refused("<IB_MODE>ud</IB_MODE>", "VNET 7 (tenant-b): malformed IB_MODE "
-					 "'ud' (expected datagram "
-					 "or connected)");
-	refused("<IB_PF>3b:00.0</IB_PF>", "VNET 7 (tenant-b): malformed IB_PF "
-					  "'3b:00.0' (expected a PCI "
-					  "address like 0000:3b:00.0)");
-	refused("<IB_PF>0000:3b:00.0/../x</IB_PF>", "VNET 7 (tenant-b): "
-						    "malformed IB_PF "
-						    "'0000:3b:00.0/../x' "
-						    "(expected a PCI address "
-						    "like 0000:3b:00.0)");
-	refused("<IB_PORT>0</IB_PORT>", "VNET 7 (tenant-b): malformed IB_PORT "
-					"'0' (expected a port "
-					"number 1..9)");
-	refused("<IB_PORT>10</IB_PORT>", "VNET 7 (tenant-b): malformed IB_PORT "
-					 "'10' (expected a port "
-					 "number 1..9)");
+	refused("<IB_MTU>9000</IB_MTU>", "VNET 7 (tenant-b): IB_MTU "
+					 "'9000" MTUS);
+	refused("<IB_MTU>04096</IB_MTU>", "VNET 7 (tenant-b): IB_MTU "
+					  "'04096" MTUS);
+	refused("<IB_MTU></IB_MTU>", "VNET 7 (tenant-b): IB_MTU '" MTUS);
+	refused("<IB_MTU>2048</IB_MTU><IB_MTU>4096</IB_MTU>", "VNET 7 "
+							      "(tenant-b): "
+							      "IB_MTU given "
+							      "twice");
+	/* vnet_create checks IB_RATE and IB_SL as the renderer does */
+	refused("<IB_RATE>100</IB_RATE>", "VNET 7 (tenant-b): IB_RATE "
+					  "'100" RATES);
+	refused("<IB_RATE>1</IB_RATE>", "VNET 7 (tenant-b): IB_RATE '1" RATES);
+	refused("<IB_RATE></IB_RATE>", "VNET 7 (tenant-b): IB_RATE '" RATES);
+	refused("<IB_SL>16</IB_SL>", "VNET 7 (tenant-b): IB_SL '16' is not a "
+				     "service level 0..15");
+	refused("<IB_SL>-1</IB_SL>", "VNET 7 (tenant-b): IB_SL '-1' is not a "
+				     "service level 0..15");
+	refused("<IB_SL>1</IB_SL><IB_SL>2</IB_SL>", "VNET 7 (tenant-b): IB_SL "
+						    "given twice");
+	refused("<IB_MODE>Connected</IB_MODE>", "VNET 7 (tenant-b): IB_MODE "
+						"'Connected' is not datagram "
+						"or "
+						"connected");
+	refused("<IB_MODE>ud</IB_MODE>", "VNET 7 (tenant-b): IB_MODE 'ud' is "
+					 "not datagram or connected");
+	refused("<IB_PF>3b:00.0</IB_PF>", "VNET 7 (tenant-b): IB_PF '3b:00.0' "
+					  "is not a PCI address like "
+					  "0000:3b:00.0");
+	refused("<IB_PF>0000:3b:00.0/../x</IB_PF>", "VNET 7 (tenant-b): IB_PF "
+						    "'0000:3b:00.0/../x' is "
+						    "not a PCI "
+						    "address like "
+						    "0000:3b:00.0");
+	refused("<IB_PORT>0</IB_PORT>", "VNET 7 (tenant-b): IB_PORT '0' is not "
+					"a port number 1..9");
+	refused("<IB_PORT>10</IB_PORT>", "VNET 7 (tenant-b): IB_PORT '10' is "
+					 "not a port number 1..9");
 	refused("<IB_PORT>1</IB_PORT><IB_PORT>2</IB_PORT>", "VNET 7 "
 							    "(tenant-b): "
-							    "IB_PORT given 2 "
-							    "times");
+							    "IB_PORT given "
+							    "twice");
 	refused("<IB_MODE>datagram</IB_MODE><IB_MODE>connected</IB_MODE>",
-		"VNET 7 (tenant-b): IB_MODE given 2 times");
+		"VNET 7 (tenant-b): IB_MODE given twice");
 }
 
 static void vnet_bad_document(void **state)
@@ -349,8 +375,8 @@ static void pool_refused(const char *xml, const char *want)
 static void pool_bad(void **state)
 {
 	(void)state;
-	pool_refused("<VNET><ID>1</ID></VNET>", "VNET pool: root element "
-						"<VNET> is not <VNET_POOL>");
+	pool_refused("<VNET><ID>1</ID></VNET>", "VNET pool: expected a "
+						"<VNET_POOL> document");
 	pool_refused("<VNET_POOL><VNET><ID>5</ID><VN_MAD>ib</VN_MAD></VNET>"
 		     "<VNET><NAME>x</NAME></VNET></VNET_POOL>",
 		     "VNET pool: VNET element 2 has no single <ID>");

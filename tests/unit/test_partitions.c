@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The partitions.conf renderer: the sample cloud of tests/unit/data/
- * partitions/ (VM 42 RUNNING with NICs on ib networks 5 and 7 and a bridge
- * NIC, VM 43 PENDING, VM 44 POWEROFF; node01 a ConnectX-3 host in cluster
- * 100 with one IB and one Ethernet port, node02 a ConnectX-4 host, node03 a
- * ConnectX-3 host in cluster 101) rendered to the exact expected text; the
- * same cloud listed in another order renders the same bytes; every refusal;
- * and the strict reader that checks the text before it is installed.
+ * The desired partitions (partitions.h) from the cloud's facts: the sample
+ * cloud of tests/unit/data/partitions/ (VM 42 RUNNING with NICs on ib
+ * networks 5 and 7 and a bridge NIC, VM 43 PENDING, VM 44 POWEROFF; node01
+ * a ConnectX-3 host in cluster 100 with one IB and one Ethernet port,
+ * node02 a ConnectX-4 host, node03 a ConnectX-3 host in cluster 101)
+ * rendered to the exact expected text; the same cloud listed in another
+ * order renders the same bytes; what one tenant's bad data leaves out and
+ * what it never touches (decision 7); one GUID never in two partitions;
+ * names within opensm's 31 characters; and what still fails the whole run.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,7 +22,10 @@
 
 #include "unit.h"
 
+#include "lib/guid.h"
 #include "lib/partitions.h"
+
+static const struct render_opts plain = { 0, false, NULL };
 
 /* tests/unit/data/partitions/<name> */
 static char *read_data(const char *name, size_t *len)
@@ -37,7 +42,7 @@ static int build_files(const char *vms, const char *hosts, const char *vnets,
 	size_t lv, lh, ln;
 	char *v = read_data(vms, &lv), *h = read_data(hosts, &lh),
 	     *n = read_data(vnets, &ln);
-	int r = partitions_build(v, lv, h, lh, n, ln, m, err, errlen);
+	int r = partitions_build(v, lv, h, lh, n, ln, &plain, m, err, errlen);
 
 	free(v);
 	free(h);
@@ -45,11 +50,18 @@ static int build_files(const char *vms, const char *hosts, const char *vnets,
 	return r;
 }
 
+static int build_opts(const char *vms, const char *hosts, const char *vnets,
+		      const struct render_opts *o, struct partitions *m,
+		      char *err, size_t errlen)
+{
+	return partitions_build(vms, strlen(vms), hosts, strlen(hosts), vnets,
+				strlen(vnets), o, m, err, errlen);
+}
+
 static int build_str(const char *vms, const char *hosts, const char *vnets,
 		     struct partitions *m, char *err, size_t errlen)
 {
-	return partitions_build(vms, strlen(vms), hosts, strlen(hosts), vnets,
-				strlen(vnets), m, err, errlen);
+	return build_opts(vms, hosts, vnets, &plain, m, err, errlen);
 }
 
 /* Renders m and checks the text round-trips; the caller frees *sb. */
@@ -57,9 +69,47 @@ static void render_checked(const struct partitions *m, struct strbuf *sb)
 {
 	char err[256] = "";
 
-	assert_int_equal(partitions_render(m, sb), 0);
-	assert_int_equal(partitions_check(sb_str(sb), m, err, sizeof(err)), 0);
+	assert_int_equal(partconf_render(m, sb), 0);
+	assert_int_equal(partconf_check(sb->buf, sb->len, m, err, sizeof(err)),
+			 0);
 	assert_string_equal(err, "");
+}
+
+static const struct partition *find_pkey(const struct partitions *m,
+					 uint16_t pkey)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->p[i].pkey == pkey)
+			return &m->p[i];
+	return NULL;
+}
+
+static bool has_guid(const struct partition *p, uint64_t g)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		if (p->guids[i] == g)
+			return true;
+	return false;
+}
+
+/* The one note that contains want; fails when none or several do. */
+static void one_note(const struct partitions *m, const char *want)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nnotes; i++) {
+		assert_null(strchr(m->notes[i], '\n'));
+		n += strstr(m->notes[i], want) != NULL;
+	}
+	if (n != 1) {
+		for (i = 0; i < m->nnotes; i++)
+			print_message("note: %s\n", m->notes[i]);
+		fail_msg("%zu notes contain '%s'", n, want);
+	}
 }
 
 /* --- the sample cloud ------------------------------------------------------ */
@@ -77,6 +127,7 @@ static void sample_renders_expected_text(void **state)
 			 0);
 	assert_string_equal(err, "");
 	assert_int_equal(m.n, 2);
+	assert_int_equal(m.nnotes, 0);
 	render_checked(&m, &sb);
 	want = read_data("expected.conf", &len);
 	assert_string_equal(sb_str(&sb), want);
@@ -89,22 +140,22 @@ static void sample_membership(void **state)
 {
 	struct partitions m;
 	char err[256] = "";
-	size_t i;
 
 	(void)state;
 	assert_int_equal(build_files("vms.xml", "hosts.xml", "vnets.xml", &m,
 				     err, sizeof(err)),
 			 0);
+	/* VM 42 NIC 0 on tenant-a, its NIC 2 on tenant-b: cloud 0 GUIDs */
+	assert_true(has_guid(&m.p[0], 0x02000000002a0000ULL));
+	assert_true(has_guid(&m.p[1], 0x02000000002a0002ULL));
 	/* VM 43 (PENDING) has no host: its GUID is nowhere. */
-	for (i = 0; i < m.p[0].n; i++)
-		assert_true(m.p[0].guids[i] != 0x0200c0fffea80109ULL);
+	assert_false(has_guid(&m.p[0], 0x02000000002b0000ULL));
 	/* node02 is mlx5: its PF is not pre-provisioned anywhere. */
-	for (i = 0; i < m.p[0].n; i++)
-		assert_true(m.p[0].guids[i] != 0x248a070300b1c2d3ULL);
+	assert_false(has_guid(&m.p[0], 0x248a070300b1c2d3ULL));
 	/* node03 (cluster 101) only in tenant-a, which is in 101. */
 	assert_int_equal(m.p[1].n, 2);
 	assert_int_equal(m.p[1].guids[0], 0x0002c90300a1b2c1ULL);
-	assert_int_equal(m.p[1].guids[1], 0x0200c0fffea80207ULL);
+	assert_int_equal(m.p[1].guids[1], 0x02000000002a0002ULL);
 	partitions_free(&m);
 }
 
@@ -145,45 +196,52 @@ static void empty_cloud_is_default_only(void **state)
 			 0);
 	assert_int_equal(m.n, 0);
 	render_checked(&m, &sb);
-	assert_string_equal(sb_str(&sb), "# oneib-pkey partitions: generated "
-					 "from the "
-					 "cloud's state, do not edit\n"
+	assert_string_equal(sb_str(&sb), "# oneib-partitions: generated from "
+					 "the cloud's "
+					 "state, do not edit\n"
 					 "Default=0x7fff, ipoib : ALL=limited, "
 					 "SELF=full ;\n");
 	sb_release(&sb);
 	partitions_free(&m);
 }
 
-/* --- refusals -------------------------------------------------------------- */
+/* --- small clouds ---------------------------------------------------------- */
 
 #define IBNET(id, name, tmpl)                                                  \
 	"<VNET><ID>" #id "</ID><NAME>" name "</NAME>"                          \
 	"<CLUSTERS><ID>0</ID></CLUSTERS><VN_MAD>ib</VN_MAD>"                   \
 	"<TEMPLATE>" tmpl "</TEMPLATE></VNET>"
 #define PKEY(v) "<IB_PKEY><![CDATA[" v "]]></IB_PKEY>"
+#define NIC(id, mac, net, extra)                                               \
+	"<NIC><MAC>" mac "</MAC><NETWORK_ID>" #net "</NETWORK_ID>"             \
+	"<NIC_ID>" #id "</NIC_ID>" extra "</NIC>"
+#define VM(id, nics)                                                           \
+	"<VM><ID>" #id "</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE>"         \
+	"<TEMPLATE>" nics "</TEMPLATE></VM>"
 #define VM_NIC(mac)                                                            \
-	"<VM_POOL><VM><ID>42</ID><STATE>3</STATE><LCM_STATE>1</LCM_STATE>"     \
-	"<TEMPLATE><NIC><MAC>" mac "</MAC><NETWORK_ID>5</NETWORK_ID>"          \
-	"<NIC_ID>1</NIC_ID><VN_MAD>ib</VN_MAD></NIC></TEMPLATE></VM>"          \
-	"</VM_POOL>"
+	"<VM_POOL>" VM(42, NIC(1, mac, 5, "<VN_MAD>ib</VN_MAD>")) "</VM_POOL>"
 #define MLX4_HOST(guid)                                                        \
 	"<HOST_POOL><HOST><ID>3</ID><NAME>node03</NAME>"                       \
 	"<CLUSTER_ID>0</CLUSTER_ID><TEMPLATE><IB_PF><PORT>1</PORT>"            \
 	"<PORT_GUID>" guid "</PORT_GUID><DRIVER>mlx4_core</DRIVER>"            \
 	"</IB_PF></TEMPLATE></HOST></HOST_POOL>"
+#define TWO_NETS(tmpl_b)                                                       \
+	"<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))                            \
+		IBNET(7, "b", tmpl_b) "</VNET_POOL>"
 
 /*
  * `onevm list -x` gives the short VM body: NICs without VN_MAD. A NIC is
  * InfiniBand because its network is; a NIC on another network, or on no
  * network of the pool, is not.
  */
-static const char short_vms[] =
-	"<VM_POOL><VM><ID>42</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE>"
-	"<TEMPLATE><NIC><MAC>02:00:c0:a8:01:05</MAC><NETWORK_ID>5</NETWORK_ID>"
-	"<NIC_ID>0</NIC_ID></NIC><NIC><MAC>02:00:c0:a8:01:06</MAC>"
-	"<NETWORK_ID>2</NETWORK_ID><NIC_ID>1</NIC_ID></NIC>"
-	"<NIC><MAC>02:00:c0:a8:01:07</MAC><NIC_ID>2</NIC_ID></NIC></TEMPLATE>"
-	"</VM></VM_POOL>";
+static const char short_vms[] = "<VM_POOL>" VM(
+	42, NIC(0, "02:00:c0:a8:01:05", 5, "")
+		    NIC(1, "02:00:c0:a8:01:06", 2, "") "<NIC><MAC>02:00:c0:a8:"
+						       "01:07</MAC><NIC_ID>"
+						       "2</NIC_ID></NIC>") "</"
+									   "VM_"
+									   "POO"
+									   "L>";
 #define BRIDGE_NET "<VNET><ID>2</ID><VN_MAD>bridge</VN_MAD></VNET>"
 static const char short_vnets[] = "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
 	BRIDGE_NET "</VNET_POOL>";
@@ -200,7 +258,8 @@ static void short_form_nics(void **state)
 	assert_string_equal(err, "");
 	assert_int_equal(m.n, 1);
 	assert_int_equal(m.p[0].n, 1);
-	assert_true(m.p[0].guids[0] == 0x0200c0fffea80105ULL);
+	assert_true(m.p[0].guids[0] == 0x02000000002a0000ULL);
+	assert_int_equal(m.nnotes, 0);
 	partitions_free(&m);
 }
 
@@ -230,13 +289,484 @@ static void networks_not_ready_have_no_partition(void **state)
 	assert_int_equal(m.p[0].pkey, 0x0102);
 	assert_int_equal(m.p[1].pkey, 0x0103);
 	assert_int_equal(m.p[0].n + m.p[1].n, 0); /* VM 42's NIC: network 5 */
+	assert_int_equal(m.nnotes, 0);
 	partitions_free(&m);
 }
+
+/* --- the GUID: VM ID and NIC ID, never the MAC (decision 2) --------------- */
+
+/*
+ * Two tenants' networks on one address range hand out the same MAC: VM 10
+ * on a and VM 11 on b both have 02:00:c0:a8:01:0a. Their GUIDs differ, and
+ * each is a member of its own tenant's partition only.
+ */
+#define SAME_MAC_VMS                                                           \
+	"<VM_POOL>" VM(10, NIC(0, "02:00:c0:a8:01:0a", 5, ""))                 \
+		VM(11, NIC(0, "02:00:c0:a8:01:0a", 7, "")) "</VM_POOL>"
+
+static void same_mac_two_tenants_distinct_guids(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(build_str(SAME_MAC_VMS, "<HOST_POOL/>",
+				   TWO_NETS(PKEY("0x8102")), &m, err,
+				   sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.p[0].n, 1);
+	assert_int_equal(m.p[1].n, 1);
+	assert_true(m.p[0].guids[0] == 0x02000000000a0000ULL); /* VM 10 NIC 0 */
+	assert_true(m.p[1].guids[0] == 0x02000000000b0000ULL); /* VM 11 NIC 0 */
+	assert_int_equal(m.nnotes, 0);
+	partitions_free(&m);
+}
+
+static void cloud_id_in_every_guid(void **state)
+{
+	const struct render_opts o = { 3, false, NULL };
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(build_opts(SAME_MAC_VMS, "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_true(m.p[0].guids[0] == 0x02030000000a0000ULL);
+	assert_true(m.p[1].guids[0] == 0x02030000000b0000ULL);
+	partitions_free(&m);
+}
+
+/*
+ * The upgrade bridge: a VF deployed before the change still has its
+ * MAC-derived GUID, so --legacy-guids adds it too. Where two tenants'
+ * MACs meet, that old GUID would put one port in both partitions: both
+ * NICs are left out, each named, while a NIC whose old GUID is its own
+ * stays in with both of its GUIDs.
+ */
+static void legacy_guids_and_their_collisions(void **state)
+{
+	const struct render_opts o = { 0, true, NULL };
+	const struct partition *a, *b;
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_opts("<VM_POOL>" VM(10,
+					  NIC(0, "02:00:c0:a8:01:0a", 5, ""))
+				   VM(11, NIC(0, "02:00:c0:a8:01:0a", 7, ""))
+					   VM(12, NIC(0, "02:00:c0:a8:01:0c", 5,
+						      "")) "</VM_POOL>",
+			   "<HOST_POOL/>", TWO_NETS(PKEY("0x8102")), &o, &m,
+			   err, sizeof(err)),
+		0);
+	a = find_pkey(&m, 0x0101);
+	b = find_pkey(&m, 0x0102);
+	assert_int_equal(a->n, 2);
+	assert_true(has_guid(a, 0x02000000000c0000ULL));
+	assert_true(has_guid(a, 0x0200c0fffea8010cULL));
+	assert_int_equal(b->n, 0);
+	assert_int_equal(m.nnotes, 2);
+	one_note(&m, "VM 10 NIC 0: GUID 0x0200c0fffea8010a (MAC "
+		     "02:00:c0:a8:01:0a (old GUID)) is also VM 11 NIC 0's, on "
+		     "VNET 7 (b); left out of VNET 5 (a)");
+	one_note(&m, "VM 11 NIC 0: GUID 0x0200c0fffea8010a (MAC "
+		     "02:00:c0:a8:01:0a (old GUID)) is also VM 10 NIC 0's, on "
+		     "VNET 5 (a); left out of VNET 7 (b)");
+	partitions_free(&m);
+
+	/* without a MAC there is no old GUID to add: that NIC only */
+	assert_int_equal(build_opts("<VM_POOL>" VM(10, "<NIC><NETWORK_ID>5</"
+						       "NETWORK_ID><NIC_ID>0</"
+						       "NIC_ID></NIC>")
+					    VM(12, NIC(0, "02:00:c0:a8:01:0c",
+						       5, "")) "</VM_POOL>",
+				    "<HOST_POOL/>", TWO_NETS(PKEY("0x8102")),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(find_pkey(&m, 0x0101)->n, 2);
+	one_note(&m, "VM 10 NIC 0: no MAC (--legacy-guids); left out of "
+		     "VNET 5 (a)");
+	partitions_free(&m);
+}
+
+/*
+ * One GUID in two partitions, or twice: the same NIC_ID given to two NICs
+ * of one VM on two networks (a crafted listing), or a NIC whose GUID is a
+ * ConnectX-3 host's port. Every NIC sharing it is left out; a VM listed
+ * twice (overlapping pages) is one NIC, not a collision.
+ */
+static void one_guid_never_in_two_partitions(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str("<VM_POOL>" VM(20, NIC(3, "02:00:00:00:00:01", 5, "")
+						     NIC(3, "02:00:00:00:00:02",
+							 7, ""))
+				  VM(21, NIC(0, "02:00:00:00:00:03", 5, ""))
+					  VM(21, NIC(0, "02:00:00:00:00:03", 5,
+						     "")) "</VM_POOL>",
+			  "<HOST_POOL/>", TWO_NETS(PKEY("0x8102")), &m, err,
+			  sizeof(err)),
+		0);
+	assert_int_equal(find_pkey(&m, 0x0101)->n, 1);
+	assert_true(has_guid(find_pkey(&m, 0x0101), 0x0200000000150000ULL));
+	assert_int_equal(find_pkey(&m, 0x0102)->n, 0);
+	assert_int_equal(m.nnotes, 2);
+	one_note(&m, "VM 20 NIC 3: GUID 0x0200000000140003 (VM 20 NIC 3) is "
+		     "also VM 20 NIC 3's, on VNET 7 (b); left out of VNET 5 "
+		     "(a)");
+	one_note(&m, "on VNET 5 (a); left out of VNET 7 (b)");
+	partitions_free(&m);
+
+	/* a host port with a NIC's GUID (a hand-made PORT_GUID) */
+	assert_int_equal(build_str(VM_NIC("02:00:c0:a8:01:05"),
+				   MLX4_HOST("0x02000000002a0001"),
+				   TWO_NETS(PKEY("0x8102")), &m, err,
+				   sizeof(err)),
+			 0);
+	assert_int_equal(find_pkey(&m, 0x0101)->n, 1); /* the port only */
+	one_note(&m, "VM 42 NIC 1: GUID 0x02000000002a0001 (VM 42 NIC 1) is a "
+		     "ConnectX-3 host's port; left out of VNET 5 (a)");
+	partitions_free(&m);
+}
+
+/* --- one tenant's bad data (decision 7) ------------------------------------ */
+
+/* What installed.conf held: a with VM 40, b with VM 41 and the sl it had. */
+static const char installed_text[] = "# oneib-partitions: generated from the "
+				     "cloud's state, do not edit\n"
+				     "Default=0x7fff, ipoib : ALL=limited, "
+				     "SELF=full ;\n"
+				     "vnet5_a=0x0101, ipoib :\n"
+				     "\t0x0200000000280000=full ;\n"
+				     "vnet7_b=0x0102, ipoib, sl=2 :\n"
+				     "\t0x0200000000290000=full ;\n";
+
+static void read_installed(struct partitions *in)
+{
+	char err[256] = "";
+
+	assert_int_equal(partconf_parse(installed_text, strlen(installed_text),
+					0, in, err, sizeof(err)),
+			 0);
+}
+
+/* Now VM 40 is gone, VM 42 is on a, VM 43 on b, and b asks for IB_SL 16. */
+#define NOW_VMS                                                                \
+	"<VM_POOL>" VM(42, NIC(0, "02:00:00:00:00:2a", 5, ""))                 \
+		VM(43, NIC(0, "02:00:00:00:00:2b", 7, "")) "</VM_POOL>"
+
+static void bad_network_keeps_installed_partition(void **state)
+{
+	struct partitions in, m;
+	const struct render_opts o = { 0, false, &in };
+	const struct partition *a, *b;
+	char err[256] = "";
+	static const char *const bad[] = {
+		"<IB_SL>16</IB_SL>",
+		"<IB_RATE>100</IB_RATE>",
+		"<IB_MTU>9000</IB_MTU>",
+		"<IB_MTU>2048</IB_MTU><IB_MTU>4096</IB_MTU>",
+		"<IB_PF>3b:00.0</IB_PF>",
+		"<IB_PORT>0</IB_PORT>",
+		"<IB_MODE>fast</IB_MODE>",
+	};
+	static const char *const why[] = {
+		"VNET 7 (b): IB_SL '16' is not a service level 0..15",
+		"VNET 7 (b): IB_RATE '100' is not a rate code 2..24",
+		"VNET 7 (b): IB_MTU '9000' is not 256, 512, 1024, 2048 or "
+		"4096",
+		"VNET 7 (b): IB_MTU given twice",
+		"VNET 7 (b): IB_PF '3b:00.0' is not a PCI address",
+		"VNET 7 (b): IB_PORT '0' is not a port number 1..9",
+		"VNET 7 (b): IB_MODE 'fast' is not datagram or connected",
+	};
+	char vnets[512];
+	size_t i;
+
+	(void)state;
+	read_installed(&in);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(vnets, sizeof(vnets),
+			 "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+				 IBNET(7, "b", PKEY("0x8102") "%s") "</VNET_"
+								    "POOL>",
+			 bad[i]);
+		assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>", vnets, &o,
+					    &m, err, sizeof(err)),
+				 0);
+		/* a follows the cloud: VM 40 left, VM 42 joined */
+		a = find_pkey(&m, 0x0101);
+		assert_non_null(a);
+		assert_int_equal(a->n, 1);
+		assert_true(a->guids[0] == 0x02000000002a0000ULL);
+		/* b is as installed: VM 41, sl 2; VM 43 did not join */
+		b = find_pkey(&m, 0x0102);
+		assert_non_null(b);
+		assert_string_equal(b->name, "vnet7_b");
+		assert_int_equal(b->sl, 2);
+		assert_int_equal(b->n, 1);
+		assert_true(b->guids[0] == 0x0200000000290000ULL);
+		assert_int_equal(m.nnotes, 1);
+		one_note(&m, why[i]);
+		one_note(&m, "; left out, its installed partition 0x0102 kept");
+		partitions_free(&m);
+	}
+	/* with nothing installed, b has no partition at all */
+	assert_int_equal(build_str(NOW_VMS, "<HOST_POOL/>",
+				   TWO_NETS(PKEY("0x8102") "<IB_SL>16</IB_SL>"),
+				   &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 1);
+	one_note(&m, "VNET 7 (b): IB_SL '16' is not a service level 0..15; "
+		     "left out, no partition (none was installed)");
+	partitions_free(&m);
+	partitions_free(&in);
+}
+
+static void bad_pkeys_are_left_out(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+	static const struct {
+		const char *tmpl, *why;
+	} cases[] = {
+		{ PKEY("0x7fff"), "VNET 7 (b): IB_PKEY '0x7fff' is the default "
+				  "partition" },
+		{ PKEY("0xffff"), "IB_PKEY '0xffff' is the default partition" },
+		{ PKEY("0x8000"), "IB_PKEY '0x8000' is partition 0" },
+		{ PKEY("0x1zz"), "IB_PKEY '0x1zz' is not a P_Key" },
+		{ PKEY("0x0102"), "IB_PKEY '0x0102' is a limited-member key "
+				  "(write 0x8102" },
+		{ PKEY("258"), "IB_PKEY '258' is a limited-member key" },
+		{ PKEY("0x8102") PKEY("0x8103"), "IB_PKEY given twice" },
+		{ "<IB_MTU>2048</IB_MTU>", "VNET 7 (b): no IB_PKEY;" },
+		{ PKEY(""), "VNET 7 (b): no IB_PKEY;" },
+		/* the other partition: neither held it before, both out */
+		{ PKEY("0x8101"), "VNET 7 (b): IB_PKEY 0x8101 is partition "
+				  "0x0101, also claimed by VNET 5 (a)" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char vnets[512];
+
+		snprintf(vnets, sizeof(vnets),
+			 "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+				 IBNET(7, "b", "%s") "</VNET_POOL>",
+			 cases[i].tmpl);
+		assert_int_equal(build_str(NOW_VMS, "<HOST_POOL/>", vnets, &m,
+					   err, sizeof(err)),
+				 0);
+		one_note(&m, cases[i].why);
+		assert_null(find_pkey(&m, 0x0102));
+		if (i + 1 < sizeof(cases) / sizeof(cases[0])) {
+			assert_int_equal(m.n, 1); /* a follows the cloud */
+			assert_int_equal(m.p[0].n, 1);
+		} else {
+			assert_int_equal(m.n, 0);
+			one_note(&m, "VNET 5 (a): IB_PKEY 0x8101 is partition "
+				     "0x0101, also claimed by VNET 7 (b)");
+		}
+		partitions_free(&m);
+	}
+}
+
+/*
+ * b takes a's partition (an update): a held it in the installed file, so a
+ * keeps it and follows the cloud; b keeps its own installed partition.
+ */
+static void collision_holder_keeps_its_partition(void **state)
+{
+	struct partitions in, m;
+	const struct render_opts o = { 0, false, &in };
+	char err[256] = "";
+
+	(void)state;
+	read_installed(&in);
+	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8101")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 2);
+	assert_true(find_pkey(&m, 0x0101)->guids[0] == 0x02000000002a0000ULL);
+	assert_true(find_pkey(&m, 0x0102)->guids[0] == 0x0200000000290000ULL);
+	one_note(&m, "VNET 7 (b): IB_PKEY 0x8101 is partition 0x0101, held by "
+		     "VNET 5 (a); left out, its installed partition 0x0102 "
+		     "kept");
+	partitions_free(&m);
+
+	/* a good network now has b's old key: b's installed one is gone */
+	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
+				    "<VNET_POOL>" IBNET(5, "a", PKEY("0x8102"))
+					    IBNET(7, "b",
+						  PKEY("0x8102") "<IB_SL>16</"
+								 "IB_SL>") "</"
+									   "VNE"
+									   "T_"
+									   "POO"
+									   "L>",
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.p[0].name, "vnet5_a");
+	one_note(&m, "its installed partition 0x0102 is now VNET 5 (a)'s: no "
+		     "partition");
+	partitions_free(&m);
+	partitions_free(&in);
+}
+
+/*
+ * A kept partition's member that the cloud now has in a good partition
+ * is dropped from the kept one: VM 41 moved its NIC 0 to a.
+ */
+static void kept_member_the_cloud_moved(void **state)
+{
+	struct partitions in, m;
+	const struct render_opts o = { 0, false, &in };
+	char err[256] = "";
+
+	(void)state;
+	read_installed(&in);
+	assert_int_equal(build_opts("<VM_POOL>" VM(41, NIC(0,
+							   "02:00:00:00:00:"
+							   "29",
+							   5, "")) "</VM_POOL>",
+				    "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8102") "<IB_SL>16</"
+							    "IB_SL>"),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_true(has_guid(find_pkey(&m, 0x0101), 0x0200000000290000ULL));
+	assert_int_equal(find_pkey(&m, 0x0102)->n, 0);
+	partitions_free(&m);
+	partitions_free(&in);
+}
+
+/*
+ * Finding 4: a NIC whose own IB_PKEY (the full listing carries it) is not
+ * its network's, or is malformed, is left out and named; a NIC without
+ * NIC_ID too. The rest of its network follows the cloud.
+ */
+static void nic_that_cannot_be_rendered(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str("<VM_POOL>" VM(50, NIC(0, "02:00:00:00:00:01", 5,
+						 PKEY("0x8102")))
+				  VM(51, NIC(0, "02:00:00:00:00:02", 5,
+					     PKEY("0x0101")))
+					  VM(52, NIC(0, "02:00:00:00:00:03", 5,
+						     PKEY("0x8101"))) VM(53,
+									 "<NIC>"
+									 "<NETW"
+									 "ORK_"
+									 "ID>5<"
+									 "/"
+									 "NETWO"
+									 "RK_"
+									 "ID></"
+									 "NIC>")
+						  VM(54, NIC(0,
+							     "02:00:00:00:"
+							     "00:05",
+							     9,
+							     "<VN_MAD>ib</"
+							     "VN_MAD>")) "<"
+									 "/"
+									 "V"
+									 "M"
+									 "_"
+									 "P"
+									 "O"
+									 "O"
+									 "L"
+									 ">",
+			  "<HOST_POOL/>", TWO_NETS(PKEY("0x8102")), &m, err,
+			  sizeof(err)),
+		0);
+	assert_int_equal(find_pkey(&m, 0x0101)->n, 1);
+	assert_true(find_pkey(&m, 0x0101)->guids[0] == 0x0200000000340000ULL);
+	assert_int_equal(m.nnotes, 4);
+	one_note(&m, "VM 50 NIC 0: IB_PKEY 0x8102 is not its network's 0x8101; "
+		     "left out of VNET 5 (a)");
+	one_note(&m, "VM 51 NIC 0: IB_PKEY '0x0101' is a limited-member key");
+	one_note(&m, "VM 53 (NIC element 1): no NIC_ID; left out of VNET 5 "
+		     "(a)");
+	one_note(&m, "VM 54 NIC 0: network 9 is not an InfiniBand network of "
+		     "the pool; left out");
+	partitions_free(&m);
+}
+
+/* --- names ----------------------------------------------------------------- */
+
+static void names_fit_opensm(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	assert_int_equal(
+		build_str("<VM_POOL/>", "<HOST_POOL/>",
+			  "<VNET_POOL>" IBNET(2147483647,
+					      "a-very-long-tenant-network-name-"
+					      "of-52-characters-xx",
+					      PKEY("0x8101")) IBNET(2147483646,
+								    "a-very-"
+								    "long-"
+								    "tenant-"
+								    "network-"
+								    "name-of-"
+								    "52-"
+								    "characters"
+								    "-xx",
+								    PKEY("0x810"
+									 "2"))
+				  IBNET(3, "x y#z", PKEY("0x8103"))
+					  IBNET(4, "", PKEY("0x8104")) "</"
+								       "VNET_"
+								       "POOL>",
+			  &m, err, sizeof(err)),
+		0);
+	assert_int_equal(m.n, 4);
+	for (i = 0; i < m.n; i++)
+		assert_true(strlen(m.p[i].name) <= PARTCONF_NAME_MAX);
+	assert_string_equal(find_pkey(&m, 0x0101)->name, "vnet2147483647_a-"
+							 "very-long-tena");
+	assert_string_equal(find_pkey(&m, 0x0102)->name, "vnet2147483646_a-"
+							 "very-long-tena");
+	assert_string_equal(find_pkey(&m, 0x0103)->name, "vnet3_x_y_z");
+	assert_string_equal(find_pkey(&m, 0x0104)->name, "vnet4");
+	partitions_free(&m);
+
+	assert_int_equal(partition_vnet_id("vnet7_tenant-b"), 7);
+	assert_int_equal(partition_vnet_id("vnet7"), 7);
+	assert_int_equal(partition_vnet_id("one_vnet_7_tenant_b__lab__2"), 7);
+	assert_int_equal(partition_vnet_id("vnet07_x"), -1);
+	assert_int_equal(partition_vnet_id("vnet7x"), -1);
+	assert_int_equal(partition_vnet_id("vnet"), -1);
+	assert_int_equal(partition_vnet_id("vnet99999999999_x"), -1);
+	assert_int_equal(partition_vnet_id("storage"), -1);
+}
+
+/* --- what still fails the whole run ---------------------------------------- */
 
 static void refused(const char *vms, const char *hosts, const char *vnets,
 		    const char *want)
 {
-	struct partitions m = { (struct partition *)&m, 99 };
+	struct partitions m = { (struct partition *)&m, 99, NULL, 0 };
 	char err[256] = "";
 
 	assert_int_equal(build_str(vms, hosts, vnets, &m, err, sizeof(err)),
@@ -248,110 +778,50 @@ static void refused(const char *vms, const char *hosts, const char *vnets,
 	assert_null(strchr(err, '\n'));
 }
 
-static void refuses_same_partition_twice(void **state)
-{
-	(void)state;
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x0101"))
-			IBNET(7, "b", PKEY("0x8101")) "</VNET_POOL>",
-		"VNET 7 (b): IB_PKEY is partition 0x0101, already used by "
-		"VNET 5 (a)");
-}
-
-static void refuses_default_and_zero_pkey(void **state)
-{
-	(void)state;
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x7fff")) "</VNET_POOL>",
-		"VNET 5 (a): IB_PKEY '0x7fff' is the default partition");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0xffff")) "</VNET_POOL>",
-		"is the default partition");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x8000")) "</VNET_POOL>",
-		"VNET 5 (a): IB_PKEY '0x8000' is partition 0");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x1zz")) "</VNET_POOL>",
-		"IB_PKEY '0x1zz' is not a P_Key");
-}
-
-static void refuses_vnet_without_pkey(void **state)
-{
-	(void)state;
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(9, "x", "<IB_MTU>2048</IB_MTU>") "</"
-								     "VNET_"
-								     "POOL>",
-		"VNET 9 (x): no IB_PKEY");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(9, "x", PKEY("")) "</VNET_POOL>",
-		"VNET 9 (x): no IB_PKEY");
-}
-
-static void refuses_bad_flags(void **state)
-{
-	(void)state;
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(
-			5, "a", PKEY("0x0101") "<IB_MTU>1500</IB_MTU>") "</"
-									"VNET_"
-									"POOL>",
-		"IB_MTU '1500' is not 256, 512, 1024, 2048 or 4096");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a",
-				    PKEY("0x0101") "<IB_SL>16</IB_SL>") "</"
-									"VNET_"
-									"POOL>",
-		"IB_SL '16' is not a number 0..15");
-	refused("<VM_POOL/>", "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a",
-				    PKEY("0x0101") "<IB_RATE>1</IB_RATE>") "</"
-									   "VNE"
-									   "T_"
-									   "POO"
-									   "L>",
-		"IB_RATE '1' is not a number 2..24");
-}
-
-static void refuses_malformed_mac(void **state)
-{
-	(void)state;
-	refused(VM_NIC("02:00:zz:a8:01:05"), "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x0101")) "</VNET_POOL>",
-		"VM 42 NIC 1: malformed MAC '02:00:zz:a8:01:05'");
-	refused(VM_NIC("02:00:c0:a8:01"), "<HOST_POOL/>",
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x0101")) "</VNET_POOL>",
-		"VM 42 NIC 1: malformed MAC");
-}
-
 static void refuses_malformed_pf_guid(void **state)
 {
 	(void)state;
 	refused("<VM_POOL/>", MLX4_HOST("0x0002c9zz00a1b2c1"),
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x0101")) "</VNET_POOL>",
+		TWO_NETS(PKEY("0x8102")),
 		"HOST 3 (node03): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not "
 		"a GUID");
-	refused("<VM_POOL/>", MLX4_HOST("0x0"),
-		"<VNET_POOL>" IBNET(5, "a", PKEY("0x0101")) "</VNET_POOL>",
+	refused("<VM_POOL/>", MLX4_HOST("0x0"), TWO_NETS(PKEY("0x8102")),
 		"is not a GUID");
 }
 
-static void refuses_nic_on_unknown_network(void **state)
-{
-	(void)state;
-	refused(VM_NIC("02:00:c0:a8:01:05"), "<HOST_POOL/>", "<VNET_POOL/>",
-		"VM 42 NIC 1: network 5 is not an InfiniBand network");
-}
-
-static void refuses_hostile_xml(void **state)
+static void refuses_broken_listings(void **state)
 {
 	(void)state;
 	refused("<!DOCTYPE x [<!ENTITY e \"a\">]><VM_POOL>&e;</VM_POOL>",
 		"<HOST_POOL/>", "<VNET_POOL/>", "VM pool");
 	refused("<VM_POOL/>", "<HOST_POOL/>", "<VNET/>", "<VNET_POOL>");
+	refused("<VM_POOL/>", "<HOST_POOL/>",
+		"<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+			IBNET(5, "a", PKEY("0x8101")) "</VNET_POOL>",
+		"VNET pool: VNET 5 listed twice");
+	refused("<VM_POOL><VM><STATE>3</STATE></VM></VM_POOL>", "<HOST_POOL/>",
+		"<VNET_POOL/>", "VM pool: VM element 1 has no single <ID>");
+	refused("<VM_POOL><VM><ID>4</ID></VM></VM_POOL>", "<HOST_POOL/>",
+		"<VNET_POOL/>", "VM 4: no STATE or LCM_STATE");
 }
 
-/* n ib networks 0x0001.. in cluster 0, and one mlx4 host there. */
+/* Finding 9: libxml2's message ends with a newline, cut before it could
+ * be sanitized into a stray '?'. */
+static void xml_errors_end_cleanly(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(build_str("<VM_POOL><VM></VM_POOL>", "<HOST_POOL/>",
+				   "<VNET_POOL/>", &m, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "VM pool: not well-formed XML: line 1: "));
+	assert_int_not_equal(err[strlen(err) - 1], '?');
+	assert_null(strchr(err, '?'));
+}
+
+/* n ib networks 0x8001.. in cluster 0, and one mlx4 host there. */
 static char *many_vnets(int n)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -367,7 +837,7 @@ static char *many_vnets(int n)
 					 "<TEMPLATE><IB_PKEY>0x%04x</IB_PKEY></"
 					 "TEMPLATE>"
 					 "</VNET>",
-					 i, i, i),
+					 i, i, 0x8000 | i),
 				 0);
 	assert_int_equal(sb_adds(&sb, "</VNET_POOL>"), 0);
 	return sb.buf;
@@ -406,118 +876,6 @@ static void mlx4_port_key_limit(void **state)
 	free(v);
 }
 
-/* --- the strict reader ----------------------------------------------------- */
-
-#define DEF "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
-
-static void parse_accepts_comments_and_layout(void **state)
-{
-	struct partitions m;
-	char err[256] = "";
-
-	(void)state;
-	assert_int_equal(partitions_parse("# head\n  Default = 0x7fff ,ipoib: "
-					  "ALL=limited"
-					  ",SELF=full;# tail\n"
-					  "one_vnet_5=0x0101,ipoib,sl=0:"
-					  "0x0200c0fffea80105"
-					  "=full, # c\n "
-					  "0x0200c0fffea80107=full;\n"
-					  "x=0x0102,ipoib:;",
-					  &m, err, sizeof(err)),
-			 0);
-	assert_int_equal(m.n, 2);
-	assert_string_equal(m.p[0].name, "one_vnet_5");
-	assert_int_equal(m.p[0].sl, 0);
-	assert_int_equal(m.p[0].n, 2);
-	assert_int_equal(m.p[1].n, 0);
-	partitions_free(&m);
-}
-
-static void parse_bad(const char *text, const char *want)
-{
-	struct partitions m;
-	char err[256] = "";
-
-	assert_int_equal(partitions_parse(text, &m, err, sizeof(err)), -EINVAL);
-	assert_null(m.p);
-	if (!strstr(err, want))
-		fail_msg("'%s' does not contain '%s'", err, want);
-}
-
-static void parse_refuses_what_we_never_write(void **state)
-{
-	(void)state;
-	parse_bad("", "line 1: expected 'Default=0x7fff");
-	parse_bad("Default=0x7fff, ipoib : ALL=limited, SEL=full ;", "expected "
-								     "'Defaul"
-								     "t");
-	parse_bad(DEF "a=0x0101, ipoib : 0x0200c0fffea80105=full", "line 2: "
-								   "expected "
-								   "',' or "
-								   "';'");
-	parse_bad(DEF "a=0x0101, ipoib : 0x200c0fffea80105=full ;", "expected "
-								    "a port "
-								    "GUID");
-	parse_bad(DEF "a=0x0101, ipoib : 0x0200c0fffea80105=limited ;", "expect"
-									"ed "
-									"'="
-									"full"
-									"'");
-	parse_bad(DEF "a=0x0101, ipoib : 0x0000000000000000=full ;", "expected "
-								     "a port "
-								     "GUID");
-	parse_bad(DEF "a=0x0101, ipoib : 0x0200c0fffea80107=full,\n"
-		      "0x0200c0fffea80105=full ;",
-		  "line 3: members not in increasing order");
-	parse_bad(DEF "a=0x0102, ipoib : ;\nb=0x0101, ipoib : ;", "line 3: "
-								  "partitions "
-								  "not in "
-								  "increasing "
-								  "P_Key "
-								  "order");
-	parse_bad(DEF "a=0x0101, ipoib : ;\nb=0x0101, ipoib : ;", "not in "
-								  "increasing "
-								  "P_Key "
-								  "order");
-	parse_bad(DEF "a=0x7fff, ipoib : ;", "expected a P_Key 0x0001..0x7ffe");
-	parse_bad(DEF "a=0x0000, ipoib : ;", "expected a P_Key");
-	parse_bad(DEF "a=0x8101, ipoib : ;", "expected a P_Key");
-	parse_bad(DEF "a=257, ipoib : ;", "expected a P_Key");
-	parse_bad(DEF "a=0x0101, ipoib, ipoib : ;", "unknown or repeated flag");
-	parse_bad(DEF "a=0x0101, ipoib, mtu=6 : ;", "flag value out of range");
-	parse_bad(DEF "a=0x0101, ipoib, indx0 : ;", "unknown or repeated flag");
-	parse_bad(DEF "a=0x0101, ipoib : ALL=full ;", "expected a port GUID");
-	parse_bad(DEF "5a=0x0101, ipoib : ;", "expected a partition name");
-	parse_bad(DEF "a\x01=0x0101 : ;", "unexpected byte");
-}
-
-static void check_catches_a_difference(void **state)
-{
-	struct partitions m;
-	struct strbuf sb = STRBUF_INIT;
-	char err[256] = "";
-
-	(void)state;
-	assert_int_equal(build_files("vms.xml", "hosts.xml", "vnets.xml", &m,
-				     err, sizeof(err)),
-			 0);
-	render_checked(&m, &sb);
-	m.p[1].guids[0]++;
-	assert_int_equal(partitions_check(sb_str(&sb), &m, err, sizeof(err)),
-			 -EINVAL);
-	assert_non_null(strstr(err, "does not round-trip: partition "
-				    "one_vnet_7_tenant_b__lab__2 (0x0102)"));
-	m.p[1].guids[0]--;
-	m.n = 1;
-	assert_int_equal(partitions_check(sb_str(&sb), &m, err, sizeof(err)),
-			 -EINVAL);
-	assert_non_null(strstr(err, "2 partitions read back, 1 expected"));
-	m.n = 2;
-	sb_release(&sb);
-	partitions_free(&m);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,18 +885,20 @@ int main(void)
 		cmocka_unit_test(empty_cloud_is_default_only),
 		cmocka_unit_test(short_form_nics),
 		cmocka_unit_test(networks_not_ready_have_no_partition),
-		cmocka_unit_test(refuses_same_partition_twice),
-		cmocka_unit_test(refuses_default_and_zero_pkey),
-		cmocka_unit_test(refuses_vnet_without_pkey),
-		cmocka_unit_test(refuses_bad_flags),
-		cmocka_unit_test(refuses_malformed_mac),
+		cmocka_unit_test(same_mac_two_tenants_distinct_guids),
+		cmocka_unit_test(cloud_id_in_every_guid),
+		cmocka_unit_test(legacy_guids_and_their_collisions),
+		cmocka_unit_test(one_guid_never_in_two_partitions),
+		cmocka_unit_test(bad_network_keeps_installed_partition),
+		cmocka_unit_test(bad_pkeys_are_left_out),
+		cmocka_unit_test(collision_holder_keeps_its_partition),
+		cmocka_unit_test(kept_member_the_cloud_moved),
+		cmocka_unit_test(nic_that_cannot_be_rendered),
+		cmocka_unit_test(names_fit_opensm),
 		cmocka_unit_test(refuses_malformed_pf_guid),
-		cmocka_unit_test(refuses_nic_on_unknown_network),
-		cmocka_unit_test(refuses_hostile_xml),
+		cmocka_unit_test(refuses_broken_listings),
+		cmocka_unit_test(xml_errors_end_cleanly),
 		cmocka_unit_test(mlx4_port_key_limit),
-		cmocka_unit_test(parse_accepts_comments_and_layout),
-		cmocka_unit_test(parse_refuses_what_we_never_write),
-		cmocka_unit_test(check_catches_a_difference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

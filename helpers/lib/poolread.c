@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlreader.h>
+
+#include "guid.h"
+#include "log.h"
+#include "onexml.h"
+#include "poolread.h"
+
+/* --- tree walking ---------------------------------------------------------- */
+
+/* The only child element called name, NULL with *count 0 or > 1. */
+static xmlNodePtr only_child(const xmlNode *parent, const char *name,
+			     int *count)
+{
+	xmlNodePtr found = xml_child(parent, name, count);
+
+	return *count == 1 ? found : NULL;
+}
+
+/* The text of the only child called name: -ENOENT absent, -EINVAL twice. */
+static int leaf(const xmlNode *parent, const char *name, char **out)
+{
+	int count;
+	xmlNodePtr e = only_child(parent, name, &count);
+
+	*out = NULL;
+	if (count == 0)
+		return -ENOENT;
+	if (count > 1)
+		return -EINVAL;
+	*out = xml_leaf_text(e);
+	return *out ? 0 : -EINVAL;
+}
+
+static int leaf_uint(const xmlNode *parent, const char *name, int *out)
+{
+	char *v;
+	int r = leaf(parent, name, &v);
+
+	if (!r)
+		r = dec_parse_int(v, out) ? -EINVAL : 0;
+	free(v);
+	return r;
+}
+
+static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
+{
+	char *v;
+	bool eq = !leaf(parent, name, &v) && !strcmp(v, want);
+
+	free(v);
+	return eq;
+}
+
+static const char *const pool_label[POOL_KINDS] = { "VM", "HOST", "VNET" };
+
+/* The <ID> every element of a pool has; without it nothing is known. */
+static int elem_id(const xmlNode *e, int kind, size_t nth, int *id, char *err,
+		   size_t errlen)
+{
+	int count, r = leaf_uint(e, "ID", id);
+
+	if (!r)
+		return 0;
+	xml_child(e, "ID", &count);
+	err_set(err, errlen, "%s pool: %s element %zu has %s", pool_label[kind],
+		pool_label[kind], nth,
+		count == 1 ? "a malformed <ID>" : "no single <ID>");
+	return -EINVAL;
+}
+
+/* A text kept in the facts; *at its index. */
+static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
+	ONEIB_PRINTF(3, 4);
+static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r = cloud_facts_text(f, line);
+	if (r < 0)
+		return r;
+	*at = r;
+	return 0;
+}
+
+/* --- the <VNET_POOL> ------------------------------------------------------- */
+
+/*
+ * OpenNebula 6.4+ networks have a STATE: vnet_create runs after
+ * one.vn.allocate returns (LOCK_CREATE, no IB_PKEY yet), and a network it
+ * refused stays in ERROR. Only READY (1) and UPDATE_FAILURE (6, in use,
+ * its last update failed) networks have a partition; older networks have
+ * no STATE and are all ready.
+ */
+static bool vnet_ready(const xmlNode *vnet)
+{
+	int state = 1;
+
+	if (leaf_uint(vnet, "STATE", &state) == -ENOENT)
+		return true;
+	return state == 1 || state == 6;
+}
+
+/* Every TEMPLATE/IB_PKEY that reads as a number names a partition. */
+static int vnet_claims(const xmlNode *vnet, const struct vnet_fact *v,
+		       struct cloud_facts *f)
+{
+	const xmlNode *t, *k;
+
+	for (t = vnet->children; t; t = t->next) {
+		if (!xml_is_elem(t, "TEMPLATE"))
+			continue;
+		for (k = t->children; k; k = k->next) {
+			struct vnet_claim *c;
+			struct pkey pk;
+			char *s;
+			int r;
+
+			if (!xml_is_elem(k, "IB_PKEY"))
+				continue;
+			s = xml_leaf_text(k);
+			r = s ? pkey_parse(s, &pk) : -EINVAL;
+			free(s);
+			if (r)
+				continue; /* names no partition */
+			c = cloud_facts_new_claim(f);
+			if (!c)
+				return -ENOMEM;
+			c->id = v->id;
+			c->name = v->name;
+			c->pkey = pk;
+		}
+	}
+	return 0;
+}
+
+static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
+			 const char *label, struct cloud_facts *f)
+{
+	const xmlNode *c, *cl;
+	int count;
+
+	cl = only_child(vnet, "CLUSTERS", &count);
+	if (!cl)
+		return 0; /* in no cluster: no host can run its VMs */
+	for (c = cl->children; c; c = c->next) {
+		int id, *n;
+		char *s;
+
+		if (!xml_is_elem(c, "ID"))
+			continue;
+		s = xml_leaf_text(c);
+		if (dec_parse_int(s, &id)) {
+			int r = keep(f, &v->bad,
+				     "%s: CLUSTERS/ID '%s' is not an ID", label,
+				     str_sanitize(s).s);
+			free(s);
+			return r;
+		}
+		free(s);
+		n = realloc(v->clusters, (v->nclusters + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		v->clusters = n;
+		v->clusters[v->nclusters++] = id;
+	}
+	return 0;
+}
+
+/* A READY network's attributes; a rule broken makes it bad, not an error. */
+static int vnet_attrs(const xmlNode *vnet, struct vnet_fact *v,
+		      struct cloud_facts *f)
+{
+	char label[VNET_LABEL_MAX], why[512];
+	const xmlNode *t;
+	int count;
+
+	vnet_fact_label(v, label);
+	t = only_child(vnet, "TEMPLATE", &count);
+	if (t && xml_ib_attrs(t, IBA_ALL, XML_IB_EMPTY_PKEY_ABSENT, &v->a,
+			      label, why, sizeof(why)))
+		return keep(f, &v->bad, "%s", why);
+	if (!ibattr_has(&v->a, IBA_PKEY))
+		return keep(f, &v->bad, "%s: no IB_PKEY", label);
+	return vnet_clusters(vnet, v, label, f);
+}
+
+static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
+			size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_VNET];
+	struct vnet_fact *v;
+	char *name = NULL;
+	int id, r;
+
+	r = elem_id(c, POOL_VNET, nth, &id, err, errlen);
+	if (r || !leaf_is(c, "VN_MAD", "ib"))
+		return r;
+	v = cloud_facts_new_vnet(f);
+	if (!v)
+		return -ENOMEM;
+	v->id = id;
+	v->nth = nth;
+	leaf(c, "NAME", &name);
+	v->name = str_sanitize(name ? name : "");
+	free(name);
+	v->ready = vnet_ready(c);
+	r = vnet_claims(c, v, f);
+	if (!r && v->ready)
+		r = vnet_attrs(c, v, f);
+	return r;
+}
+
+/* --- the <VM_POOL> --------------------------------------------------------- */
+
+#define VM_STATE_ACTIVE 3
+#define VM_STATE_SUSPENDED 5
+#define VM_STATE_POWEROFF 8
+#define LCM_INIT 0
+
+/* See the membership rule in partitions.h. */
+static bool vm_has_host(int state, int lcm)
+{
+	if (state == VM_STATE_ACTIVE)
+		return lcm != LCM_INIT;
+	return state == VM_STATE_POWEROFF || state == VM_STATE_SUSPENDED;
+}
+
+/* Kept as a record: whether it is InfiniBand depends on its network. */
+static int vm_nic(const xmlNode *nic, int vm_id, size_t nth,
+		  struct cloud_facts *f)
+{
+	struct ib_attrs a = { 0 };
+	struct nic_fact *n;
+	char label[64], why[512], *s = NULL;
+	bool ib = leaf_is(nic, "VN_MAD", "ib");
+	int net, r;
+
+	if (leaf_uint(nic, "NETWORK_ID", &net)) {
+		if (!ib)
+			return 0; /* not on a network of the pool */
+		net = FACT_NONE;
+	}
+	n = cloud_facts_new_nic(f);
+	if (!n)
+		return -ENOMEM;
+	n->vm = vm_id;
+	n->ib = ib;
+	n->net = net;
+	if (leaf_uint(nic, "NIC_ID", &n->nic)) {
+		n->nic = FACT_NONE;
+		return keep(f, &n->bad, "VM %d (NIC element %zu): no NIC_ID",
+			    vm_id, nth);
+	}
+	snprintf(label, sizeof(label), "VM %d NIC %d", vm_id, n->nic);
+	if (net == FACT_NONE)
+		return keep(f, &n->bad, "%s: no NETWORK_ID", label);
+
+	r = leaf(nic, "MAC", &s);
+	if (!r && !mac_parse(s, &n->mac))
+		n->has_mac = true;
+	else if (r == -ENOENT)
+		r = keep(f, &n->bad_mac, "%s: no MAC", label);
+	else
+		r = keep(f, &n->bad_mac, "%s: malformed MAC '%s'", label,
+			 str_sanitize(s ? s : "").s);
+	free(s);
+	if (r)
+		return r;
+
+	/* Only the full listing (--extended) carries the inherited key. */
+	if (xml_ib_attrs(nic, IBA_BIT(IBA_PKEY), 0, &a, label, why,
+			 sizeof(why)))
+		return keep(f, &n->bad, "%s", why);
+	n->has_pkey = ibattr_has(&a, IBA_PKEY);
+	n->pkey = a.pkey;
+	return 0;
+}
+
+static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
+		      size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_VM], k = 0;
+	const xmlNode *t, *c;
+	int id, state, lcm = 0, count, r;
+
+	r = elem_id(vm, POOL_VM, nth, &id, err, errlen);
+	if (r)
+		return r;
+	if (leaf_uint(vm, "STATE", &state) ||
+	    (state == VM_STATE_ACTIVE && leaf_uint(vm, "LCM_STATE", &lcm))) {
+		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
+		return -EINVAL;
+	}
+	if (!vm_has_host(state, lcm))
+		return 0;
+	t = only_child(vm, "TEMPLATE", &count);
+	if (!t)
+		return 0;
+	for (c = t->children; c; c = c->next) {
+		if (!xml_is_elem(c, "NIC"))
+			continue;
+		r = vm_nic(c, id, ++k, f);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* --- the <HOST_POOL> ------------------------------------------------------- */
+
+/*
+ *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
+ *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
+ *   </IB_PF>  -> 0x0002c90300a1b2c1; other drivers and Ethernet ports: none.
+ * The host's monitoring writes these, not a tenant: a malformed one means
+ * the listing is not what it seems, and nothing is rendered from it.
+ */
+static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
+			 struct host_fact *h, char *err, size_t errlen)
+{
+	const xmlNode *c;
+
+	for (c = t->children; c; c = c->next) {
+		char *v = NULL;
+		uint64_t g, *n;
+
+		if (!xml_is_elem(c, "IB_PF") ||
+		    !leaf_is(c, "DRIVER", "mlx4_core"))
+			continue;
+		if (!leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBand")) {
+			free(v);
+			continue;
+		}
+		free(v);
+		if (leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) || !g) {
+			err_set(err, errlen,
+				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
+				"GUID",
+				id, name->s, str_sanitize(v ? v : "").s);
+			free(v);
+			return -EINVAL;
+		}
+		free(v);
+		n = realloc(h->pf, (h->npf + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->pf = n;
+		h->pf[h->npf++] = g;
+	}
+	return 0;
+}
+
+static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
+			size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_HOST];
+	struct host_fact h = { 0 };
+	struct san_str name;
+	const xmlNode *t;
+	char *v = NULL;
+	int id, cluster, count, r;
+
+	r = elem_id(host, POOL_HOST, nth, &id, err, errlen);
+	if (r)
+		return r;
+	leaf(host, "NAME", &v);
+	name = str_sanitize(v ? v : "");
+	free(v);
+	t = only_child(host, "TEMPLATE", &count);
+	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
+		return 0;
+	r = host_pf_guids(t, id, &name, &h, err, errlen);
+	if (!r && h.npf)
+		r = keep(f, &h.name, "%s", name.s);
+	if (!r && h.npf) {
+		struct host_fact *slot = cloud_facts_new_host(f);
+
+		if (!slot) {
+			r = -ENOMEM;
+		} else {
+			h.id = id;
+			h.cluster = cluster;
+			*slot = h;
+			h.pf = NULL;
+		}
+	}
+	free(h.pf);
+	return r;
+}
+
+/* --- reading --------------------------------------------------------------- */
+
+struct read_note {
+	char msg[160];
+	int line;
+};
+
+static void reader_error(void *arg, xmlErrorPtr e)
+{
+	struct read_note *note = arg;
+	char raw[160];
+
+	if (!e || note->msg[0] || e->level < XML_ERR_ERROR)
+		return;
+	/* libxml2's messages end with a newline: cut it before sanitizing,
+	 * which would make it a '?' */
+	snprintf(raw, sizeof(raw), "%s", e->message ? e->message : "");
+	raw[strcspn(raw, "\n")] = '\0';
+	snprintf(note->msg, sizeof(note->msg), "%s",
+		 str_sanitize(raw[0] ? raw : "parse error").s);
+	note->line = e->line;
+}
+
+static int kind_of(const xmlChar *name)
+{
+	int k;
+
+	for (k = 0; k < POOL_KINDS; k++)
+		if (name && !strcmp((const char *)name, pool_root_name[k]))
+			return k;
+	return -1;
+}
+
+static const char *const child_name[POOL_KINDS] = { "VM", "HOST", "VNET" };
+
+/* Each child of the root, expanded alone and freed once handled. */
+static int read_children(xmlTextReaderPtr rd, int kind, struct cloud_facts *f,
+			 char *err, size_t errlen)
+{
+	int ret = xmlTextReaderRead(rd), r = 0;
+
+	while (ret == 1 && !r) {
+		xmlNodePtr node;
+
+		if (xmlTextReaderDepth(rd) != 1 ||
+		    xmlTextReaderNodeType(rd) != XML_READER_TYPE_ELEMENT ||
+		    strcmp((const char *)xmlTextReaderConstName(rd),
+			   child_name[kind])) {
+			ret = xmlTextReaderRead(rd);
+			continue;
+		}
+		node = xmlTextReaderExpand(rd);
+		if (!node)
+			return -EINVAL;
+		if (kind == POOL_VM)
+			r = vm_element(node, f, err, errlen);
+		else if (kind == POOL_HOST)
+			r = host_element(node, f, err, errlen);
+		else
+			r = vnet_element(node, f, err, errlen);
+		ret = xmlTextReaderNext(rd);
+	}
+	if (r)
+		return r;
+	return ret < 0 ? -EINVAL : 0;
+}
+
+int poolread_doc(struct cloud_facts *f, int expect,
+		 int (*read)(void *ctx, char *buf, int len), void *ctx,
+		 const char *what, char *err, size_t errlen)
+{
+	struct read_note note = { "", 0 };
+	xmlTextReaderPtr rd;
+	int kind = -1, ret, r = -EINVAL, type;
+
+	xmlInitParser();
+	/* No XML_PARSE_NOENT: entities are never substituted; no DTD loads. */
+	rd = xmlReaderForIO(read, NULL, ctx, NULL, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR |
+				    XML_PARSE_NOBLANKS | XML_PARSE_NOWARNING);
+	if (!rd) {
+		err_set(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	xmlTextReaderSetStructuredErrorHandler(rd, reader_error, &note);
+	err[0] = '\0';
+	while ((ret = xmlTextReaderRead(rd)) == 1) {
+		type = xmlTextReaderNodeType(rd);
+		if (type == XML_READER_TYPE_DOCUMENT_TYPE) {
+			err_set(err, errlen,
+				"%s: DOCTYPE refused (no DTD or entity is "
+				"accepted)",
+				what);
+			goto out;
+		}
+		if (type == XML_READER_TYPE_ELEMENT)
+			break;
+	}
+	if (ret == 1) {
+		kind = kind_of(xmlTextReaderConstName(rd));
+		if (kind < 0 || (expect >= 0 && kind != expect)) {
+			if (expect >= 0)
+				err_set(err, errlen,
+					"%s: expected a <%s> document", what,
+					pool_root_name[expect]);
+			else
+				err_set(err, errlen,
+					"%s: expected <VM_POOL>, <HOST_POOL> "
+					"or <VNET_POOL>",
+					what);
+			kind = -1;
+			goto out;
+		}
+		f->docs[kind]++;
+		r = xmlTextReaderIsEmptyElement(rd)
+			    ? 0
+			    : read_children(rd, kind, f, err, errlen);
+		/* the rest: the root's end, then nothing but misc */
+		while (!r && (ret = xmlTextReaderRead(rd)) == 1)
+			;
+		if (!r && ret < 0)
+			r = -EINVAL;
+	}
+	if (r == -ENOMEM)
+		err_set(err, errlen, "%s: out of memory", what);
+	else if ((r || kind < 0) && !err[0] && note.line)
+		err_set(err, errlen, "%s: not well-formed XML: line %d: %s",
+			what, note.line,
+			note.msg[0] ? note.msg : "parse error");
+	else if ((r || kind < 0) && !err[0])
+		err_set(err, errlen, "%s: not well-formed XML: %s", what,
+			note.msg[0] ? note.msg : "no root element");
+	if (kind < 0 && !r)
+		r = -EINVAL;
+out:
+	xmlFreeTextReader(rd);
+	return r;
+}
+
+struct mem_in {
+	const char *p;
+	size_t len, at;
+};
+
+static int mem_read(void *ctx, char *buf, int len)
+{
+	struct mem_in *in = ctx;
+	size_t n = in->len - in->at;
+
+	if (n > (size_t)len)
+		n = (size_t)len;
+	memcpy(buf, in->p + in->at, n);
+	in->at += n;
+	return (int)n;
+}
+
+int poolread_mem(struct cloud_facts *f, int expect, const char *xml, size_t len,
+		 const char *what, char *err, size_t errlen)
+{
+	struct mem_in in = { xml, len, 0 };
+
+	if (!xml || !len) {
+		err_set(err, errlen, "%s: empty document", what);
+		return -EINVAL;
+	}
+	return poolread_doc(f, expect, mem_read, &in, what, err, errlen);
+}
+
+int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
+		   char *err, size_t errlen)
+{
+	struct pool_stream *s = malloc(sizeof(*s));
+	bool stdin_read = false;
+	int i, r = s ? 0 : -ENOMEM;
+
+	err[0] = '\0';
+	for (i = 0; i < (n ? n : 1) && !r; i++) {
+		const char *a = n ? paths[i] : "-";
+		enum pool_kind kind;
+		FILE *in = stdin;
+
+		if (!strcmp(a, "-")) {
+			if (stdin_read) {
+				err_set(err, errlen, "- given twice");
+				r = -EINVAL;
+				break;
+			}
+			stdin_read = true;
+			pool_stream_init(s, stdin, "standard input");
+		} else {
+			in = fopen(a, "re");
+			if (!in) {
+				r = -errno;
+				err_set(err, errlen, "%.200s: %s", a,
+					strerror(-r));
+				break;
+			}
+			pool_stream_init(s, in, a);
+		}
+		while (!r &&
+		       (r = pool_stream_next(s, &kind, err, errlen)) == 1) {
+			r = poolread_doc(f, expect, pool_stream_read, s,
+					 s->origin, err, errlen);
+			if (r && s->err[0]) /* the input, not the XML */
+				err_set(err, errlen, "%s", s->err);
+		}
+		if (in != stdin)
+			fclose(in);
+	}
+	if (r == -ENOMEM && !err[0])
+		err_set(err, errlen, "out of memory");
+	free(s);
+	return r;
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * oneib-partitions-install: the only root part of the partitions, on the
+ * subnet manager's host (design decision 6), through one sudoers rule that
+ * pins every argument:
+ *
+ *   oneib-partitions render ... | oneib-partitions-install \
+ *       --output /etc/opensm/partitions.conf -
+ *
+ * It takes an already rendered partitions.conf and trusts none of it: the
+ * text must be exactly what oneib-partitions render writes (the strict
+ * opensm grammar, re-rendered and compared byte for byte) or nothing
+ * happens. Then the old file is kept as FILE.bak, the new one written
+ * beside it, fsynced and renamed over it, and opensm told to re-read it
+ * (SIGHUP to every process named opensm, or to the one in --pid-file, or
+ * --reload-cmd). A reload that failed is retried by the next run, even when
+ * the text is unchanged. It reads no cloud XML and is linked with no XML
+ * library.
+ *
+ * Exit status: 0 done; 1 refused, failed, or installed but opensm not told
+ * (one line on stderr); 2 wrong usage.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/conffile.h"
+#include "lib/log.h"
+#include "lib/partinstall.h"
+#include "lib/strbuf.h"
+
+#define ERRLEN 512
+
+static void usage(FILE *f)
+{
+	fputs("usage: oneib-partitions-install --output FILE [--backup FILE]\n"
+	      "           [--pid-file FILE | --reload-cmd CMD | --no-reload] "
+	      "FILE|-\n",
+	      f);
+}
+
+static void say_counts(const struct install_report *rep)
+{
+	printf("(%zu partition%s, %zu member%s", rep->partitions,
+	       rep->partitions == 1 ? "" : "s", rep->members,
+	       rep->members == 1 ? "" : "s");
+	if (rep->notes)
+		printf(", %zu left out", rep->notes);
+	putchar(')');
+}
+
+static void say(const struct install_opts *o, const struct install_report *rep)
+{
+	printf("%s: %s ", o->path,
+	       rep->state == INSTALL_UNCHANGED ? "unchanged" : "installed");
+	say_counts(rep);
+	if (rep->state == INSTALL_REPLACED)
+		printf(", previous file kept as %s", o->backup);
+	if (rep->retried)
+		fputs("; opensm was not told after the last install: "
+		      "telling it now",
+		      stdout);
+	putchar('\n');
+	if (!rep->reloaded)
+		return;
+	if (o->how == RELOAD_PIDFILE)
+		printf("opensm %ld: SIGHUP, re-reading %s\n", (long)rep->pid,
+		       o->path);
+	else if (o->how == RELOAD_CMD)
+		printf("reload command done: %s\n", o->cmd);
+	else if (rep->signalled)
+		printf("opensm: SIGHUP to %d process%s, re-reading %s\n",
+		       rep->signalled, rep->signalled == 1 ? "" : "es",
+		       o->path);
+	else
+		log_msg("warning: no opensm is running; it reads %s when it "
+			"starts",
+			o->path);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "backup", required_argument, NULL, 'b' },
+		{ "pid-file", required_argument, NULL, 'p' },
+		{ "reload-cmd", required_argument, NULL, 'c' },
+		{ "no-reload", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct install_opts o = { .how = RELOAD_ALL };
+	struct install_report rep;
+	struct strbuf text = STRBUF_INIT, bak = STRBUF_INIT;
+	char err[ERRLEN] = "";
+	const char *in;
+	int c, r, reloads = 0;
+
+	opterr = 0; /* one line of ours, not getopt's */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.path = optarg;
+			break;
+		case 'b':
+			o.backup = optarg;
+			break;
+		case 'p':
+			o.how = RELOAD_PIDFILE;
+			o.pid_file = optarg;
+			reloads++;
+			break;
+		case 'c':
+			o.how = RELOAD_CMD;
+			o.cmd = optarg;
+			reloads++;
+			break;
+		case 'n':
+			o.how = RELOAD_NONE;
+			reloads++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			log_msg("%.40s: unknown option or missing value "
+				"(usage: oneib-partitions-install --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (!o.path || !*o.path || optind != argc - 1 || reloads > 1 ||
+	    (o.backup && !strcmp(o.backup, o.path))) {
+		log_msg("--output FILE, at most one of --pid-file, "
+			"--reload-cmd, --no-reload, a --backup other than "
+			"FILE, and FILE or - (usage: oneib-partitions-install "
+			"--help)");
+		return 2;
+	}
+	if (!o.backup) {
+		if (sb_addf(&bak, "%s.bak", o.path)) {
+			log_msg("out of memory");
+			return 1;
+		}
+		o.backup = sb_str(&bak);
+	}
+	in = argv[optind];
+	r = strcmp(in, "-") ? sb_read_file(&text, in, CONFFILE_MAX)
+			    : sb_read(&text, stdin, CONFFILE_MAX);
+	if (r) {
+		log_msg("%.200s: %s; nothing installed",
+			strcmp(in, "-") ? in : "standard input", strerror(-r));
+		r = 1;
+		goto out;
+	}
+	r = partitions_install(text.buf, text.len, &o, &rep, err, sizeof(err));
+	if (r < 0) {
+		log_msg("%s: %s; nothing installed", o.path, err);
+		r = 1;
+		goto out;
+	}
+	say(&o, &rep);
+	if (r) {
+		log_msg("%s installed, but opensm was not told: %s; the next "
+			"run retries",
+			o.path, rep.reload_err);
+		r = 1;
+	}
+out:
+	fflush(stdout);
+	sb_release(&text);
+	sb_release(&bak);
+	return r;
+}

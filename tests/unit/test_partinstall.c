@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The root install of partitions.conf (partinstall.h) in a scratch
+ * directory, opensm told through a reload command that counts its runs:
+ * only the renderer's exact text is installed, an unchanged file is left
+ * alone and nobody told, and a reload that failed is retried by the next
+ * run even though the text did not change (finding 5), then never again.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "lib/partinstall.h"
+#include "lib/strbuf.h"
+
+#define HEAD                                                                   \
+	"# oneib-partitions: generated from the cloud's state, do not edit\n"
+#define DEF "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+
+static const char one[] = HEAD DEF "vnet5_a=0x0101, ipoib :\n"
+				   "\t0x02000000002a0000=full ;\n";
+static const char two[] = HEAD DEF "vnet5_a=0x0101, ipoib :\n"
+				   "\t0x02000000002a0000=full,\n"
+				   "\t0x02000000002b0000=full ;\n";
+
+struct fx {
+	char dir[64];
+	char conf[128], bak[160], pending[160], count[128];
+	char ok_cmd[256], fail_cmd[256];
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_partinstall.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->conf, sizeof(f->conf), "%s/partitions.conf", f->dir);
+	snprintf(f->bak, sizeof(f->bak), "%s.bak", f->conf);
+	snprintf(f->pending, sizeof(f->pending), "%s.reload-pending", f->conf);
+	snprintf(f->count, sizeof(f->count), "%s/reloads", f->dir);
+	snprintf(f->ok_cmd, sizeof(f->ok_cmd), "echo >>%s", f->count);
+	snprintf(f->fail_cmd, sizeof(f->fail_cmd), "echo >>%s; exit 3",
+		 f->count);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	unit_rm_tree(f->dir);
+	free(f);
+	return 0;
+}
+
+static int reloads(const struct fx *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
+	size_t i;
+
+	if (!sb_read_file(&sb, f->count, 4096))
+		for (i = 0; i < sb.len; i++)
+			n += sb.buf[i] == '\n';
+	sb_release(&sb);
+	return n;
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+
+	return !lstat(p, &st);
+}
+
+static void holds(const char *path, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(sb_read_file(&sb, path, 1 << 20), 0);
+	assert_string_equal(sb_str(&sb), want);
+	sb_release(&sb);
+}
+
+static int install(const struct fx *f, const char *text, const char *cmd,
+		   struct install_report *rep, char *err)
+{
+	struct install_opts o = { .path = f->conf,
+				  .how = cmd ? RELOAD_CMD : RELOAD_NONE,
+				  .cmd = cmd };
+
+	return partitions_install(text, strlen(text), &o, rep, err, 256);
+}
+
+static void only_the_renderers_text(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+	static const char *const refused[] = {
+		"",
+		DEF "vnet5_a=0x0101, ipoib : ;\n", /* no header */
+		HEAD DEF "vnet5_a=0x0101, ipoib :\r\n\t;\n",
+		HEAD DEF "vnet5_a=0x0101, ipoib :\n\t0x02000000002a0000=full "
+			 ";\n"
+			 "# anything\n",
+		HEAD DEF "vnet1_abcdefghijklmnopqrstuvwxyz=0x0101, ipoib :\n"
+			 "\t;\n",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(install(f, refused[i], f->ok_cmd, &rep, err),
+				 -EINVAL);
+		assert_non_null(strstr(err, "partitions.conf line"));
+		assert_false(exists(f->conf));
+		assert_false(exists(f->pending));
+		assert_int_equal(reloads(f), 0);
+	}
+	/* bytes after a NUL are never installed unseen */
+	assert_int_equal(
+		partitions_install(one, sizeof(one), /* with NUL */
+				   &(struct install_opts){ .path = f->conf,
+							   .how = RELOAD_NONE },
+				   &rep, err, sizeof(err)),
+		-EINVAL);
+	assert_false(exists(f->conf));
+}
+
+static void install_unchanged_and_retry(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+
+	/* first install: no backup, opensm told, nothing pending */
+	assert_int_equal(install(f, one, f->ok_cmd, &rep, err), 0);
+	assert_int_equal(rep.state, INSTALL_NEW);
+	assert_true(rep.reloaded);
+	assert_int_equal(rep.partitions, 1);
+	assert_int_equal(rep.members, 1);
+	holds(f->conf, one);
+	assert_false(exists(f->bak));
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 1);
+
+	/* unchanged: nothing written, nobody told */
+	assert_int_equal(install(f, one, f->ok_cmd, &rep, err), 0);
+	assert_int_equal(rep.state, INSTALL_UNCHANGED);
+	assert_false(rep.retried);
+	assert_int_equal(reloads(f), 1);
+
+	/* a new file, and telling opensm fails: installed, pending */
+	assert_int_equal(install(f, two, f->fail_cmd, &rep, err), 1);
+	assert_int_equal(rep.state, INSTALL_REPLACED);
+	assert_false(rep.reloaded);
+	assert_non_null(strstr(rep.reload_err, "exited with 3"));
+	holds(f->conf, two);
+	holds(f->bak, one);
+	assert_true(exists(f->pending));
+	assert_int_equal(reloads(f), 2);
+
+	/* the same text again: opensm is told this time (finding 5) */
+	assert_int_equal(install(f, two, f->ok_cmd, &rep, err), 0);
+	assert_int_equal(rep.state, INSTALL_UNCHANGED);
+	assert_true(rep.retried);
+	assert_true(rep.reloaded);
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 3);
+
+	/* and then never again for that text */
+	assert_int_equal(install(f, two, f->ok_cmd, &rep, err), 0);
+	assert_false(rep.retried);
+	assert_int_equal(reloads(f), 3);
+	holds(f->bak, one);
+}
+
+/* Two failures in a row, then a new text: still one mark, then cleared. */
+static void pending_survives_until_told(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+
+	assert_int_equal(install(f, one, f->fail_cmd, &rep, err), 1);
+	assert_true(exists(f->pending));
+	assert_int_equal(install(f, one, f->fail_cmd, &rep, err), 1);
+	assert_true(rep.retried);
+	assert_true(exists(f->pending));
+	/* someone else tells opensm: the mark stays for the next reload */
+	assert_int_equal(install(f, two, NULL, &rep, err), 0);
+	assert_true(exists(f->pending));
+	assert_int_equal(install(f, two, f->ok_cmd, &rep, err), 0);
+	assert_true(rep.retried);
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 3);
+}
+
+static void no_reload_no_mark(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+
+	assert_int_equal(install(f, one, NULL, &rep, err), 0);
+	assert_int_equal(rep.state, INSTALL_NEW);
+	assert_false(rep.reloaded);
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 0);
+}
+
+/* Root never writes through a symlink, nor beside a name that is none. */
+static void refuses_links(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "", target[128];
+
+	snprintf(target, sizeof(target), "%s/elsewhere", f->dir);
+	assert_int_equal(symlink(target, f->conf), 0);
+	assert_true(install(f, one, f->ok_cmd, &rep, err) < 0);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	assert_false(exists(target));
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 0);
+	unlink(f->conf);
+
+	/* a pending mark that is a link: never written through, removed */
+	assert_int_equal(symlink(target, f->pending), 0);
+	assert_int_equal(install(f, one, f->ok_cmd, &rep, err), 0);
+	assert_false(exists(target));
+	assert_false(exists(f->pending));
+	holds(f->conf, one);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(only_the_renderers_text, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(install_unchanged_and_retry,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pending_survives_until_told,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(no_reload_no_mark, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(refuses_links, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
