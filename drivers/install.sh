@@ -19,8 +19,12 @@
 #                             OpenNebula's, so uninstall removes only this file
 #   etc/...                   configuration, kept when it already exists
 # DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments,
-# the sudoers rule and the hook templates (hooks/*.tmpl, for onehook create). SBINDIR (/usr/sbin) gets oneib-pkey, the one helper sudo
-# runs as root: root-owned and outside the remotes oneadmin can replace.
+# the sudoers rule and the hook templates (hooks/*.tmpl, for onehook create).
+# SBINDIR (/usr/sbin) gets what sudo runs as root, root-owned and outside
+# the remotes oneadmin can replace: oneib-pkey (hosts),
+# oneib-partitions-install and a copy of oneib-partitions for verify (the
+# subnet manager's host). oneib-partitions is in the remotes too: the
+# front-end hook renders with it, unprivileged.
 set -eu
 
 uninstall=0
@@ -48,7 +52,8 @@ prune() {
 
 if [ $uninstall = 1 ]; then
 	# prune leaves a stock hooks/ that still holds OpenNebula's own hooks
-	for d in $ours "$remotes/hooks/oneib-partitions" "$data" "$sbin/oneib-pkey"; do
+	for d in $ours "$remotes/hooks/oneib-partitions" "$data" "$sbin/oneib-pkey" \
+		"$sbin/oneib-partitions-install" "$sbin/oneib-partitions"; do
 		rm -rf "$d"
 		prune "$(dirname "$d")"
 	done
@@ -77,19 +82,22 @@ mirror() {
 	done
 }
 
+# root-only helpers: never in the remotes
+root_only="oneib-pkey oneib-partitions-install"
 install -d "$remotes/ib/bin"
 for b in "$bindir"/oneib-*; do
-	[ "$(basename "$b")" = oneib-pkey ] && continue
+	case " $root_only " in *" $(basename "$b") "*) continue ;; esac
 	install -m 0755 "$b" "$remotes/ib/bin/"
 done
-if [ -x "$bindir/oneib-pkey" ]; then
+for h in $root_only oneib-partitions; do
+	[ -x "$bindir/$h" ] || continue
 	install -d "$sbin"
 	if [ "$(id -u)" = 0 ]; then
-		install -m 0755 -o root -g root "$bindir/oneib-pkey" "$sbin/"
+		install -m 0755 -o root -g root "$bindir/$h" "$sbin/"
 	else
-		install -m 0755 "$bindir/oneib-pkey" "$sbin/"
+		install -m 0755 "$bindir/$h" "$sbin/"
 	fi
-fi
+done
 
 # Files under etc/ are the operator's configuration once installed: kept.
 ( cd "$src/remotes" && find . -type f -print ) |

@@ -31,9 +31,21 @@ assert_eq stock "$(cat "$r/hooks/ft/host_error.rb")" "stock hooks untouched"
 assert_eq "$(cd "$TOP/templates/hooks" && ls ./*.tmpl)" \
 	"$(cd "$d/usr/share/one-ib/hooks" && ls ./*.tmpl)" "every hook template in DATADIR/hooks"
 assert_match '^ONEIB_PARTITIONS_CMD=' "$(cat "$r/etc/vnm/ib/ibrc")" "ibrc names the renderer command"
-if [ -x "$TOP/build/bin/oneib-pkey" ]; then
-	assert_eq "root root 755" "$(stat -c '%U %G %a' "$d/usr/sbin/oneib-pkey")" "oneib-pkey root-owned in /usr/sbin"
-	assert_eq "" "$(ls "$r/ib/bin" | grep oneib-pkey)" "oneib-pkey not in the remotes oneadmin can replace"
+for h in oneib-pkey oneib-partitions-install oneib-partitions; do
+	[ -x "$TOP/build/bin/$h" ] || continue
+	assert_eq "root root 755" "$(stat -c '%U %G %a' "$d/usr/sbin/$h")" "$h root-owned in /usr/sbin"
+done
+assert_eq "" "$(ls "$r/ib/bin" | grep -E '^oneib-(pkey|partitions-install)$')" \
+	"no root helper in the remotes oneadmin can replace"
+assert_ok "the renderer in the remotes, for the front-end hook" -- test -x "$r/ib/bin/oneib-partitions"
+# The root installer of partitions.conf links libc only: no libxml2, no
+# cloud XML parser in what runs as root on the SM's host (decision 6).
+if [ -x "$TOP/build/bin/oneib-partitions-install" ]; then
+	assert_eq "libc.so.6" "$(readelf -d "$d/usr/sbin/oneib-partitions-install" |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ' | sed 's/ $//')" \
+		"oneib-partitions-install needs libc only"
+	assert_eq "" "$(nm -D "$d/usr/sbin/oneib-partitions-install" | grep -i xml)" \
+		"and no XML symbol"
 fi
 assert_eq "" "$(find "$r" -xtype l)" "no dangling symlink"
 

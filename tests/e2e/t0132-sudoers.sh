@@ -1,7 +1,9 @@
 #!/bin/bash
 # The shipped sudoers rule parses, and gives oneadmin exactly oneib-pkey
-# map, unmap and show, and partitions/verify with their pinned arguments,
-# as root: no other command, no other helper, no other file.
+# map, unmap and show, and the partitions' install and verify with their
+# pinned arguments, as root: no other command, no other helper, no other
+# file, and no cloud XML (oneib-pkey partitions, which parsed it as root,
+# is gone from the rule).
 . "$(dirname "$0")/../lib/test-lib.sh"
 sim_host none
 command -v visudo >/dev/null || die "sudo not installed"
@@ -21,27 +23,41 @@ if ! id oneadmin >/dev/null 2>&1; then
 	mount --bind "$TEST_TMP/group" /etc/group
 fi
 # sudo -l checks that the command exists: /usr/sbin as an installed host
-# has it (private tmpfs, with a stand-in file where oneib-pkey goes).
+# has it (private tmpfs, with stand-in files where the helpers go).
 mount -t tmpfs none /usr/sbin
-printf '#!/bin/sh\nexit 0\n' >/usr/sbin/oneib-pkey
-chmod 755 /usr/sbin/oneib-pkey
+for h in oneib-pkey oneib-partitions-install oneib-partitions; do
+	printf '#!/bin/sh\nexit 0\n' >"/usr/sbin/$h"
+	chmod 755 "/usr/sbin/$h"
+done
 allowed() { sudo -l -U oneadmin "$@" >/dev/null 2>&1; }
 assert_ok "map allowed" -- allowed /usr/sbin/oneib-pkey map 0000:3b:00.2 0x0200c0fffea80105 0x8101 --port 1
 assert_ok "unmap allowed" -- allowed /usr/sbin/oneib-pkey unmap 0000:3b:00.2 --port 1
 assert_ok "show allowed" -- allowed /usr/sbin/oneib-pkey show 0000:3b:00.2
 assert_fail "a shell is not" -- allowed /bin/sh
 assert_fail "oneib-pkey without a subcommand is not" -- allowed /usr/sbin/oneib-pkey
-assert_ok "partitions into opensm's file allowed" -- \
+assert_fail "the old partitions command (cloud XML as root) is not" -- \
 	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf -
-assert_ok "verify of that file allowed" -- \
+assert_fail "the old verify is not" -- \
 	allowed /usr/sbin/oneib-pkey verify --conf /etc/opensm/partitions.conf
-assert_fail "partitions into another file is not" -- \
-	allowed /usr/sbin/oneib-pkey partitions --output /etc/shadow -
-assert_fail "partitions with a reload command of oneadmin's choice is not" -- \
-	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf \
-	--reload-cmd /bin/sh -
-assert_fail "partitions reading a file of oneadmin's choice is not" -- \
-	allowed /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf /root/x
-assert_fail "another subcommand is not" -- allowed /usr/sbin/oneib-pkey partitions
+I=/usr/sbin/oneib-partitions-install
+assert_ok "installing opensm's file from stdin allowed" -- \
+	allowed $I --output /etc/opensm/partitions.conf -
+assert_ok "verify of that file allowed" -- \
+	allowed /usr/sbin/oneib-partitions verify --conf /etc/opensm/partitions.conf
+assert_fail "verify from cloud XML (parsed as root) is not" -- \
+	allowed /usr/sbin/oneib-partitions verify /tmp/cloud.xml
+assert_fail "render as root is not" -- allowed /usr/sbin/oneib-partitions render -
+assert_fail "installing into another file is not" -- allowed $I --output /etc/shadow -
+assert_fail "a reload command of oneadmin's choice is not" -- \
+	allowed $I --output /etc/opensm/partitions.conf --reload-cmd /bin/sh -
+assert_fail "a pid file of oneadmin's choice is not" -- \
+	allowed $I --output /etc/opensm/partitions.conf --pid-file /tmp/pid -
+assert_fail "a backup of oneadmin's choice is not" -- \
+	allowed $I --output /etc/opensm/partitions.conf --backup /etc/shadow -
+assert_fail "reading a file of oneadmin's choice is not" -- \
+	allowed $I --output /etc/opensm/partitions.conf /root/x
+assert_fail "the installer without arguments is not" -- allowed $I
 assert_fail "a copy under the synced remotes is not" -- allowed /var/tmp/one/ib/bin/oneib-pkey map 0000:3b:00.2 0x1 0x8101
+assert_fail "the renderer under the synced remotes is not" -- \
+	allowed /var/tmp/one/ib/bin/oneib-partitions verify --conf /etc/opensm/partitions.conf
 test_done

@@ -107,12 +107,13 @@ assert_ok "show with the default" -- "$PKEY" show "$VF"
 assert_match '^pkey_idx 1: 5 \(0x7fff\)$' "$(cat "$LAST_OUT")" "show: index 1 limited default"
 
 # Partition by its low 15 bits, full member preferred (ib_find_pkey): with
-# 0x0101 at 3 and 0x8101 at 1, P_Key 0x0101 still maps to 1; a partition
-# the port only has as a limited member maps to that entry.
+# 0x0101 at 3 and 0x8101 at 1, P_Key 0x8101 maps to 1, not to the limited
+# entry; a partition the port only has as a limited member maps to that
+# entry.
 printf '0x0101\n' >"$IOV/ports/1/pkeys/3"
 printf '0x0103\n' >"$IOV/ports/1/pkeys/6"
-assert_ok "map 0x0101" -- "$PKEY" map "$VF" 0x0200c0fffea80105 0x0101
-file_is 1 "$PI1/0" "0x0101 -> the full member entry 0x8101 at 1"
+assert_ok "map 0x8101" -- "$PKEY" map "$VF" 0x0200c0fffea80105 0x8101
+file_is 1 "$PI1/0" "0x8101 -> the full member entry 0x8101 at 1, not 0x0101 at 3"
 assert_ok "map 0x8103" -- "$PKEY" map "$VF" 0x0200c0fffea80105 0x8103
 file_is 6 "$PI1/0" "0x8103 -> the only entry 0x0103 at 6"
 file_is 5 "$PI1/1" "index 1 unchanged"

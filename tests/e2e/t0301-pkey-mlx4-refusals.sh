@@ -95,11 +95,16 @@ refuse "GUID '02:00:c0:ff:fe:a8:01': not a GUID" map $VF 02:00:c0:ff:fe:a8:01 0x
 refuse "GUID '': not a GUID" map $VF "" 0x8101
 
 # --- the P_Key -----------------------------------------------------------------------
+# (IB_PKEY's own rule, ibattr.h: a full member of a tenant partition)
 for pk in 0x0000 0 0x7fff 0xffff 0x8000 32767; do
-	refuse "P_Key '$pk': not a tenant partition" map $VF $GUID $pk
+	refuse "map: IB_PKEY '$pk' is (partition 0|the default partition)" map $VF $GUID $pk
+done
+# the limited form is refused, never mapped to a full member entry
+for pk in 0x0101 257 0x0001; do
+	refuse "map: IB_PKEY '$pk' is a limited-member key" map $VF $GUID $pk
 done
 for pk in 0x10000 65536 abc 0x "" " 0x8101" 0x8101x; do
-	refuse "P_Key '$pk': not a 16-bit number" map $VF $GUID "$pk"
+	refuse "map: IB_PKEY '$pk' is not a P_Key" map $VF $GUID "$pk"
 done
 
 # --- the port ------------------------------------------------------------------------
@@ -149,7 +154,7 @@ assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed (other
 assert_ok "show the blocked VF" -- "$PKEY" show $VF
 assert_match '^blocked: yes$' "$(cat "$LAST_OUT")" "show: blocked"
 # Fresh VF (kernel default: index 0 -> 0xffff, a full default member): blocked too.
-assert_fail "map 0x0123 on a fresh VF" -- "$PKEY" map 0000:03:00.5 0x0200c0fffea80155 0x0123
+assert_fail "map 0x8123 on a fresh VF" -- "$PKEY" map 0000:03:00.5 0x0200c0fffea80155 0x8123
 assert_eq 127 "$(count_none "$IOV/0000:03:00.5/ports/1/pkey_idx" 0)" "fresh VF blocked, out of 0xffff"
 file_is 0 "$IOV/ports/1/admin_guids/5" "its GUID file unchanged"
 

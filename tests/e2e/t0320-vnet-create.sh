@@ -4,8 +4,10 @@
 # `onevnet` first in PATH that prints a prepared <VNET_POOL>: a valid P_Key
 # prints exactly its full-member IB_PKEY line; a missing one gets the lowest
 # free key of the range; every refusal (duplicate, out of range, default,
-# zero, bad IB_MTU/IB_MODE/IB_PF/IB_PORT, range exhausted) exits 1 with one
-# line naming the network and nothing on stdout. vnet_delete succeeds.
+# zero, limited member, bad IB_MTU/IB_RATE/IB_SL/IB_MODE/IB_PF/IB_PORT, by
+# the very rules the partitions renderer applies, range exhausted) exits 1
+# with one line naming the network and nothing on stdout. vnet_delete
+# succeeds.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
@@ -92,48 +94,50 @@ refused() { # MSG REGEX ID NAME [ATTR=VALUE...]
 pool 0:public:bridge:0x8102 5:tenant-a:ib:0x8101 6:tenant-c:ib:0x0100 7:tenant-b:ib:
 
 accepted "hex, full member" 0x8102 7 tenant-b IB_PKEY=0x8102
-accepted "hex, limited member: stored full" 0x8102 7 tenant-b IB_PKEY=0x0102
-accepted "hex, upper case" 0x8abc 7 tenant-b IB_PKEY=0X0ABC
-accepted "decimal" 0x8102 7 tenant-b IB_PKEY=258
+accepted "hex, upper case" 0x8abc 7 tenant-b IB_PKEY=0X8ABC
 accepted "decimal with the membership bit" 0x8102 7 tenant-b IB_PKEY=33026
-accepted "outside IB_PKEY_RANGE is fine when asked for" 0xfffe 7 tenant-b IB_PKEY=0x7ffe
+accepted "outside IB_PKEY_RANGE is fine when asked for" 0xfffe 7 tenant-b IB_PKEY=0xfffe
 accepted "every optional attribute" 0x8102 7 tenant-b IB_PKEY=0x8102 IB_MTU=4096 \
-	IB_MODE=connected IB_PF=0000:3b:00.0 IB_PORT=1
+	IB_RATE=7 IB_SL=1 IB_MODE=connected IB_PF=0000:3b:00.0 IB_PORT=1
 accepted "IB_MODE datagram, IB_MTU 2048" 0x8102 7 tenant-b IB_PKEY=0x8102 IB_MTU=2048 IB_MODE=datagram
 
 refused "duplicate of tenant-a" "IB_PKEY 0x8101 is partition 0x0101, already used by VNET 5 \(tenant-a\)" \
 	7 tenant-b IB_PKEY=0x8101
-refused "duplicate written with the other membership bit" "IB_PKEY 0x0101 is partition 0x0101, already used by VNET 5 \(tenant-a\)" \
-	7 tenant-b IB_PKEY=0x0101
 refused "duplicate of a key stored limited member" "IB_PKEY 0x8100 is partition 0x0100, already used by VNET 6 \(tenant-c\)" \
 	7 tenant-b IB_PKEY=0x8100
-refused "duplicate written in decimal" "IB_PKEY 0x0101 is partition 0x0101, already used by VNET 5" 7 tenant-b IB_PKEY=257
 
-refused "out of range 0x10000" "IB_PKEY '0x10000' is out of range" 7 tenant-b IB_PKEY=0x10000
-refused "out of range 65536" "IB_PKEY '65536' is out of range" 7 tenant-b IB_PKEY=65536
-refused "negative" "malformed IB_PKEY '-1'" 7 tenant-b IB_PKEY=-1
-refused "not a number" "malformed IB_PKEY 'abc'" 7 tenant-b IB_PKEY=abc
-refused "default partition 0x7fff" "IB_PKEY 0x7fff is the default partition" 7 tenant-b IB_PKEY=0x7fff
-refused "default partition 0xffff" "IB_PKEY 0xffff is the default partition" 7 tenant-b IB_PKEY=0xffff
-refused "default partition in decimal" "IB_PKEY 0xffff is the default partition" 7 tenant-b IB_PKEY=65535
-refused "zero" "IB_PKEY 0x0000 is the invalid partition 0" 7 tenant-b IB_PKEY=0
-refused "zero with the membership bit" "IB_PKEY 0x8000 is the invalid partition 0" 7 tenant-b IB_PKEY=0x8000
+# the limited form is refused, never read as full membership (finding 4)
+refused "limited member" "IB_PKEY '0x0102' is a limited-member key \(write 0x8102" 7 tenant-b IB_PKEY=0x0102
+refused "limited member in decimal" "IB_PKEY '258' is a limited-member key \(write 0x8102" 7 tenant-b IB_PKEY=258
+refused "out of range 0x10000" "IB_PKEY '0x10000' is not a P_Key: more than 16 bits" 7 tenant-b IB_PKEY=0x10000
+refused "out of range 65536" "IB_PKEY '65536' is not a P_Key: more than 16 bits" 7 tenant-b IB_PKEY=65536
+refused "negative" "IB_PKEY '-1' is not a P_Key" 7 tenant-b IB_PKEY=-1
+refused "not a number" "IB_PKEY 'abc' is not a P_Key" 7 tenant-b IB_PKEY=abc
+refused "default partition 0x7fff" "IB_PKEY '0x7fff' is the default partition" 7 tenant-b IB_PKEY=0x7fff
+refused "default partition 0xffff" "IB_PKEY '0xffff' is the default partition" 7 tenant-b IB_PKEY=0xffff
+refused "default partition in decimal" "IB_PKEY '65535' is the default partition" 7 tenant-b IB_PKEY=65535
+refused "zero" "IB_PKEY '0' is partition 0, which is invalid" 7 tenant-b IB_PKEY=0
+refused "zero with the membership bit" "IB_PKEY '0x8000' is partition 0, which is invalid" 7 tenant-b IB_PKEY=0x8000
 
-refused "IB_MTU not an IB MTU" "malformed IB_MTU '9000'" 7 tenant-b IB_PKEY=0x8102 IB_MTU=9000
-refused "IB_MTU empty" "malformed IB_MTU ''" 7 tenant-b IB_PKEY=0x8102 IB_MTU=
-refused "IB_MODE" "malformed IB_MODE 'ud'" 7 tenant-b IB_PKEY=0x8102 IB_MODE=ud
-refused "IB_PF short form" "malformed IB_PF '3b:00.0'" 7 tenant-b IB_PKEY=0x8102 IB_PF=3b:00.0
-refused "IB_PF path" "malformed IB_PF '../../x'" 7 tenant-b IB_PKEY=0x8102 IB_PF=../../x
-refused "IB_PORT 0" "malformed IB_PORT '0'" 7 tenant-b IB_PKEY=0x8102 IB_PORT=0
-refused "IB_PORT 10" "malformed IB_PORT '10'" 7 tenant-b IB_PKEY=0x8102 IB_PORT=10
-refused "IB_PKEY twice" "IB_PKEY given 2 times" 7 tenant-b IB_PKEY=0x8102 IB_PKEY=0x8103
+# every attribute the renderer reads, by its rules: IB_RATE and IB_SL too
+refused "IB_MTU not an IB MTU" "IB_MTU '9000' is not 256, 512, 1024, 2048 or 4096" 7 tenant-b IB_PKEY=0x8102 IB_MTU=9000
+refused "IB_MTU empty" "IB_MTU '' is not 256" 7 tenant-b IB_PKEY=0x8102 IB_MTU=
+refused "IB_MTU twice" "IB_MTU given twice" 7 tenant-b IB_PKEY=0x8102 IB_MTU=2048 IB_MTU=4096
+refused "IB_RATE 100" "IB_RATE '100' is not a rate code 2..24" 7 tenant-b IB_PKEY=0x8102 IB_RATE=100
+refused "IB_SL 16" "IB_SL '16' is not a service level 0..15" 7 tenant-b IB_PKEY=0x8102 IB_SL=16
+refused "IB_MODE" "IB_MODE 'ud' is not datagram or connected" 7 tenant-b IB_PKEY=0x8102 IB_MODE=ud
+refused "IB_PF short form" "IB_PF '3b:00.0' is not a PCI address" 7 tenant-b IB_PKEY=0x8102 IB_PF=3b:00.0
+refused "IB_PF path" "IB_PF '../../x' is not a PCI address" 7 tenant-b IB_PKEY=0x8102 IB_PF=../../x
+refused "IB_PORT 0" "IB_PORT '0' is not a port number 1..9" 7 tenant-b IB_PKEY=0x8102 IB_PORT=0
+refused "IB_PORT 10" "IB_PORT '10' is not a port number 1..9" 7 tenant-b IB_PKEY=0x8102 IB_PORT=10
+refused "IB_PKEY twice" "IB_PKEY given twice" 7 tenant-b IB_PKEY=0x8102 IB_PKEY=0x8103
 
 # No IB_PKEY: the lowest partition of 0x0100-0x01ff no IB network holds
 # (0x0100 and 0x0101 are taken; the bridge network's 0x8102 is not).
 accepted "missing: lowest free in the range" 0x8102 7 tenant-b
 accepted "empty: same as missing" 0x8102 7 tenant-b IB_PKEY=
 pool 5:tenant-a:ib:0x8101 6:tenant-c:ib:0x0100 7:tenant-b:ib:0x8104
-accepted "its own entry in the pool does not count (a retried create)" 0x8104 7 tenant-b IB_PKEY=0x0104
+accepted "its own entry in the pool does not count (a retried create)" 0x8104 7 tenant-b IB_PKEY=0x8104
 pool 5:tenant-a:ib:0x8101 6:tenant-c:ib:0x0100 8:tenant-d:ib:0x8102 9:tenant-e:ib:0x0104 7:tenant-b:ib:
 accepted "missing: skips every used key" 0x8103 7 tenant-b
 
@@ -151,7 +155,9 @@ accepted "range written full member" 0x8200 7 tenant-b
 refused "oned unreachable" "cannot list the virtual networks \(onevnet list -x\): Failed to open TCP" 7 tenant-b IB_PKEY=0x8102
 rm -f "$TEST_TMP/onevnet.down"
 echo '<VNET_POOL><VNET><ID>5</ID>' >"$TEST_TMP/pool.xml"
-refused "pool not XML" "VNET pool: not well-formed XML" 7 tenant-b IB_PKEY=0x8102
+refused "pool cut short" ".*pool.xml: .*<VNET_POOL> has no end tag$" 7 tenant-b IB_PKEY=0x8102
+echo '<VNET_POOL><VNET><ID>5</ID></VNET_POOL>' >"$TEST_TMP/pool.xml"
+refused "pool not XML" ".*pool.xml: not well-formed XML" 7 tenant-b IB_PKEY=0x8102
 
 pool 5:tenant-a:ib:0x8101
 printf 'not base64!' | PATH="$TEST_TMP/bin:$PATH" "$R/vnm/ib/vnet_create" 7 >"$TEST_TMP/out" 2>"$TEST_TMP/err"
