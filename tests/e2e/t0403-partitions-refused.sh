@@ -1,6 +1,10 @@
 #!/bin/bash
-# A cloud listing that would give a wrong or unreadable partitions.conf is
-# refused with one line naming the object and the reason, and nothing is
+# What nothing gets past. A cloud listing that is not what oned prints (no
+# host pool, cut short, text between the documents, a DOCTYPE, a host whose
+# PF GUID is none) makes the renderer refuse with one line and render
+# nothing. A file that is not exactly what the renderer writes (edited by
+# hand, '\r', a name opensm would cut, bytes after a NUL, two copies of a
+# partition) makes the root installer refuse with one line, and nothing is
 # installed: the file opensm reads, its backup and the directory are as
 # they were, nobody is signalled, and the running opensm keeps the last
 # good partitions (a broken file would put every port in the default
@@ -8,13 +12,14 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/cloud.sh"
 sim_host none
-PK=$TOP/build/bin/oneib-pkey
+PART=$TOP/build/bin/oneib-partitions
+INST=$TOP/build/bin/oneib-partitions-install
 
 cloud_start_vms >"$TEST_TMP/vms.xml"
 cloud_hosts >"$TEST_TMP/hosts.xml"
 cloud_vnets >"$TEST_TMP/vnets.xml"
 cat "$TEST_TMP/vms.xml" "$TEST_TMP/hosts.xml" "$TEST_TMP/vnets.xml" >"$TEST_TMP/good.xml"
-"$PK" partitions "$TEST_TMP/good.xml" >"$TEST_TMP/good.conf" || die "cannot render"
+"$PART" render "$TEST_TMP/good.xml" >"$TEST_TMP/good.conf" || die "cannot render"
 cloud_fabric "$TEST_TMP/good.conf"
 cp "$TEST_TMP/good.conf" "$SIM_PARTITIONS.bak"
 dir=$(dirname "$SIM_PARTITIONS")
@@ -25,16 +30,16 @@ state() { # what must not change
 before=$(state)
 sweeps=$(sim_opensm_sweeps)
 
-# refused WHY REGEX FILE [ARGS...]: one line on stderr matching REGEX, exit 1
-refused() {
-	local why=$1 re=$2 in=$3
-	shift 3
-	assert_fail "$why: refused" -- "$PK" partitions --output "$SIM_PARTITIONS" \
-		--reload-cmd "touch $TEST_TMP/reloaded" "$@" "$in"
-	assert_eq 1 "$(wc -l <"$LAST_ERR")" "$why: one line"
-	assert_match "^oneib-pkey: partitions: $re" "$(cat "$LAST_ERR")" "$why: names the object and the reason"
-	assert_eq "$before" "$(state)" "$why: file, backup and directory untouched"
-	assert_ok "$why: nobody signalled" -- test ! -e "$TEST_TMP/reloaded"
+# --- the renderer: listings that are not what oned prints
+
+# unrendered WHY REGEX FILE: one line on stderr matching REGEX, exit 1,
+# nothing on stdout
+unrendered() {
+	assert_fail "$1: refused" -- "$PART" render "$3"
+	assert_eq 1 "$_tl_rc" "$1: exit status 1"
+	assert_eq 1 "$(wc -l <"$LAST_ERR")" "$1: one line"
+	assert_match "^oneib-partitions: render: $2" "$(cat "$LAST_ERR")" "$1: names the object and the reason"
+	assert_eq "" "$(cat "$LAST_OUT")" "$1: no file rendered"
 }
 
 bad() { # NAME SED-SCRIPT -> $TEST_TMP/NAME.xml from the good listing
@@ -42,47 +47,91 @@ bad() { # NAME SED-SCRIPT -> $TEST_TMP/NAME.xml from the good listing
 	cmp -s "$TEST_TMP/good.xml" "$TEST_TMP/$1.xml" && die "bad $1: sed changed nothing"
 }
 
-bad collision 's/0x8102/0x8101/'
-refused "P_Key collision" "VNET 7 \(tenant-b\): IB_PKEY is partition 0x0101, already used by VNET 5 \(tenant-a\)$" \
-	"$TEST_TMP/collision.xml"
-bad default 's/0x8102/0x7fff/'
-refused "default P_Key" "VNET 7 \(tenant-b\): IB_PKEY '0x7fff' is the default partition$" "$TEST_TMP/default.xml"
-bad fullkey 's/0x8102/0xffff/'
-refused "default P_Key, full form" "VNET 7 \(tenant-b\): IB_PKEY '0xffff' is the default partition$" "$TEST_TMP/fullkey.xml"
-bad mac 's/02:00:c0:a8:01:0c/02:00:c0:a8:01:zz/'
-refused "malformed MAC" "VM 12 NIC 0: malformed MAC '02:00:c0:a8:01:zz'$" "$TEST_TMP/mac.xml"
 bad guid 's/0x0002c90300001001/0x0002c9030000100g/'
-refused "malformed host GUID" "HOST 1 \(node01\): IB_PF PORT_GUID '0x0002c9030000100g' is not a GUID$" "$TEST_TMP/guid.xml"
+unrendered "malformed host GUID" "HOST 1 \(node01\): IB_PF PORT_GUID '0x0002c9030000100g' is not a GUID$" "$TEST_TMP/guid.xml"
 bad nohosts '/<HOST_POOL>/,/<\/HOST_POOL>/d'
-refused "no host listing" "no <HOST_POOL> in the input" "$TEST_TMP/nohosts.xml"
+unrendered "no host listing" "no <HOST_POOL> in the input" "$TEST_TMP/nohosts.xml"
 bad truncated '/<\/VNET_POOL>/d'
-refused "truncated listing" ".*<VNET_POOL> has no end tag$" "$TEST_TMP/truncated.xml"
+unrendered "truncated listing" ".*<VNET_POOL> has no end tag$" "$TEST_TMP/truncated.xml"
 bad garbage '/<HOST_POOL>/i oneadmin@fe:~$ onehost list -x'
-refused "text between the listings" ".*: byte [0-9]+: expected <VM_POOL>, <HOST_POOL> or <VNET_POOL>$" "$TEST_TMP/garbage.xml"
+unrendered "text between the listings" ".*: byte [0-9]+: expected <VM_POOL>, <HOST_POOL> or <VNET_POOL>$" "$TEST_TMP/garbage.xml"
 bad doctype '1i <!DOCTYPE VM_POOL [<!ENTITY x SYSTEM "file:///etc/shadow">]>'
-refused "a DOCTYPE" ".*: byte 1: expected <VM_POOL>" "$TEST_TMP/doctype.xml"
+unrendered "a DOCTYPE" ".*: byte 1: expected <VM_POOL>" "$TEST_TMP/doctype.xml"
+bad twice 's|<VNET><ID>7</ID>|<VNET><ID>5</ID>|'
+unrendered "a network listed twice" "VNET pool: VNET 5 listed twice$" "$TEST_TMP/twice.xml"
+
+# --- the root installer: only the renderer's exact text
+
+# refused WHY REGEX FILE [ARGS...]: one line on stderr matching REGEX, exit 1
+refused() {
+	local why=$1 re=$2 in=$3
+	shift 3
+	assert_fail "$why: refused" -- "$INST" --output "$SIM_PARTITIONS" \
+		--reload-cmd "touch $TEST_TMP/reloaded" "$@" "$in"
+	assert_eq 1 "$(wc -l <"$LAST_ERR")" "$why: one line"
+	assert_match "^oneib-partitions-install: $re" "$(cat "$LAST_ERR")" "$why: names the object and the reason"
+	assert_eq "$before" "$(state)" "$why: file, backup and directory untouched"
+	assert_ok "$why: nobody signalled" -- test ! -e "$TEST_TMP/reloaded"
+}
+
+cloud_listing "$CLOUD_VM10" >"$TEST_TMP/small.xml"
+"$PART" render "$TEST_TMP/small.xml" >"$TEST_TMP/small.conf" || die "cannot render small"
+edit() { # NAME SED-SCRIPT -> $TEST_TMP/NAME.conf from small.conf
+	sed "$2" "$TEST_TMP/small.conf" >"$TEST_TMP/$1.conf"
+	cmp -s "$TEST_TMP/small.conf" "$TEST_TMP/$1.conf" && die "edit $1: sed changed nothing"
+}
+edit hand '/^Default/a # added by hand'
+refused "a comment added by hand" ".*: partitions.conf line 3: not as oneib-partitions writes it .*; nothing installed$" \
+	"$TEST_TMP/hand.conf"
+edit crlf 's/$/\r/'
+refused "CRLF line ends" ".*: partitions.conf line 1: byte 0x0d is not printable ASCII; nothing installed$" "$TEST_TMP/crlf.conf"
+edit longname 's/^vnet5_tenant-a=/vnet5_tenant-a-and-a-much-longer-name=/'
+refused "a name opensm would cut" ".*: partitions.conf line 3: partition name longer than the 31 characters opensm keeps; nothing installed$" \
+	"$TEST_TMP/longname.conf"
+edit semicolon 's/=full ;$/=full/'
+refused "a missing ';'" ".*: partitions.conf line [0-9]+: expected .*; nothing installed$" "$TEST_TMP/semicolon.conf"
+{ cat "$TEST_TMP/small.conf"; printf '\0'; echo 'x=0x0999 : ALL=full ;'; } >"$TEST_TMP/nul.conf"
+refused "bytes after a NUL" ".*: partitions.conf line [0-9]+: byte 0x00 is not printable ASCII; nothing installed$" "$TEST_TMP/nul.conf"
+cat "$TEST_TMP/small.conf" "$TEST_TMP/small.conf" >"$TEST_TMP/double.conf"
+refused "a file twice" ".*: partitions.conf line [0-9]+: expected a partition name; nothing installed$" "$TEST_TMP/double.conf"
+: >"$TEST_TMP/empty.conf"
+refused "an empty file" ".*: partitions.conf line 1: expected 'Default=0x7fff.*; nothing installed$" "$TEST_TMP/empty.conf"
 
 # the target and backup must be plain files
 mv "$SIM_PARTITIONS.bak" "$TEST_TMP/bak.saved"
 ln -s /etc/passwd "$SIM_PARTITIONS.bak"
-cloud_listing "$CLOUD_VM10" >"$TEST_TMP/small.xml"
 before=$(state)
-refused "backup is a symlink" ".*partitions.conf.bak: not a regular file; nothing installed$" "$TEST_TMP/small.xml"
+refused "backup is a symlink" ".*partitions.conf.bak: not a regular file; nothing installed$" "$TEST_TMP/small.conf"
 rm "$SIM_PARTITIONS.bak"
 mv "$TEST_TMP/bak.saved" "$SIM_PARTITIONS.bak"
 ln -s "$SIM_PARTITIONS" "$TEST_TMP/link.conf"
-assert_fail "an --output symlink is refused" -- "$PK" partitions --output "$TEST_TMP/link.conf" --no-reload "$TEST_TMP/small.xml"
+assert_fail "an --output symlink is refused" -- "$INST" --output "$TEST_TMP/link.conf" --no-reload "$TEST_TMP/small.conf"
 assert_match "link.conf: is a symbolic link, not a file; nothing installed$" "$(cat "$LAST_ERR")" "saying so"
 
 # a directory where the new file cannot be written: old file stays whole
 before=$(state)
 mount --bind -o ro "$dir" "$dir"
-refused "read-only directory" ".*partitions.conf.bak: cannot create a file beside it: Read-only file system; nothing installed$" \
-	"$TEST_TMP/small.xml"
+refused "read-only directory" ".*partitions.conf.reload-pending: cannot create a file beside it: Read-only file system; nothing installed$" \
+	"$TEST_TMP/small.conf"
+assert_fail "read-only directory, no reload" -- "$INST" --output "$SIM_PARTITIONS" --no-reload "$TEST_TMP/small.conf"
+assert_match "partitions.conf.bak: cannot create a file beside it: Read-only file system; nothing installed$" \
+	"$(cat "$LAST_ERR")" "read-only directory, no reload: the backup is where it stops"
+assert_eq "$before" "$(state)" "read-only directory, no reload: untouched"
 umount "$dir"
+
+# usage mistakes: exit 2, before anything is read or written
+assert_fail "two ways to reload" -- "$INST" --output "$SIM_PARTITIONS" --no-reload --pid-file x "$TEST_TMP/small.conf"
+assert_eq 2 "$_tl_rc" "usage error: exit 2"
+assert_fail "no --output" -- "$INST" "$TEST_TMP/small.conf"
+assert_eq 2 "$_tl_rc" "no --output: exit 2"
+assert_fail "--output equal to --backup" -- "$INST" --output "$SIM_PARTITIONS" --backup "$SIM_PARTITIONS" "$TEST_TMP/small.conf"
+assert_eq 2 "$_tl_rc" "--backup = --output: exit 2"
+assert_fail "no input" -- "$INST" --output "$SIM_PARTITIONS"
+assert_eq 2 "$_tl_rc" "no input: exit 2"
+assert_eq "$before" "$(state)" "usage errors changed nothing"
 
 # opensm kept the last good partitions all along
 assert_eq "$sweeps" "$(sim_opensm_sweeps)" "opensm was never made to sweep"
 assert_eq "" "$(grep 'Partition configuration in error' "$SIM_OPENSM_LOG")" "opensm never saw a broken file"
-assert_ok "the fabric is still in the last good state" -- sim_client sm "$PK" verify --conf "$TEST_TMP/good.conf"
+assert_ok "the fabric is still in the last good state" -- sim_client sm "$PART" verify --conf "$TEST_TMP/good.conf"
 test_done

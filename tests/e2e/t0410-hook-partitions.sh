@@ -1,16 +1,22 @@
 #!/bin/bash
 # The front-end hook oneib-partitions, run from the installed tree with
 # stand-in onevm, onehost and onevnet first in PATH (they print the
-# listings of tests/unit/data/partitions and record how they were called)
-# and ONEIB_PARTITIONS_CMD in etc/vnm/ib/ibrc set to the real
-# `oneib-pkey partitions --output FILE --no-reload -`: it installs exactly
-# the expected partitions.conf, lists every user's VMs (the short body, not
-# --extended: the renderer needs no NIC VN_MAD) without pagination,
-# leaves an unchanged file alone (same inode, same mtime), fails with one
-# line naming the failed listing or the renderer's refusal and then never
-# touches the file, never feeds a failed listing to the renderer, bounds a
-# hung command, and coalesces runs: a run waiting for the lock lists the
-# cloud only once it has it, and an event arriving meanwhile leaves at once.
+# listings of tests/unit/data/partitions and record how they were called),
+# ONEIB_PARTITIONS_CMD in etc/vnm/ib/ibrc set to the real root installer
+# `oneib-partitions-install --output FILE --no-reload -` and
+# ONEIB_PARTITIONS_READ_CMD to reading FILE: it renders with the installed
+# oneib-partitions and installs exactly the expected partitions.conf,
+# lists every user's VMs (the full body, --extended: the NICs' IB_PKEY)
+# without pagination, leaves an unchanged file alone (same inode, same
+# mtime), passes a refused network's warning on while installing the rest
+# (the refused network keeping its installed partition, read back through
+# ONEIB_PARTITIONS_READ_CMD), uses the hosts' ONEIB_CLOUD_ID and
+# ONEIB_PARTITIONS_LEGACY_GUIDS, fails with one line naming the failed
+# listing or the renderer's refusal and then never touches the file, never
+# feeds a failed listing to the renderer, says what to change in an ibrc
+# from before the privilege split, bounds a hung command, and coalesces
+# runs: a run waiting for the lock lists the cloud only once it has it, and
+# an event arriving meanwhile leaves at once.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
@@ -18,9 +24,9 @@ install_tree "$TEST_TMP/inst" 2>/dev/null
 R=$TEST_TMP/inst/var/lib/one/remotes
 HOOK=$R/hooks/oneib-partitions
 DATA=$TOP/tests/unit/data/partitions
-PK=$TOP/build/bin/oneib-pkey
+INST=$TOP/build/bin/oneib-partitions-install
 CONF=$TEST_TMP/etc/partitions.conf
-[ -x "$PK" ] || die "no $PK (make first)"
+[ -x "$INST" ] || die "no $INST (make first)"
 assert_ok "hook installed executable" -- test -x "$HOOK"
 mkdir -p "$TEST_TMP/etc" "$TEST_TMP/bin"
 cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
@@ -45,12 +51,15 @@ for c in onevm:vms onehost:hosts onevnet:vnets; do
 	chmod +x "$TEST_TMP/bin/$cli"
 done
 
-# The renderer command, as an operator writes it in ibrc; it also counts
-# its runs in $TEST_TMP/calls.render.
-sed -i "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"echo run >>$TEST_TMP/calls.render; $PK partitions --output $CONF --no-reload -\"|" \
+# The install command, as an operator writes it in ibrc; it also counts
+# its runs in $TEST_TMP/calls.render. And where the installed file is read.
+sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"echo run >>$TEST_TMP/calls.render; $INST --output $CONF --no-reload -\"|" \
+	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=\"test ! -e $CONF \|\| cat $CONF\"|" \
 	"$R/etc/vnm/ib/ibrc"
 assert_match "^ONEIB_PARTITIONS_CMD=\"echo run .*--no-reload -\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
 	"ibrc has ONEIB_PARTITIONS_CMD to set"
+assert_match "^ONEIB_PARTITIONS_READ_CMD=\"test ! -e .* cat $CONF\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
+	"ibrc has ONEIB_PARTITIONS_READ_CMD to set"
 
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
@@ -72,8 +81,8 @@ for cli in onevm onehost onevnet; do
 done
 assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevm")" \
 	"onevm lists all users' VMs"
-assert_eq "" "$(grep -- --extended "$TEST_TMP/calls.onevm")" \
-	"onevm lists the short VM bodies, not the heavy --extended ones"
+assert_match "^list( .*)? --extended( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevm")" \
+	"onevm lists the full VM bodies: the NICs' IB_PKEY"
 assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevnet")" \
 	"onevnet lists all users' networks"
 
@@ -101,7 +110,7 @@ refused() { # WHY REGEX
 }
 renders=$(wc -l <"$TEST_TMP/calls.render")
 : >"$TEST_TMP/onevm.fail"
-refused "onevm fails" "onevm list -x --no-pager all failed \(exit 1\): Failed to open TCP connection to localhost:2633 \(Connection refused - connect\(2\)\)$"
+refused "onevm fails" "onevm list -x --extended --no-pager all failed \(exit 1\): Failed to open TCP connection to localhost:2633 \(Connection refused - connect\(2\)\)$"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevm fails: nothing was piped into the renderer"
 rm "$TEST_TMP/onevm.fail"
 : >"$TEST_TMP/onevnet.fail"
@@ -110,16 +119,35 @@ assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevnet fails: nothin
 rm "$TEST_TMP/onevnet.fail"
 
 # --- the renderer refuses the cloud: its reason, the old file stays
-sed 's/0x0102/0x0101/' "$DATA/vnets.xml" >"$TEST_TMP/vnets.xml"
-refused "P_Key collision" "echo run .* failed \(exit 1\): oneib-pkey: partitions: VNET [57] \(.*\): IB_PKEY is partition 0x0101, already used by VNET [57] \(.*\)$"
-assert_eq $((renders + 1)) "$(wc -l <"$TEST_TMP/calls.render")" "the renderer did run and refuse"
+sed 's/0x0002c90300a1b2c1/0x0002c9zz00a1b2c1/' "$DATA/hosts.xml" >"$TEST_TMP/hosts.xml"
+refused "malformed host GUID" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
+assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "nothing was installed"
+cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
+
+# --- one tenant's bad network: the rest is installed, the warning passed on,
+# the network keeps the partition read back from the installed file
+cp "$CONF" "$TEST_TMP/good.conf"
+sed 's|<IB_SL><!\[CDATA\[1\]\]></IB_SL>|<IB_SL><![CDATA[16]]></IB_SL>|' "$DATA/vnets.xml" >"$TEST_TMP/vnets.xml"
+cmp -s "$DATA/vnets.xml" "$TEST_TMP/vnets.xml" && die "no IB_SL to change"
+sed 's|<STATE>8</STATE>|<STATE>4</STATE>|' "$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 stopped
+assert_ok "IB_SL 16 on tenant-a: the hook still installs" -- run_hook
+assert_match ": unchanged \(2 partitions, 6 members, 1 left out\)|: installed \(2 partitions, 6 members, 1 left out\)" \
+	"$(cat "$LAST_OUT")" "tenant-a kept as installed (VM 44 still in it)"
+assert_match "^oneib-partitions: warning: VNET 5 \(tenant-a\): IB_SL '16' is not a service level 0..15; left out, its installed partition 0x0101 kept$" \
+	"$(cat "$LAST_ERR")" "the renderer's warning reaches the hook's log"
+assert_eq "$(sed -n '/^vnet5_/,/;$/p' "$TEST_TMP/good.conf")" "$(sed -n '/^vnet5_/,/;$/p' "$CONF")" \
+	"tenant-a's partition is the one installed before"
 cp "$DATA/vnets.xml" "$TEST_TMP/vnets.xml"
+cp "$DATA/vms.xml" "$TEST_TMP/vms.xml"
+assert_ok "fixed again" -- run_hook
+assert_file_eq "$DATA/expected.conf" "$CONF" "back to the expected file"
+renders=$(wc -l <"$TEST_TMP/calls.render")
 
 # --- a real change is installed, the old file kept as the backup
 sed 's|<STATE>8</STATE>|<STATE>4</STATE>|' "$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 stopped
 assert_ok "VM 44 stopped" -- run_hook
 assert_match ": installed \(2 partitions, 5 members\)" "$(cat "$LAST_OUT")" "one member less"
-assert_eq "" "$(grep 0x0200c0fffea80103 "$CONF")" "VM 44's GUID left tenant-a"
+assert_eq "" "$(grep 0x02000000002c0000 "$CONF")" "VM 44's GUID left tenant-a"
 assert_file_eq "$DATA/expected.conf" "$CONF.bak" "the previous file is the backup"
 
 # --- a hung listing is killed; the lock is free again afterwards
@@ -157,6 +185,30 @@ wait "$a"
 assert_eq 0 $? "A succeeds once the lock is free"
 assert_match ": installed \(2 partitions, 6 members\)" "$(cat "$TEST_TMP/a.out")" "A saw the newest state"
 assert_file_eq "$DATA/expected.conf" "$CONF" "A installed it"
+
+# --- the hosts' cloud id, and the old GUIDs while upgrading
+cp "$CONF" "$TEST_TMP/before-id.conf"
+echo "ONEIB_CLOUD_ID=3" >>"$R/etc/vmm/kvm-ib/kvm-ibrc"
+assert_ok "cloud id 3" -- run_hook
+assert_match "0x02030000002a0000=full" "$(cat "$CONF")" "VM 42 NIC 0 in cloud 3"
+assert_eq "" "$(grep 0x02000000002a0000 "$CONF")" "not in cloud 0"
+sed -i '/^ONEIB_CLOUD_ID=3$/d' "$R/etc/vmm/kvm-ib/kvm-ibrc"
+echo "ONEIB_PARTITIONS_LEGACY_GUIDS=yes" >>"$R/etc/vnm/ib/ibrc"
+assert_ok "legacy GUIDs" -- run_hook
+assert_match "0x0200c0fffea80105=full" "$(cat "$CONF")" "VM 42's old MAC GUID is a member too"
+assert_match "0x02000000002a0000=full" "$(cat "$CONF")" "as is its new one"
+sed -i 's/^ONEIB_PARTITIONS_LEGACY_GUIDS=yes$/ONEIB_PARTITIONS_LEGACY_GUIDS=maybe/' "$R/etc/vnm/ib/ibrc"
+refused "a bad legacy setting" "ONEIB_PARTITIONS_LEGACY_GUIDS 'maybe' is not yes or no$"
+sed -i '/^ONEIB_PARTITIONS_LEGACY_GUIDS=maybe$/d' "$R/etc/vnm/ib/ibrc"
+assert_ok "back to cloud 0, new GUIDs only" -- run_hook
+assert_file_eq "$TEST_TMP/before-id.conf" "$CONF" "the file of before"
+
+# --- an ibrc from before the privilege split (kept by make install)
+cp "$R/etc/vnm/ib/ibrc" "$TEST_TMP/ibrc.saved"
+sed -i "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"sudo -n /usr/sbin/oneib-pkey partitions --output $CONF -\"|" \
+	"$R/etc/vnm/ib/ibrc"
+refused "old ibrc" "ONEIB_PARTITIONS_CMD in .* still runs 'oneib-pkey partitions', which is now oneib-partitions-install \(see INSTALL, upgrading\)$"
+cp "$TEST_TMP/ibrc.saved" "$R/etc/vnm/ib/ibrc"
 
 # --- a lock file that cannot be opened
 ONEIB_PARTITIONS_LOCK=$TEST_TMP/no/such/dir/lock refused "lock not openable" \

@@ -11,7 +11,13 @@
 #                          node02-04 (mlx5_core), all in cluster 100;
 #                          only the NAMEs given (default: all four)
 #   cloud_vms SPEC...      one VM per SPEC "ID/STATE/LCM_STATE/HOST/MAC/VNET"
-#   cloud_start_vms        the VMs of the fabric file, all RUNNING (3/3)
+#                          or ".../VNET/IB_PKEY": the NIC as the full
+#                          listing (onevm list -x --extended) has it, with
+#                          VN_MAD and the IB_PKEY it carries
+#   cloud_start_vms        the VMs of the fabric file, all RUNNING (3/3):
+#                          the two tenants' networks hand out the same
+#                          addresses, and VMs 10 (a) and 11 (b) got the
+#                          same MAC
 
 cloud_vnets() {
 	cat <<-'XML'
@@ -57,16 +63,18 @@ cloud_hosts() {
 }
 
 cloud_vms() {
-	local spec id st lcm host mac net
+	local spec id st lcm host mac net pkey full
 	echo "<VM_POOL>"
 	for spec in "$@"; do
-		IFS=/ read -r id st lcm host mac net <<<"$spec"
+		IFS=/ read -r id st lcm host mac net pkey <<<"$spec"
+		full=
+		[ -z "$pkey" ] || full="<VN_MAD><![CDATA[ib]]></VN_MAD><IB_PKEY><![CDATA[$pkey]]></IB_PKEY>"
 		cat <<-XML
 		  <VM><ID>$id</ID><UID>2</UID><NAME><![CDATA[vm-$id]]></NAME>
 		    <STATE>$st</STATE><LCM_STATE>$lcm</LCM_STATE>
 		    <TEMPLATE>
 		      <NIC><MAC><![CDATA[$mac]]></MAC><NETWORK_ID><![CDATA[$net]]></NETWORK_ID>
-		        <NIC_ID><![CDATA[0]]></NIC_ID><NETWORK><![CDATA[tenant]]></NETWORK></NIC>
+		        <NIC_ID><![CDATA[0]]></NIC_ID><NETWORK><![CDATA[tenant]]></NETWORK>$full</NIC>
 		    </TEMPLATE>
 		    <HISTORY_RECORDS><HISTORY><HOSTNAME><![CDATA[$host]]></HOSTNAME></HISTORY></HISTORY_RECORDS>
 		  </VM>
@@ -76,12 +84,12 @@ cloud_vms() {
 }
 
 CLOUD_VM10=10/3/3/node02/02:00:c0:a8:01:0a/5
-CLOUD_VM11=11/3/3/node02/02:00:c0:a8:02:0b/7
-CLOUD_VM12=12/3/3/node03/02:00:c0:a8:01:0c/5
-CLOUD_VM13=13/3/3/node04/02:00:c0:a8:02:0d/7
-CLOUD_VM14=14/3/3/node04/02:00:c0:a8:01:0e/5
+CLOUD_VM11=11/3/3/node02/02:00:c0:a8:01:0a/7
+CLOUD_VM12=12/3/3/node03/02:00:c0:a8:01:0b/5
+CLOUD_VM13=13/3/3/node04/02:00:c0:a8:01:0d/7
+CLOUD_VM14=14/3/3/node04/02:00:c0:a8:01:0c/5
 # on the ConnectX-3 host: its GUID is an alias on node01's port, not a port
-CLOUD_VM15=15/3/3/node01/02:00:c0:a8:02:0f/7
+CLOUD_VM15=15/3/3/node01/02:00:c0:a8:01:0f/7
 
 cloud_start_vms() {
 	cloud_vms "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
