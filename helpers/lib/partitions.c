@@ -91,7 +91,7 @@ enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
 struct net {
 	const struct vnet_fact *f;
 	enum net_status status;
-	char why[NOTE_MAX]; /* NET_BAD: the reason, without the outcome */
+	char *why; /* NET_BAD: the reason, without the outcome (malloc'd) */
 	const struct partition *inst; /* its partition in the installed file */
 	long part; /* index into out->p, -1 when it has none */
 };
@@ -105,9 +105,9 @@ struct by_id {
 enum { SRC_PF = -1, SRC_KEPT = -2 };
 struct entry {
 	uint64_t guid;
-	size_t part;
-	long src; /* a NIC index, SRC_PF or SRC_KEPT */
+	uint32_t part;
 	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
+	long src; /* a NIC index, SRC_PF or SRC_KEPT */
 };
 
 struct note {
@@ -238,8 +238,9 @@ static int index_nets(struct work *w)
 		n->inst = b ? &in->p[b->i] : NULL;
 		if (n->status == NET_FRESH && n->f->bad != FACT_NONE) {
 			n->status = NET_BAD;
-			snprintf(n->why, sizeof(n->why), "%s",
-				 f->texts[n->f->bad]);
+			n->why = strdup(f->texts[n->f->bad]);
+			if (!n->why)
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -297,10 +298,16 @@ static int settle_collisions(struct work *w)
 			vnet_fact_label(v[k]->f, me);
 			vnet_fact_label(other->f, it);
 			pkey_fmt(v[k]->f->a.pkey, pk);
-			snprintf(v[k]->why, sizeof(v[k]->why),
-				 "%s: IB_PKEY %s is partition 0x%04x, %s %s",
-				 me, pk, base_of(v[k]),
-				 holder ? "held by" : "also claimed by", it);
+			if (asprintf(&v[k]->why,
+				     "%s: IB_PKEY %s is partition 0x%04x, %s "
+				     "%s",
+				     me, pk, base_of(v[k]),
+				     holder ? "held by" : "also claimed by",
+				     it) < 0) {
+				v[k]->why = NULL;
+				free(v);
+				return -ENOMEM;
+			}
 			v[k]->status = NET_BAD;
 		}
 	}
@@ -401,7 +408,7 @@ static int add_entry(struct work *w, uint64_t g, size_t part, long src)
 		return -ENOMEM;
 	w->e = e;
 	e[w->ne].guid = g;
-	e[w->ne].part = part;
+	e[w->ne].part = (uint32_t)part;
 	e[w->ne].src = src;
 	e[w->ne++].drop = false;
 	return 0;
@@ -803,6 +810,8 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 	for (i = 0; i < w.nnotes; i++)
 		free(w.notes[i].text);
 	free(w.notes);
+	for (i = 0; w.nets && i < w.nnets; i++)
+		free(w.nets[i].why);
 	free(w.nets);
 	free(w.ids);
 	free(w.inst);

@@ -1,9 +1,12 @@
 #!/bin/bash
-# oneib-pkey partitions on large synthetic clouds (tests/bench/genpools.sh):
+# oneib-partitions render on large synthetic clouds (tests/bench/genpools.sh):
 # wall time (p50, p99 over the runs) and peak RSS of
-#   oneib-pkey partitions --output F --no-reload vms.xml hosts.xml vnets.xml
-# for a first install (F absent before every run) and for an unchanged
-# re-render (F already holds the text: nothing is written).
+#   oneib-partitions render --output F vms.xml hosts.xml vnets.xml
+# for a first render (F absent before every run) and for an unchanged
+# re-render (F already holds the text: nothing is written), and of the
+# root step on the SM's host that follows it,
+#   oneib-partitions-install --output F2 --no-reload F
+# (strict re-parse, re-render, byte compare, then install or "unchanged").
 #
 # P partitions in the file (P - 1 "ib" networks plus Default) and G member
 # lines in all (VF GUIDs of VMs that have a host, plus ConnectX-3 PF GUIDs):
@@ -22,17 +25,20 @@
 #
 # Environment: B40_RUNS (10) runs per figure, fewer (at least 3) when one
 # render takes over B40_BUDGET_S / runs seconds (default 30 s per figure);
-# ONEIB_PKEY (build/bin/oneib-pkey); B40_EXTRA_SHAPES ("lean").
+# ONEIB_PARTITIONS (build/bin/oneib-partitions), ONEIB_PARTITIONS_INSTALL
+# (build/bin/oneib-partitions-install); B40_EXTRA_SHAPES ("lean").
 . "$(dirname "$0")/../lib/test-lib.sh"
 
-PKEY=${ONEIB_PKEY:-$TOP/build/bin/oneib-pkey}
+PART=${ONEIB_PARTITIONS:-$TOP/build/bin/oneib-partitions}
+INST=${ONEIB_PARTITIONS_INSTALL:-$TOP/build/bin/oneib-partitions-install}
 RUNSTAT=$TOP/build/bench/runstat
 GEN=$TOP/tests/bench/genpools.sh
 RUNS=${B40_RUNS:-10}
 BUDGET_S=${B40_BUDGET_S:-30}
 EXTRA_SHAPES=${B40_EXTRA_SHAPES-lean}
 [ -x "$RUNSTAT" ] || die "$RUNSTAT missing (make build/bench/runstat)"
-[ -x "$PKEY" ] || die "$PKEY missing (make)"
+[ -x "$PART" ] || die "$PART missing (make)"
+[ -x "$INST" ] || die "$INST missing (make)"
 
 # stats FILE: "p50_ms=.. p99_ms=.. min_ms=.." of the numbers in FILE, one
 # a line (same ranks as runstat: n/2 and n*99/100).
@@ -48,7 +54,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 # bench P G SHAPE: generate, check one render, time both paths.
 p50_of=()
 bench() {
-	local p=$1 g=$2 shape=$3 d out gen in_b runs t1 i bad= r rss1 rss2 fs us ino
+	local p=$1 g=$2 shape=$3 d out gen in_b runs t1 i bad= r rss1 rss2 fs us ino inst ri
 	d=$TEST_TMP/p$p-g$g-$shape
 	out=$d/partitions.conf
 	assert_ok "P=$p G=$g $shape: genpools.sh" -- \
@@ -59,8 +65,8 @@ bench() {
 
 	# One render to check (and warm the page cache), timed to size the runs.
 	t1=$EPOCHREALTIME
-	assert_ok "P=$p G=$g $shape: first install succeeds" -- \
-		"$PKEY" partitions --output "$out" --no-reload "$@" || return
+	assert_ok "P=$p G=$g $shape: first render succeeds" -- \
+		"$PART" render --output "$out" "$@" || return
 	t1=$(awk -v a="$t1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
 	assert_eq "$p $g" "$(grep -c '^[A-Za-z_][A-Za-z0-9_-]*=0x[0-9a-f]\{4\}' "$out") $(($(grep -c '=full' "$out") - 1))" \
 		"P=$p G=$g $shape: the file holds $p partitions and $g members" || return
@@ -74,25 +80,29 @@ bench() {
 	runs=$(awk -v r="$RUNS" -v t="$t1" -v b="$BUDGET_S" 'BEGIN {
 		n = t > 0 ? int(b / t) : r; if (n > r) n = r; if (n < 3) n = 3; print n }')
 
-	# First install: F (and F.bak) removed before every run.
+	# First render: F removed before every run.
 	: >"$d/first.raw"
 	for i in $(seq "$runs"); do
-		rm -f "$out" "$out.bak"
-		"$RUNSTAT" 1 "$PKEY" partitions --output "$out" --no-reload "$@" >>"$d/first.raw" ||
-			{ bad="first install, run $i"; break; }
+		rm -f "$out"
+		"$RUNSTAT" 1 "$PART" render --output "$out" "$@" >>"$d/first.raw" ||
+			{ bad="first render, run $i"; break; }
 	done
-	assert_eq "" "$bad" "P=$p G=$g $shape: every timed first install succeeds" || return
+	assert_eq "" "$bad" "P=$p G=$g $shape: every timed first render succeeds" || return
 	assert_file_eq "$d/want.conf" "$out" "P=$p G=$g $shape: the same file each time"
 	# Unchanged: F is current, every run only reads and compares; the same
 	# inode afterwards shows that none renamed a new file over it.
 	ino=$(stat -c %i "$out")
-	assert_ok "P=$p G=$g $shape: a re-render of the current file succeeds" -- \
-		"$PKEY" partitions --output "$out" --no-reload "$@" &&
-		assert_match ": unchanged" "$(cat "$LAST_OUT")" "P=$p G=$g $shape: and says unchanged"
 	assert_ok "P=$p G=$g $shape: every timed unchanged re-render succeeds" -- \
-		"$RUNSTAT" "$runs" "$PKEY" partitions --output "$out" --no-reload "$@" || return
+		"$RUNSTAT" "$runs" "$PART" render --output "$out" "$@" || return
 	r=$(cat "$LAST_OUT")
 	assert_eq "$ino" "$(stat -c %i "$out")" "P=$p G=$g $shape: unchanged re-renders write nothing"
+	# The root step: a first install into F2, then timed unchanged ones.
+	inst=$d/installed.conf
+	assert_ok "P=$p G=$g $shape: the installer takes the rendered file" -- \
+		"$INST" --output "$inst" --no-reload "$out" || return
+	assert_ok "P=$p G=$g $shape: every timed install of the same file succeeds" -- \
+		"$RUNSTAT" "$runs" "$INST" --output "$inst" --no-reload "$out" || return
+	ri=$(cat "$LAST_OUT")
 
 	sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' "$d/first.raw" >"$d/first"
 	rss1=$(sed -n 's/.* max_rss_kb=\([0-9]*\).*/\1/p' "$d/first.raw" | sort -n | tail -n 1)
@@ -101,13 +111,14 @@ bench() {
 	us=$(awk -v a="$(field median_ms "$r")" -v b="$(field p99_ms "$r")" -v c="$(field min_ms "$r")" \
 		'BEGIN { printf "p50_ms=%.1f p99_ms=%.1f min_ms=%.1f", a, b, c }')
 	p50_of+=("$p $g $shape $(field p50_ms "$fs") $(field p50_ms "$us") $in_b")
-	echo "bench: oneib-pkey partitions P=$p ($((p - 1)) networks + Default) G=$g members, $shape shape:" \
+	echo "bench: oneib-partitions render P=$p ($((p - 1)) networks + Default) G=$g members, $shape shape:" \
 		"$(field vms "$gen") VMs ($(field member_vms "$gen") with a host, $(field ib_nics "$gen") IB NICs)," \
 		"$(field hosts "$gen") hosts ($(field mlx4_hosts "$gen") mlx4); input $(mb "$in_b") MB" \
 		"(vms $(mb "$(field bytes_vms "$gen")"), hosts $(mb "$(field bytes_hosts "$gen")")," \
 		"vnets $(mb "$(field bytes_vnets "$gen")")), output $(mb "$(wc -c <"$out")") MB"
-	echo "bench:   first install:       runs=$runs $fs max_rss_kb=$rss1 (goal for P=32767 G=100000: < 250 ms, < 65536 kB)"
+	echo "bench:   first render:        runs=$runs $fs max_rss_kb=$rss1 (goal for P=32767 G=100000: < 250 ms, < 65536 kB)"
 	echo "bench:   unchanged re-render: runs=$runs $us max_rss_kb=$rss2 (goal: < 50 ms)"
+	echo "bench:   install, unchanged:  runs=$runs p50_ms=$(field median_ms "$ri") p99_ms=$(field p99_ms "$ri") max_rss_kb=$(field max_rss_kb "$ri") (root: re-parse, re-render, compare)"
 	rm -rf "$d" # hundreds of MB for the big shapes
 }
 
@@ -122,7 +133,7 @@ for s in $EXTRA_SHAPES; do
 done
 
 # Growth: p50 per member and per MB of input; linear = constant columns.
-echo "bench: growth (p50 of first install / unchanged):"
+echo "bench: growth (p50 of first render / unchanged):"
 for row in "${p50_of[@]}"; do
 	read -r p g shape f u b <<<"$row"
 	awk -v p="$p" -v g="$g" -v s="$shape" -v f="$f" -v u="$u" -v b="$b" 'BEGIN {
