@@ -1,6 +1,6 @@
 #!/bin/bash
 # genpools.sh: a synthetic cloud for the partitions renderer (b40), as the
-# three documents `oneib-pkey partitions` reads: DIR/vms.xml (<VM_POOL>),
+# three documents `oneib-partitions render` reads: DIR/vms.xml (<VM_POOL>),
 # DIR/hosts.xml (<HOST_POOL>), DIR/vnets.xml (<VNET_POOL>).
 #
 #   genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-f lean|listing|extended]

@@ -35,7 +35,7 @@ fi
 say "=== a NIC on a network claiming the default partition ==="
 one_deploy 3 ib/0/02:00:0a:00:03:01/0x7fff >/dev/null 2>"$TEST_TMP/err"
 say "refused: $(cat "$TEST_TMP/err")"
-assert_match "IB_PKEY 0x7fff is the default partition" "$(cat "$TEST_TMP/err")" "default partition refused"
+assert_match "IB_PKEY '0x7fff' is the default partition" "$(cat "$TEST_TMP/err")" "default partition refused"
 assert_fail "VM 3 did not boot" -- virsh domuuid one-3
 
 say "=== shutdown: the VFs lose GUID and partitions ==="

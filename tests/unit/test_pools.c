@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * What `oneib-pkey partitions` does around the renderer: finding the pool
+ * What `oneib-partitions` does around the renderer: finding the pool
  * documents in one stream, read in pieces of any size (declarations,
  * comments, CDATA holding markup) and replacing the file opensm reads
  * (unchanged -> untouched, changed -> backup + atomic rename, refusals
