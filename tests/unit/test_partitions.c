@@ -652,6 +652,48 @@ static void kept_member_the_cloud_moved(void **state)
 }
 
 /*
+ * The upgrade: the installed file was written by `oneib-pkey partitions`,
+ * with names up to 52 characters ("one_vnet_<ID>_<name>"). A refused
+ * network still keeps its partition from it, under a name opensm keeps
+ * whole; the first render rewrites every name.
+ */
+static void kept_from_a_file_of_before(void **state)
+{
+	static const char old[] =
+		"# oneib-pkey partitions: generated from the cloud's state, do "
+		"not edit\n"
+		"Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+		"one_vnet_5_a=0x0101, ipoib :\n\t0x0200c0fffea80105=full ;\n"
+		"one_vnet_7_b_with_a_name_of_thirty_two_chars=0x0102, ipoib, "
+		"sl=2 :\n\t0x0200c0fffea80106=full ;\n";
+	struct partitions in, m;
+	const struct render_opts o = { 0, false, &in };
+	struct strbuf sb = STRBUF_INIT;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(partconf_parse(old, strlen(old), 0, &in, err,
+					sizeof(err)),
+			 -EINVAL); /* too long for what we write now */
+	assert_int_equal(partconf_parse(old, strlen(old), PARTCONF_OLD_NAMES,
+					&in, err, sizeof(err)),
+			 0);
+	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8102") "<IB_SL>16</"
+							    "IB_SL>"),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_string_equal(find_pkey(&m, 0x0102)->name, "vnet7_b");
+	assert_int_equal(find_pkey(&m, 0x0102)->sl, 2);
+	assert_true(find_pkey(&m, 0x0102)->guids[0] == 0x0200c0fffea80106ULL);
+	assert_string_equal(find_pkey(&m, 0x0101)->name, "vnet5_a");
+	render_checked(&m, &sb);
+	sb_release(&sb);
+	partitions_free(&m);
+	partitions_free(&in);
+}
+
+/*
  * Finding 4: a NIC whose own IB_PKEY (the full listing carries it) is not
  * its network's, or is malformed, is left out and named; a NIC without
  * NIC_ID too. The rest of its network follows the cloud.
@@ -893,6 +935,7 @@ int main(void)
 		cmocka_unit_test(bad_pkeys_are_left_out),
 		cmocka_unit_test(collision_holder_keeps_its_partition),
 		cmocka_unit_test(kept_member_the_cloud_moved),
+		cmocka_unit_test(kept_from_a_file_of_before),
 		cmocka_unit_test(nic_that_cannot_be_rendered),
 		cmocka_unit_test(names_fit_opensm),
 		cmocka_unit_test(refuses_malformed_pf_guid),
