@@ -689,45 +689,94 @@ static int fill_members(struct work *w)
 	return 0;
 }
 
+/* The network a partition index belongs to (fresh or kept), or NULL. */
+static const struct net *net_of_part(const struct work *w, uint32_t part)
+{
+	size_t i;
+
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].part == (long)part)
+			return &w->nets[i];
+	return NULL;
+}
+
+static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
+{
+	const struct work *w = arg;
+	const struct net *x = net_of_part(w, *(const uint32_t *)a);
+	const struct net *y = net_of_part(w, *(const uint32_t *)b);
+	int ix = x ? x->f->id : -1, iy = y ? y->f->id : -1;
+
+	return ix < iy ? -1 : ix > iy;
+}
+
 /*
- * ConnectX-3: the default partition plus at most 126 tenant keys. The
- * entries are sorted by GUID and partition: count each PF's partitions.
+ * ConnectX-3: the default partition plus at most 126 tenant keys on a PF
+ * port. A port the cloud would give more keeps the 126 networks with the
+ * lowest IDs (the oldest: what already runs there keeps running) and is
+ * left out of the others, one note each; a VM of such a network cannot be
+ * mapped on that host (deploy fails there, the key not being on the port)
+ * while every other tenant follows the cloud. Entries are sorted by GUID
+ * and partition; runs before fill_members.
  */
-static int check_mlx4_ports(struct work *w)
+static int limit_mlx4_ports(struct work *w)
 {
 	const struct cloud_facts *f = w->f;
+	const size_t max = PARTITIONS_MLX4_MAX_PKEYS - 1;
 	size_t i, j, h, k;
-	char guid[GUID_STRLEN];
+	uint32_t *parts = NULL;
+	int r = 0;
 
-	for (i = 0; i < w->ne; i = j) {
+	for (i = 0; i < w->ne && !r; i = j) {
 		uint64_t g = w->e[i].guid;
-		size_t keys = 1;
-		long last = -1;
+		const char *host = "?";
+		char guid[GUID_STRLEN];
+		int host_id = -1;
+		size_t nparts = 0;
 
-		for (j = i; j < w->ne && w->e[j].guid == g; j++) {
-			if (w->e[j].drop || (long)w->e[j].part == last)
-				continue;
-			last = (long)w->e[j].part;
-			keys++;
-		}
-		if (keys <= PARTITIONS_MLX4_MAX_PKEYS || !is_pf(w, g))
+		for (j = i; j < w->ne && w->e[j].guid == g; j++)
+			if (!w->e[j].drop &&
+			    (!nparts || w->e[j].part != parts[nparts - 1])) {
+				uint32_t *np = realloc(
+					parts, (nparts + 1) * sizeof(*np));
+
+				if (!np) {
+					free(parts);
+					return -ENOMEM;
+				}
+				parts = np;
+				parts[nparts++] = w->e[j].part;
+			}
+		if (nparts <= max || !is_pf(w, g))
 			continue;
-		guid_fmt_hex(g, guid);
-		for (h = 0; h < f->nhosts; h++)
+		qsort_r(parts, nparts, sizeof(*parts), cmp_part_by_vnet, w);
+		for (h = 0; h < f->nhosts && host_id < 0; h++)
 			for (k = 0; k < f->hosts[h].npf; k++)
 				if (f->hosts[h].pf[k] == g) {
-					err_set(w->err, w->errlen,
-						"HOST %d (%s): port %s would "
-						"hold %zu P_Keys, ConnectX-3 "
-						"holds %d",
-						f->hosts[h].id,
-						f->texts[f->hosts[h].name],
-						guid, keys,
-						PARTITIONS_MLX4_MAX_PKEYS);
-					return -EINVAL;
+					host_id = f->hosts[h].id;
+					host = f->texts[f->hosts[h].name];
+					break;
 				}
+		guid_fmt_hex(g, guid);
+		for (k = max; k < nparts && !r; k++) {
+			const struct net *n = net_of_part(w, parts[k]);
+			char label[VNET_LABEL_MAX] = "?";
+			size_t e;
+
+			for (e = i; e < j; e++)
+				if (w->e[e].part == parts[k])
+					w->e[e].drop = true;
+			if (n)
+				vnet_fact_label(n->f, label);
+			r = note_add(w, 0, n ? n->f->id : -1, host_id,
+				     "%s: HOST %d (%s) port %s already holds "
+				     "the %zu tenant keys a ConnectX-3 port "
+				     "can; left out on that port",
+				     label, host_id, host, guid, max);
+		}
 	}
-	return 0;
+	free(parts);
+	return r;
 }
 
 static int cmp_partition(const void *a, const void *b)
@@ -798,9 +847,9 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 	if (!r)
 		r = settle_guids(&w);
 	if (!r)
-		r = fill_members(&w);
+		r = limit_mlx4_ports(&w);
 	if (!r)
-		r = check_mlx4_ports(&w);
+		r = fill_members(&w);
 	if (!r)
 		r = finish(&w);
 	if (r == -ENOMEM)

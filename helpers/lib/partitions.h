@@ -24,7 +24,9 @@
  *   "mlx4_core") whose CLUSTER_ID is one of the network's CLUSTERS/ID,
  *   whether or not a VM of it is there now: on mlx4 the port must hold the
  *   key before deploy maps a VF to it. ConnectX-3 has 127 usable P_Key
- *   entries, so a port that would need more than 126 tenant keys is refused.
+ *   entries: a port the cloud would give more than 126 tenant keys keeps
+ *   the 126 networks with the lowest IDs and is left out of the others
+ *   (one note each), so creating networks never freezes anyone.
  *
  * One tenant's bad data never freezes the others. What cannot be rendered
  * is left out, and each case is one note (a warning of the renderer, a
@@ -63,7 +65,6 @@ struct render_opts {
  * pools. Returns 0, or -EINVAL / -ENOMEM with one line in err and *out
  * empty: only what no single network or NIC can be blamed for, e.g.
  *   VNET pool: VNET 7 listed twice
- *   HOST 3 (node03): port 0x0002c90300a1b2c1 would hold 128 P_Keys, ConnectX-3 holds 127
  */
 int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen);

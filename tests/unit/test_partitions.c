@@ -904,10 +904,28 @@ static void mlx4_port_key_limit(void **state)
 	partitions_free(&m);
 	free(v);
 
+	/* One network more freezes no one: the port keeps the 126 oldest
+	 * networks, the newest is left out on it and said so. */
 	v = many_vnets(127);
-	refused("<VM_POOL/>", MLX4_HOST("0x0002c90300a1b2c1"), v,
-		"HOST 3 (node03): port 0x0002c90300a1b2c1 would hold 128 "
-		"P_Keys, ConnectX-3 holds 127");
+	assert_int_equal(build_str("<VM_POOL/>",
+				   MLX4_HOST("0x0002c90300a1b2c1"), v, &m, err,
+				   sizeof(err)),
+			 0);
+	assert_int_equal(m.n, 127);
+	assert_int_equal(m.p[0].n, 1);
+	assert_int_equal(m.p[125].n, 1);
+	assert_int_equal(m.p[126].pkey, 0x7f);
+	assert_int_equal(m.p[126].n, 0);
+	assert_int_equal(m.nnotes, 1);
+	assert_string_equal(m.notes[0], "VNET 127 (n127): HOST 3 (node03) port "
+					"0x0002c90300a1b2c1 already holds the "
+					"126 tenant "
+					"keys a ConnectX-3 port can; left out "
+					"on that "
+					"port");
+	render_checked(&m, &sb);
+	sb_release(&sb);
+	partitions_free(&m);
 	/* The same networks without an mlx4 host are fine (mlx5 has no
 	 * pre-provisioned PF). */
 	assert_int_equal(build_str("<VM_POOL/>", "<HOST_POOL/>", v, &m, err,
