@@ -6,69 +6,19 @@
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "netlink.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
-
-/* How long the kernel may take to answer before we give up. */
-#define NL_TIMEOUT_S 5
-
-/*
- * One netlink attribute header at buf + *off, its payload copied after it,
- * *off moved past the padding. Returns the offset of the header, so a
- * nest's length can be patched once its contents are in.
- */
-static size_t put_attr(uint8_t *buf, size_t *off, uint16_t type,
-		       const void *data, size_t dlen)
-{
-	struct nlattr nla = { .nla_len = (uint16_t)(NLA_HDRLEN + dlen),
-			      .nla_type = type };
-	size_t at = *off;
-
-	memcpy(buf + at, &nla, sizeof(nla));
-	if (dlen)
-		memcpy(buf + at + NLA_HDRLEN, data, dlen);
-	memset(buf + at + NLA_HDRLEN + dlen, 0,
-	       NLA_ALIGN(dlen) - dlen); /* padding of a 6-byte payload, say */
-	*off = at + NLA_HDRLEN + NLA_ALIGN(dlen);
-	return at;
-}
-
-static void end_nest(uint8_t *buf, size_t at, size_t off)
-{
-	uint16_t len = (uint16_t)(off - at);
-
-	memcpy(buf + at + offsetof(struct nlattr, nla_len), &len, sizeof(len));
-}
+#include "nlmsg.h"
 
 /* nlmsghdr + ifinfomsg as iproute2 fills them: everything else zero. */
-static size_t put_head(uint8_t *buf, uint16_t type, uint16_t flags,
-		       uint32_t seq, int ifindex)
+static void vf_head(struct nlb *b, uint16_t type, uint16_t flags, uint32_t seq,
+		    int ifindex)
 {
-	struct nlmsghdr nh = { .nlmsg_type = type,
-			       .nlmsg_flags = flags,
-			       .nlmsg_seq = seq };
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC,
 				 .ifi_index = ifindex };
 
-	memcpy(buf, &nh, sizeof(nh));
-	memcpy(buf + NLMSG_HDRLEN, &ifi, sizeof(ifi));
-	return NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifi));
-}
-
-static void set_msg_len(uint8_t *buf, size_t len)
-{
-	uint32_t l = (uint32_t)len;
-
-	memcpy(buf + offsetof(struct nlmsghdr, nlmsg_len), &l, sizeof(l));
+	nlb_head(b, type, flags, seq, &ifi, sizeof(ifi));
 }
 
 int nl_vf_msg(uint8_t *buf, size_t len, uint32_t seq, int ifindex, int vf,
@@ -76,8 +26,9 @@ int nl_vf_msg(uint8_t *buf, size_t len, uint32_t seq, int ifindex, int vf,
 {
 	struct ifla_vf_link_state ls;
 	struct ifla_vf_guid g;
-	size_t off, list, info, need;
+	size_t list, info;
 	const void *data;
+	struct nlb b;
 	uint16_t type;
 	size_t dlen;
 
@@ -108,68 +59,28 @@ int nl_vf_msg(uint8_t *buf, size_t len, uint32_t seq, int ifindex, int vf,
 	default:
 		return -EINVAL;
 	}
-	need = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)) +
-	       2 * NLA_HDRLEN + NLA_HDRLEN + NLA_ALIGN(dlen);
-	if (len < need)
-		return -ENOSPC;
-	off = put_head(buf, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq,
-		       ifindex);
+	nlb_init(&b, buf, len);
+	vf_head(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq, ifindex);
 	/* nests without NLA_F_NESTED, as iproute2's addattr_nest sends them */
-	list = put_attr(buf, &off, IFLA_VFINFO_LIST, NULL, 0);
-	info = put_attr(buf, &off, IFLA_VF_INFO, NULL, 0);
-	put_attr(buf, &off, type, data, dlen);
-	end_nest(buf, info, off);
-	end_nest(buf, list, off);
-	set_msg_len(buf, off);
-	return (int)off;
+	list = nlb_nest(&b, IFLA_VFINFO_LIST);
+	info = nlb_nest(&b, IFLA_VF_INFO);
+	nlb_put(&b, type, data, dlen);
+	nlb_nest_end(&b, info);
+	nlb_nest_end(&b, list);
+	return nlb_done(&b);
 }
 
 int nl_getlink_msg(uint8_t *buf, size_t len, uint32_t seq, int ifindex)
 {
 	uint32_t mask = RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS;
-	size_t off;
+	struct nlb b;
 
 	if (ifindex <= 0)
 		return -EINVAL;
-	if (len < NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)) +
-			  NLA_HDRLEN + sizeof(mask))
-		return -ENOSPC;
-	off = put_head(buf, RTM_GETLINK, NLM_F_REQUEST, seq, ifindex);
-	put_attr(buf, &off, IFLA_EXT_MASK, &mask, sizeof(mask));
-	set_msg_len(buf, off);
-	return (int)off;
-}
-
-/*
- * Attribute walking over [p, p + len): each call yields the next attribute
- * whose header and payload fit, NULL at the end or at a malformed one.
- */
-struct nla_iter {
-	const uint8_t *p;
-	size_t rem;
-};
-
-static const uint8_t *nla_next(struct nla_iter *it, uint16_t *type,
-			       size_t *plen)
-{
-	struct nlattr nla;
-	const uint8_t *a;
-
-	if (it->rem < NLA_HDRLEN)
-		return NULL;
-	memcpy(&nla, it->p, sizeof(nla));
-	if (nla.nla_len < NLA_HDRLEN || nla.nla_len > it->rem)
-		return NULL;
-	a = it->p;
-	*type = nla.nla_type & NLA_TYPE_MASK;
-	*plen = nla.nla_len - NLA_HDRLEN;
-	if ((size_t)NLA_ALIGN(nla.nla_len) >= it->rem) {
-		it->rem = 0;
-	} else {
-		it->p += NLA_ALIGN(nla.nla_len);
-		it->rem -= NLA_ALIGN(nla.nla_len);
-	}
-	return a + NLA_HDRLEN;
+	nlb_init(&b, buf, len);
+	vf_head(&b, RTM_GETLINK, NLM_F_REQUEST, seq, ifindex);
+	nlb_put_u32(&b, IFLA_EXT_MASK, mask);
+	return nlb_done(&b);
 }
 
 /*
@@ -339,171 +250,29 @@ const char *nl_vf_state_name(uint32_t state)
 	}
 }
 
-static int nl_open(char *err, size_t errlen)
+/* The RTM_NEWLINK answer to nl_link_get(_all), parsed for one VF or all. */
+struct link_want {
+	int vf;
+	struct nl_link *out;
+	struct nl_vf_guids *all;
+};
+
+static int link_answer(const struct nlmsghdr *nh, void *arg, char *err,
+		       size_t errlen)
 {
-	struct timeval tv = { .tv_sec = NL_TIMEOUT_S };
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd, one = 1;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0) {
-		int e = errno;
-
-		err_set(err, errlen, "rtnetlink socket: %s", strerror(e));
-		return -e;
-	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
-		int e = errno;
-
-		err_set(err, errlen, "rtnetlink socket: %s", strerror(e));
-		close(fd);
-		return -e;
-	}
-	/* Optional: the kernel's reason in words, no echo of the request. */
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	return fd;
-}
-
-/* The NLMSGERR_ATTR_MSG of an extended ack, "" when there is none. */
-static const char *ext_ack_msg(const struct nlmsghdr *nh)
-{
-	const struct nlmsgerr *e = NLMSG_DATA(nh);
-	size_t off = NLMSG_HDRLEN + sizeof(*e);
-	struct nla_iter it;
-	const uint8_t *d;
-	uint16_t type;
-	size_t plen;
-
-	if (!(nh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return "";
-	/* without NLM_F_CAPPED the request is echoed before the TLVs */
-	if (!(nh->nlmsg_flags & NLM_F_CAPPED)) {
-		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
-			return "";
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	}
-	if (off >= nh->nlmsg_len)
-		return "";
-	it.p = (const uint8_t *)nh + off;
-	it.rem = nh->nlmsg_len - off;
-	while ((d = nla_next(&it, &type, &plen)))
-		if (type == NLMSGERR_ATTR_MSG && plen > 1 &&
-		    memchr(d, '\0', plen))
-			return (const char *)d;
-	return "";
-}
-
-/* One datagram into a fresh *buf, whatever its size: 127 VFs say a lot. */
-static ssize_t nl_recv(int fd, uint8_t **buf, char *err, size_t errlen)
-{
-	ssize_t n;
-
-	do
-		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		err_set(err, errlen, "no answer from the kernel in %d s",
-			NL_TIMEOUT_S);
-		return -ETIMEDOUT;
-	}
-	if (n >= 0) {
-		*buf = malloc(n > 0 ? (size_t)n : 1);
-		if (!*buf) {
-			err_set(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		n = recv(fd, *buf, (size_t)n, 0);
-	}
-	if (n < 0) {
-		n = -errno;
-		err_set(err, errlen, "rtnetlink receive: %s", strerror(errno));
-	}
-	return n;
-}
-
-/*
- * One message of the answer: 1 when it is not the one we wait for, else
- * the result: an NLMSG_ERROR's error (0 = the ACK), or the RTM_NEWLINK
- * parsed into *want.
- */
-static int nl_answer(const struct nlmsghdr *nh, uint32_t seq, int vf,
-		     struct nl_link *want, struct nl_vf_guids *all, char *err,
-		     size_t errlen)
-{
-	const struct nlmsgerr *e = NLMSG_DATA(nh);
-	const char *why;
+	struct link_want *w = arg;
 	int r;
 
-	if (nh->nlmsg_seq != seq)
-		return 1;
-	if (want && nh->nlmsg_type == RTM_NEWLINK) {
-		if (all)
-			all->n = 0;
-		r = parse_link((const uint8_t *)nh, nh->nlmsg_len, vf, want,
-			       all);
-		if (r)
-			err_set(err, errlen, "%s RTM_NEWLINK answer",
-				r == -ENOMEM ? "out of memory for the"
-					     : "malformed");
-		return r;
-	}
-	if (nh->nlmsg_type != NLMSG_ERROR)
-		return 1;
-	if (nh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e)) {
-		err_set(err, errlen, "short rtnetlink error message");
-		return -EBADMSG;
-	}
-	r = e->error > 0 ? -EPROTO : e->error;
-	if (!r)
+	if (nh->nlmsg_type != RTM_NEWLINK)
 		return 0;
-	why = ext_ack_msg(nh);
-	err_set(err, errlen, "%s%s%s%s", strerror(-r), *why ? " (kernel: " : "",
-		why, *why ? ")" : "");
+	if (w->all)
+		w->all->n = 0;
+	r = parse_link((const uint8_t *)nh, nh->nlmsg_len, w->vf, w->out,
+		       w->all);
+	if (r)
+		err_set(err, errlen, "%s RTM_NEWLINK answer",
+			r == -ENOMEM ? "out of memory for the" : "malformed");
 	return r;
-}
-
-/*
- * Sends req, then reads until the answer with its seq: an NLMSG_ERROR (0 is
- * the ACK) or, when want is set, the RTM_NEWLINK parsed into *want for vf.
- */
-static int nl_talk(const uint8_t *req, size_t len, uint32_t seq, int vf,
-		   struct nl_link *want, struct nl_vf_guids *all, char *err,
-		   size_t errlen)
-{
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	int fd, r = 1;
-
-	fd = nl_open(err, errlen);
-	if (fd < 0)
-		return fd;
-	if (sendto(fd, req, len, 0, (struct sockaddr *)&to, sizeof(to)) !=
-	    (ssize_t)len) {
-		r = -errno;
-		err_set(err, errlen, "rtnetlink send: %s", strerror(-r));
-	}
-	while (r == 1) {
-		const struct nlmsghdr *nh;
-		uint8_t *buf = NULL;
-		ssize_t n = nl_recv(fd, &buf, err, errlen);
-		unsigned int left = n > 0 ? (unsigned int)n : 0;
-
-		if (n < 0)
-			r = (int)n;
-		for (nh = (const struct nlmsghdr *)buf;
-		     r == 1 && NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left))
-			r = nl_answer(nh, seq, vf, want, all, err, errlen);
-		free(buf);
-	}
-	close(fd);
-	return r;
-}
-
-/* A sequence number, as iproute2 picks it: the time of day. */
-static uint32_t nl_seq(void)
-{
-	return (uint32_t)time(NULL);
 }
 
 int nl_vf_set(int ifindex, int vf, enum nl_vf_attr what, uint64_t value,
@@ -519,40 +288,39 @@ int nl_vf_set(int ifindex, int vf, enum nl_vf_attr what, uint64_t value,
 			strerror(-n));
 		return n;
 	}
-	return nl_talk(msg, (size_t)n, seq, vf, NULL, NULL, err, errlen);
+	return nl_request(msg, (size_t)n, NULL, NULL, err, errlen);
+}
+
+static int link_get(int ifindex, struct link_want *w, char *err, size_t errlen)
+{
+	uint8_t msg[NL_VF_MSG_MAX];
+	uint32_t seq = nl_seq();
+	int n;
+
+	memset(w->out, 0, sizeof(*w->out));
+	if (w->all)
+		w->all->n = 0;
+	n = nl_getlink_msg(msg, sizeof(msg), seq, ifindex);
+	if (n < 0) {
+		err_set(err, errlen, "cannot build the link query: %s",
+			strerror(-n));
+		return n;
+	}
+	return nl_request(msg, (size_t)n, link_answer, w, err, errlen);
 }
 
 int nl_link_get(int ifindex, int vf, struct nl_link *out, char *err,
 		size_t errlen)
 {
-	uint8_t msg[NL_VF_MSG_MAX];
-	uint32_t seq = nl_seq();
-	int n;
+	struct link_want w = { .vf = vf, .out = out, .all = NULL };
 
-	memset(out, 0, sizeof(*out));
-	n = nl_getlink_msg(msg, sizeof(msg), seq, ifindex);
-	if (n < 0) {
-		err_set(err, errlen, "cannot build the link query: %s",
-			strerror(-n));
-		return n;
-	}
-	return nl_talk(msg, (size_t)n, seq, vf, out, NULL, err, errlen);
+	return link_get(ifindex, &w, err, errlen);
 }
 
 int nl_link_get_all(int ifindex, struct nl_link *out, struct nl_vf_guids *all,
 		    char *err, size_t errlen)
 {
-	uint8_t msg[NL_VF_MSG_MAX];
-	uint32_t seq = nl_seq();
-	int n;
+	struct link_want w = { .vf = -1, .out = out, .all = all };
 
-	memset(out, 0, sizeof(*out));
-	all->n = 0;
-	n = nl_getlink_msg(msg, sizeof(msg), seq, ifindex);
-	if (n < 0) {
-		err_set(err, errlen, "cannot build the link query: %s",
-			strerror(-n));
-		return n;
-	}
-	return nl_talk(msg, (size_t)n, seq, -1, out, all, err, errlen);
+	return link_get(ifindex, &w, err, errlen);
 }
