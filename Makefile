@@ -5,12 +5,15 @@
 #   make demo       the simulated cloud, end to end
 #   make bench      speed and memory figures
 #   make install    DESTDIR, REMOTES_DIR, PREFIX honoured
+#   make install-guest  oneib-context and its hooks, for guest images (DESTDIR)
 #   make deps       install the Debian packages the above need (root)
 
 PREFIX      ?= /usr
 REMOTES_DIR ?= /var/lib/one/remotes
 DATADIR     ?= $(PREFIX)/share/one-ib
 SBINDIR     ?= $(PREFIX)/sbin
+UDEVDIR     ?= /usr/lib/udev
+UNITDIR     ?= /usr/lib/systemd/system
 DESTDIR     ?=
 
 CC      ?= cc
@@ -31,14 +34,17 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
 TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-partitions \
-           oneib-partitions-install
+           oneib-partitions-install oneib-context
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 FUZZ    := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 pkg_cflags = $(shell pkg-config --cflags $(PKGS))
 pkg_libs   = $(shell pkg-config --libs $(PKGS))
+# The guest's oneib-context links only what a guest image has: libc and
+# libibverbs (its objects in liboneib.a use nothing else; t0500 checks).
+GUEST_LIBS := -libverbs
 
-.PHONY: all deps check demo bench install uninstall clean format \
+.PHONY: all deps check demo bench install install-guest uninstall clean format \
         _check unit-build asan-build fuzz-build cppcheck
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
@@ -91,9 +97,17 @@ $(B)/fuzz/lib/liboneib.a: $(OBJ_FUZZ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
+$(B)/bin/oneib-context: $(B)/obj/oneib-context.o $(B)/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GUEST_LIBS)
+
 $(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs)
+
+$(B)/asan/bin/oneib-context: $(B)/asan/obj/oneib-context.o $(B)/asan/lib/liboneib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(GUEST_LIBS)
 
 $(B)/asan/bin/%: $(B)/asan/obj/%.o $(B)/asan/lib/liboneib.a
 	@mkdir -p $(dir $@)
@@ -117,7 +131,7 @@ $(B)/obj/tests/%.o: tests/unit/%.c
 
 $(B)/tests/%: $(B)/obj/tests/%.o $(B)/lib/liboneib.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) $(GUEST_LIBS) -lcmocka
 
 $(B)/asan/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
@@ -125,7 +139,7 @@ $(B)/asan/obj/tests/%.o: tests/unit/%.c
 
 $(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(B)/asan/lib/liboneib.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) -lcmocka
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) $(GUEST_LIBS) -lcmocka
 
 # libFuzzer targets for every parser that sees untrusted text (clang only).
 $(B)/fuzz/obj/tests/%.o: tests/fuzz/%.c
@@ -135,7 +149,7 @@ $(B)/fuzz/obj/tests/%.o: tests/fuzz/%.c
 $(B)/fuzz/%: $(B)/fuzz/obj/tests/%.o $(B)/fuzz/lib/liboneib.a
 	@mkdir -p $(dir $@)
 	clang -g -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ \
-		$(pkg_libs)
+		$(pkg_libs) $(GUEST_LIBS)
 
 -include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/asan/obj/*.d \
 	$(B)/asan/obj/*/*.d $(B)/fuzz/obj/*/*.d)
@@ -151,6 +165,16 @@ asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(T
 install: all
 	sh drivers/install.sh "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)" $(B)/bin
 
+# Inside a guest image (no OpenNebula there): the binary, one-context's hook,
+# the udev rule and the unit it starts. See INSTALL, "Guest images".
+install-guest: $(B)/bin/oneib-context
+	install -D -m 0755 $(B)/bin/oneib-context $(DESTDIR)$(SBINDIR)/oneib-context
+	install -D -m 0755 guest/loc-11-oneib $(DESTDIR)/etc/one-context.d/loc-11-oneib
+	install -D -m 0644 guest/66-oneib-context.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/66-oneib-context.rules
+	install -D -m 0644 guest/oneib-context@.service \
+		$(DESTDIR)$(UNITDIR)/oneib-context@.service
+
 uninstall:
 	sh drivers/install.sh --uninstall "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)"
 
@@ -162,6 +186,7 @@ check: deps
 _check: all unit-build asan-build fuzz-build
 	rm -rf $(B)/destdir
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
+	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/run.sh
 
 cppcheck:
@@ -172,6 +197,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
+	@$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/demo.sh
 
 $(B)/bench/runstat: tests/bench/runstat.c

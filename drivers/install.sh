@@ -87,6 +87,8 @@ root_only="oneib-pkey oneib-partitions-install"
 install -d "$remotes/ib/bin"
 for b in "$bindir"/oneib-*; do
 	case " $root_only " in *" $(basename "$b") "*) continue ;; esac
+	# the guest's helper is for guest images only (make install-guest)
+	[ "$(basename "$b")" = oneib-context ] && continue
 	install -m 0755 "$b" "$remotes/ib/bin/"
 done
 for h in $root_only oneib-partitions; do
