@@ -14,6 +14,8 @@
 #                      -x  trace the test with set -x
 # Environment:  ONEIB_DESTDIR   installed tree to test (default $TOP/build/destdir)
 #               TEST_TIMEOUT    seconds before a sim_host test is killed (300)
+#               SIM_NETNS       set (to 1) before sim_host: a private network
+#                               namespace too (guest tests, tests/lib/guest.sh)
 #               SIM_MKHOST      fixture generator (tests/fixtures/mkhost.sh)
 #               SIM_SM_NODE     fabric node running opensm (first Hca of the net file)
 #               SIM_CLIENT_TIMEOUT  seconds before sim_client kills its command (30)
@@ -384,7 +386,8 @@ sim_host() {
 	rm -f "$_tl_results" # the checks are made (again) inside
 	_TL_INSIDE=$TEST_PATH _TL_TEST_TMP=$TEST_TMP _TL_SIM_HOST=$name \
 		unshare --mount --pid --fork --kill-child --mount-proc \
-		--propagation private -- bash "$TEST_PATH" "${TEST_ARGS[@]}" &
+		${SIM_NETNS:+--net} --propagation private -- \
+		bash "$TEST_PATH" "${TEST_ARGS[@]}" &
 	_tl_sim_child=$!
 	local rc
 	wait "$_tl_sim_child"
