@@ -54,7 +54,7 @@ static void warn_path(ipoib_warn_fn warn, void *arg, const char *name,
 
 	if (!warn)
 		return;
-	snprintf(msg, sizeof(msg), CLASS_NET "/%s/%s: %s", name, file, why);
+	err_set(msg, sizeof(msg), CLASS_NET "/%s/%s: %s", name, file, why);
 	warn(arg, msg);
 }
 

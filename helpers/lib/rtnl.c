@@ -41,7 +41,8 @@ int rtnl_ipoib_add_msg(uint8_t *buf, size_t len, uint32_t seq, int parent,
 	nlb_put_u32(&b, IFLA_LINK, (uint32_t)parent);
 	nlb_put_str(&b, IFLA_IFNAME, name);
 	info = nlb_nest(&b, IFLA_LINKINFO);
-	nlb_put_str(&b, IFLA_INFO_KIND, "ipoib");
+	/* iproute2 sends the kind without its NUL; the padding ends it */
+	nlb_put(&b, IFLA_INFO_KIND, "ipoib", 5);
 	data = nlb_nest(&b, IFLA_INFO_DATA);
 	nlb_put_u16(&b, IFLA_IPOIB_PKEY, pkey);
 	nlb_put_u16(&b, IFLA_IPOIB_MODE, (uint16_t)mode);

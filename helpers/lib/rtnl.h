@@ -10,7 +10,7 @@
  *     RTM_NEWLINK  NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE
  *     ifinfomsg    AF_UNSPEC, ifi_index 0
  *     IFLA_LINK u32 = ib0's ifindex    IFLA_IFNAME "ib0.8011"
- *     IFLA_LINKINFO { IFLA_INFO_KIND "ipoib",
+ *     IFLA_LINKINFO { IFLA_INFO_KIND "ipoib" (5 bytes, no NUL),
  *                     IFLA_INFO_DATA { IFLA_IPOIB_PKEY u16 0x8011,
  *                                      IFLA_IPOIB_MODE u16 0 (1 connected) } }
  *   ip link del dev ib0.8011
