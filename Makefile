@@ -44,7 +44,7 @@ pkg_libs   = $(shell pkg-config --libs $(PKGS))
 # libibverbs (its objects in liboneib.a use nothing else; t0500 checks).
 GUEST_LIBS := -libverbs
 
-.PHONY: all deps check demo bench install install-guest uninstall clean format \
+.PHONY: all deps check demo bench install install-guest uninstall clean format one-apps \
         _check unit-build asan-build fuzz-build cppcheck
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
@@ -188,6 +188,14 @@ _check: all unit-build asan-build fuzz-build
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/run.sh
+
+# one-apps' one-context at the pinned tag, for t0508 (needs git and the
+# network; never part of check: without it t0508 skips).
+ONE_APPS_TAG := v7.0.0
+one-apps:
+	rm -rf $(B)/one-apps
+	git clone --quiet --depth 1 --branch $(ONE_APPS_TAG) \
+		https://github.com/OpenNebula/one-apps $(B)/one-apps
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \
