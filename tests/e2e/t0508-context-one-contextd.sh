@@ -13,7 +13,10 @@
 #     (the stand-ins record what they got, ours acts on it);
 #   one-context runs the scripts again only when the context changes (so a
 #     VF that comes back with the same context needs the udev rule), and
-#     "all reconfigure" after a change reconfigures.
+#     "all reconfigure" after a change reconfigures;
+#   the unit the udev rule starts for a VF that comes back (its ExecStart as
+#     the installed unit file has it, with one-context's exported copy of
+#     the context) configures it again.
 # one-apps' code is not part of one-ib: the test reads it from
 # $ONEIB_ONE_APPS (default build/one-apps: `make one-apps` clones the tag)
 # and skips when it is not there, as on a CI machine without network.
@@ -103,4 +106,17 @@ loc-12-after online reconfigure /var/run/one-context/context.sh.online ib0=10.11
 assert_eq "10.11.0.6/24" "$(g_addrs ib0)" "the new address, the old one gone"
 assert_eq 1 "$(grep -c 'Script loc-11-oneib output' "$LAST_OUT")" \
 	"it worked once: in the online stage it only looked at its arguments"
+
+# The VF comes back (restore, migration): a new netdev, nothing on it, the
+# context unchanged. What the udev rule starts: the unit's ExecStart.
+unit=$ONEIB_DESTDIR/usr/lib/systemd/system/oneib-context@.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+cond=$(sed -n 's/^ConditionPathExists=//p' "$unit")
+ip link del ib0 && ip link add ib0 type veth peer name ib0p && ip link set ib0p up ||
+	die "cannot replace ib0"
+assert_eq "" "$(g_addrs ib0)" "the new ib0 has no address"
+assert_ok "the unit's condition holds once one-context has run" -- test -f "$R$cond"
+# shellcheck disable=SC2086 # ExecStart is words, as systemd splits them
+assert_ok "the unit's command" -- chroot "$R" $exec_start
+assert_eq "10.11.0.6/24" "$(g_addrs ib0)" "configured again from the exported context"
 test_done
