@@ -46,8 +46,7 @@ static void oned_forms(void **state)
 	assert_string_equal(context_get(&c, "DISK_ID"), "1");
 	assert_string_equal(context_get(&c, "ETH0_IP6"), "");
 	assert_string_equal(context_get(&c, "QUOTED"), "it's");
-	assert_string_equal(context_get(&c, "START_SCRIPT"),
-			    "echo 'hi'\ndate");
+	assert_string_equal(context_get(&c, "START_SCRIPT"), "echo 'hi'\ndate");
 	assert_string_equal(context_get(&c, "TWICE"), "second");
 	assert_string_equal(context_get(&c, "INDENTED"), "x");
 	assert_string_equal(context_get(&c, "LAST"), "no newline at the end");
@@ -78,16 +77,17 @@ static void issues_named(void **state)
 	      "H='never\nclosed\n",
 	      &c);
 	assert_int_equal(c.nissues, 7);
-	assert_string_equal(c.issue[0], "line 2: not NAME='value': 'export B='2''");
+	assert_string_equal(c.issue[0], "line 2: not NAME='value': 'export "
+					"B='2''");
 	assert_string_equal(c.issue[1], "line 3: not NAME='value': 'C=\"3\"'");
 	assert_string_equal(c.issue[2], "line 4: not NAME='value': 'D=4'");
-	assert_string_equal(c.issue[3],
-			    "line 5: E: text after the closing quote: '; reboot'");
+	assert_string_equal(c.issue[3], "line 5: E: text after the closing "
+					"quote: '; reboot'");
 	assert_string_equal(c.issue[4], "line 6: not NAME='value': '9F='6''");
-	assert_string_equal(c.issue[5], "line 7: not NAME='value': '$(id)='7''");
-	assert_string_equal(
-		c.issue[6],
-		"line 9: H: unterminated quote: the rest of the file is ignored");
+	assert_string_equal(c.issue[5], "line 7: not NAME='value': "
+					"'$(id)='7''");
+	assert_string_equal(c.issue[6], "line 9: H: unterminated quote: the "
+					"rest of the file is ignored");
 	/* what parsed is there, what did not is not */
 	assert_int_equal(c.n, 2);
 	assert_string_equal(context_get(&c, "A"), "1");
@@ -112,7 +112,8 @@ static void odd_bytes(void **state)
 	context_free(&c);
 	/* control characters quoted safely, a long line cut */
 	parse("\x1b[31m='x'\n", &c);
-	assert_string_equal(c.issue[0], "line 1: not NAME='value': '?[31m='x''");
+	assert_string_equal(c.issue[0], "line 1: not NAME='value': "
+					"'?[31m='x''");
 	context_free(&c);
 	memset(many, 'z', sizeof(many));
 	many[sizeof(many) - 1] = '\0';
@@ -126,8 +127,9 @@ static void odd_bytes(void **state)
 	many[100] = '\0';
 	parse(many, &c);
 	assert_int_equal(c.nissues, 50);
-	assert_string_equal(c.issue[CONTEXT_ISSUES_KEPT - 1],
-			    "line 8: not NAME='value': '!'");
+	assert_string_equal(c.issue[CONTEXT_ISSUES_KEPT - 1], "line 8: not "
+							      "NAME='value': "
+							      "'!'");
 	context_free(&c);
 	parse("", &c);
 	assert_int_equal(c.n, 0);
@@ -242,8 +244,7 @@ static void refused(const char *text, const char *want)
 	struct context c;
 
 	parse(text, &c);
-	assert_int_equal(nic_conf_parse(&c, 1, &n, err, sizeof(err)),
-			 -EINVAL);
+	assert_int_equal(nic_conf_parse(&c, 1, &n, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, want);
 	context_free(&c);
 }
@@ -251,42 +252,49 @@ static void refused(const char *text, const char *want)
 static void nic_refusals(void **state)
 {
 	(void)state;
-	refused("ETH1_IP='10.11.0.300'",
-		"ETH1_IP '10.11.0.300': not an IPv4 address");
+	refused("ETH1_IP='10.11.0.300'", "ETH1_IP '10.11.0.300': not an IPv4 "
+					 "address");
 	refused("ETH1_IP='fd00::1'", "ETH1_IP 'fd00::1': not an IPv4 address");
-	refused("ETH1_IP='1.2.3.4'\nETH1_MASK='255.0.255.0'",
-		"ETH1_MASK '255.0.255.0': not a network mask");
-	refused("ETH1_IP='1.2.3.4'\nETH1_MASK='33'",
-		"ETH1_MASK '33': not a network mask");
+	refused("ETH1_IP='1.2.3.4'\nETH1_MASK='255.0.255.0'", "ETH1_MASK "
+							      "'255.0.255.0': "
+							      "not a network "
+							      "mask");
+	refused("ETH1_IP='1.2.3.4'\nETH1_MASK='33'", "ETH1_MASK '33': not a "
+						     "network mask");
 	refused("ETH1_MTU='1e3'", "ETH1_MTU '1e3': not an MTU (68-65535)");
 	refused("ETH1_MTU='65536'", "ETH1_MTU '65536': not an MTU (68-65535)");
 	refused("ETH1_MTU='-1'", "ETH1_MTU '-1': not an MTU (68-65535)");
 	refused("ETH1_METRIC='x'", "ETH1_METRIC 'x': not a metric");
-	refused("ETH1_METHOD='static '",
-		"ETH1_METHOD 'static ': expected static, dhcp or skip");
-	refused("ETH1_IP6_METHOD='slaac'",
-		"ETH1_IP6_METHOD 'slaac': expected static, auto, dhcp, disable "
-		"or skip");
+	refused("ETH1_METHOD='static '", "ETH1_METHOD 'static ': expected "
+					 "static, dhcp or skip");
+	refused("ETH1_IP6_METHOD='slaac'", "ETH1_IP6_METHOD 'slaac': expected "
+					   "static, auto, dhcp, disable "
+					   "or skip");
 	refused("ETH1_IP6='fd00::1'\nETH1_IP6_PREFIX_LENGTH='129'",
 		"ETH1_IP6_PREFIX_LENGTH '129': not a prefix length (0-128)");
-	refused("ETH1_ROUTES='10.1.0.0/16'",
-		"ETH1_ROUTES '10.1.0.0/16': not DESTINATION via GATEWAY");
+	refused("ETH1_ROUTES='10.1.0.0/16'", "ETH1_ROUTES '10.1.0.0/16': not "
+					     "DESTINATION via GATEWAY");
 	refused("ETH1_ROUTES='10.1.0.0/16 via 10.0.0.1 dev ib0'",
 		"ETH1_ROUTES '10.1.0.0/16 via 10.0.0.1 dev ib0': not "
 		"DESTINATION via GATEWAY");
-	refused("ETH1_ROUTES='10.1.0.0/33 via 10.0.0.1'",
-		"ETH1_ROUTES '10.1.0.0/33 via 10.0.0.1': bad prefix length");
-	refused("ETH1_ROUTES='fd00::/64 via 10.0.0.1'",
-		"ETH1_ROUTES 'fd00::/64 via 10.0.0.1': the gateway is not an "
-		"address of the destination's family");
-	refused("ETH1_IB_MODE='Connected'",
-		"ETH1_IB_MODE 'Connected': expected datagram or connected");
-	refused("ETH1_IB_PKEY='0xffff'",
-		"ETH1_IB_PKEY '0xffff': not a tenant P_Key (0x0001-0x7ffe, "
-		"membership bit aside)");
-	refused("ETH1_IB_PKEY='0x8000'",
-		"ETH1_IB_PKEY '0x8000': not a tenant P_Key (0x0001-0x7ffe, "
-		"membership bit aside)");
+	refused("ETH1_ROUTES='10.1.0.0/33 via 10.0.0.1'", "ETH1_ROUTES "
+							  "'10.1.0.0/33 via "
+							  "10.0.0.1': bad "
+							  "prefix length");
+	refused("ETH1_ROUTES='fd00::/64 via 10.0.0.1'", "ETH1_ROUTES "
+							"'fd00::/64 via "
+							"10.0.0.1': the "
+							"gateway is not an "
+							"address of the "
+							"destination's family");
+	refused("ETH1_IB_MODE='Connected'", "ETH1_IB_MODE 'Connected': "
+					    "expected datagram or connected");
+	refused("ETH1_IB_PKEY='0xffff'", "ETH1_IB_PKEY '0xffff': not a tenant "
+					 "P_Key (0x0001-0x7ffe, "
+					 "membership bit aside)");
+	refused("ETH1_IB_PKEY='0x8000'", "ETH1_IB_PKEY '0x8000': not a tenant "
+					 "P_Key (0x0001-0x7ffe, "
+					 "membership bit aside)");
 	/* one value quoted safely, whatever it holds */
 	refused("ETH1_IP='a\nb\x1b'", "ETH1_IP 'a?b?': not an IPv4 address");
 }
@@ -314,9 +322,9 @@ static void vmid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(oned_forms),   cmocka_unit_test(issues_named),
-		cmocka_unit_test(odd_bytes),    cmocka_unit_test(nics_listed),
-		cmocka_unit_test(nic_full),     cmocka_unit_test(nic_defaults),
+		cmocka_unit_test(oned_forms),	cmocka_unit_test(issues_named),
+		cmocka_unit_test(odd_bytes),	cmocka_unit_test(nics_listed),
+		cmocka_unit_test(nic_full),	cmocka_unit_test(nic_defaults),
 		cmocka_unit_test(nic_refusals), cmocka_unit_test(vmid),
 	};
 

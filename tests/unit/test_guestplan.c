@@ -78,14 +78,12 @@ static void tenant_key(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(plan_tenant_pkey(cx5, 4, NULL, &k, &i, why,
-					  sizeof(why)),
-			 0);
+	assert_int_equal(
+		plan_tenant_pkey(cx5, 4, NULL, &k, &i, why, sizeof(why)), 0);
 	assert_int_equal(k.raw, 0x8011);
 	assert_int_equal(i, 1);
-	assert_int_equal(plan_tenant_pkey(cx3, 2, NULL, &k, &i, why,
-					  sizeof(why)),
-			 0);
+	assert_int_equal(
+		plan_tenant_pkey(cx3, 2, NULL, &k, &i, why, sizeof(why)), 0);
 	assert_int_equal(k.raw, 0x8011);
 	assert_int_equal(i, 0);
 	assert_int_equal(plan_tenant_pkey(none, 3, NULL, &k, &i, why,
@@ -95,12 +93,11 @@ static void tenant_key(void **state)
 	assert_int_equal(plan_tenant_pkey(two, 4, NULL, &k, &i, why,
 					  sizeof(why)),
 			 -EEXIST);
-	assert_string_equal(why,
-			    "several tenant P_Keys in the table (0x8011 0x8012 "
-			    "0x8011)");
-	assert_int_equal(plan_tenant_pkey(two, 4, &want, &k, &i, why,
-					  sizeof(why)),
-			 0);
+	assert_string_equal(why, "several tenant P_Keys in the table (0x8011 "
+				 "0x8012 "
+				 "0x8011)");
+	assert_int_equal(
+		plan_tenant_pkey(two, 4, &want, &k, &i, why, sizeof(why)), 0);
 	assert_int_equal(k.raw, 0x8012);
 	assert_int_equal(i, 2);
 	want.raw = 0x8013;
@@ -236,12 +233,13 @@ static void plans(void **state)
 	assert_int_equal(p.mode, IPOIB_DATAGRAM);
 	assert_int_equal(p.mtu, 4092);
 	assert_int_equal(p.nnotes, 3);
-	assert_string_equal(p.note[0],
-			    "mlx5_0 port 1 is INIT: the link comes up when the "
-			    "subnet manager activates it");
-	assert_string_equal(p.note[1],
-			    "ib1 cannot do connected mode (ConnectX-4 and later "
-			    "run enhanced IPoIB, datagram only): datagram");
+	assert_string_equal(p.note[0], "mlx5_0 port 1 is INIT: the link comes "
+				       "up when the "
+				       "subnet manager activates it");
+	assert_string_equal(p.note[1], "ib1 cannot do connected mode "
+				       "(ConnectX-4 and later "
+				       "run enhanced IPoIB, datagram only): "
+				       "datagram");
 	assert_string_equal(p.note[2], "ETH1_MTU 65520 clamped to 4092 "
 				       "(datagram: port MTU 4096 - 4)");
 	line_of(&p, "ETH1 ib1 guid 0x02000000002a0001 pkey 0x8011 via "
@@ -272,15 +270,15 @@ static void plans(void **state)
 		line_of(&p, "ETH1 ib0 guid 0x02000000002a0001 error mlx5_0 "
 			    "port 1: several tenant P_Keys in the table "
 			    "(0x8011 0x8012): set ETH1_IB_PKEY");
-		plan_for(&p, "ETH1_IB_PKEY='0x8012'\n", "ib0", false, two, 3,
-			 0, 4);
+		plan_for(&p, "ETH1_IB_PKEY='0x8012'\n", "ib0", false, two, 3, 0,
+			 4);
 		assert_int_equal(p.what, PLAN_CONFIGURE);
 		assert_string_equal(p.link, "ib0.8012");
 	}
 	plan_for(&p, "ETH1_METHOD='dhcp'\n", "ib0", false, cx5, 2, 0, 4);
 	assert_int_equal(p.what, PLAN_ERROR);
-	assert_string_equal(p.why,
-			    "ETH1_METHOD dhcp: not supported on IPoIB yet");
+	assert_string_equal(p.why, "ETH1_METHOD dhcp: not supported on IPoIB "
+				   "yet");
 	plan_for(&p, "ETH1_METHOD='skip'\nETH1_MTU='x'\n", "ib0", false, cx5, 2,
 		 0, 4);
 	assert_int_equal(p.what, PLAN_SKIP);
@@ -321,10 +319,14 @@ static void record(void **state)
 		"ETH12 route ib1 fd00:12::/48 fd00:11::1 1024",
 	};
 	static const char *const bad[] = {
-		"ETH1 addr ib0.8011 10.11.0.5",     "ETH1 addr ib0 10.11.0.5/33",
-		"ETH1 child ib0.8011 ib0",          "ETH1 child a/b ib0 0x8011",
-		"eth1 addr ib0 10.11.0.5/24",       "ETH1 route ib0 0.0.0.0/0 x 0",
-		"ETH1 addr ib0 10.11.0.5/24 extra", "ETH70000 addr ib0 1.2.3.4/8",
+		"ETH1 addr ib0.8011 10.11.0.5",
+		"ETH1 addr ib0 10.11.0.5/33",
+		"ETH1 child ib0.8011 ib0",
+		"ETH1 child a/b ib0 0x8011",
+		"eth1 addr ib0 10.11.0.5/24",
+		"ETH1 route ib0 0.0.0.0/0 x 0",
+		"ETH1 addr ib0 10.11.0.5/24 extra",
+		"ETH70000 addr ib0 1.2.3.4/8",
 		"ETH1 addr ib0123456789abcdef 1.2.3.4/8",
 	};
 	struct strbuf sb = STRBUF_INIT;
@@ -346,9 +348,9 @@ static void record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(addr_forms), cmocka_unit_test(tenant_key),
+		cmocka_unit_test(addr_forms),  cmocka_unit_test(tenant_key),
 		cmocka_unit_test(child_names), cmocka_unit_test(matching),
-		cmocka_unit_test(plans),      cmocka_unit_test(guid_mismatch),
+		cmocka_unit_test(plans),       cmocka_unit_test(guid_mismatch),
 		cmocka_unit_test(record),
 	};
 

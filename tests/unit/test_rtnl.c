@@ -126,10 +126,10 @@ static void msg_refusals(void **state)
 	assert_int_equal(rtnl_ipoib_add_msg(buf, sizeof(buf), 1, 3, "", 0x8011,
 					    IPOIB_DATAGRAM),
 			 -EINVAL);
-	assert_int_equal(rtnl_ipoib_add_msg(buf, sizeof(buf), 1, 3,
-					    "a-name-of-16-ch", 0x8011,
-					    IPOIB_DATAGRAM),
-			 96); /* 15 characters fit: IFLA_IFNAME 20 bytes, not 16 */
+	assert_int_equal(
+		rtnl_ipoib_add_msg(buf, sizeof(buf), 1, 3, "a-name-of-16-ch",
+				   0x8011, IPOIB_DATAGRAM),
+		96); /* 15 characters fit: IFLA_IFNAME 20 bytes, not 16 */
 	assert_int_equal(rtnl_ipoib_add_msg(buf, sizeof(buf), 1, 3,
 					    "a-name-of-16-chr", 0x8011,
 					    IPOIB_DATAGRAM),
@@ -181,8 +181,8 @@ static void in_namespaces(struct kernel_says *k)
 	k->mtu_set = rtnl_link_set(1, 9000, true, why, sizeof(why));
 	k->addr4 = rtnl_addr_add(1, &a4, why, sizeof(why));
 	k->addr6 = rtnl_addr_add(1, &a6, why, sizeof(why));
-	k->addr_again = rtnl_addr_add(1, &a4, k->again_why,
-				      sizeof(k->again_why));
+	k->addr_again =
+		rtnl_addr_add(1, &a4, k->again_why, sizeof(k->again_why));
 	k->route = rtnl_route_add(&rt, why, sizeof(why));
 	k->route_again = rtnl_route_add(&rt, why, sizeof(why));
 	if (!rtnl_links_get(&l, why, sizeof(why))) {
