@@ -674,7 +674,7 @@ static void summary(const struct nic_plan *p, FILE *out, const char *what)
 	char a[INET_FMT_LEN];
 
 	fprintf(out, "ETH%d %s: %s (P_Key 0x%04x%s%s, %s", p->nic, p->link,
-		what, p->pkey.raw, p->child ? " on child of " : "",
+		what, p->pkey.raw, p->child ? ", child of " : "",
 		p->child ? p->dev.name : "", ipoib_mode_name(p->mode));
 	if (p->mtu)
 		fprintf(out, ", mtu %d", p->mtu);
