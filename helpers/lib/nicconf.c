@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibattr.h"
 #include "log.h"
 #include "nicconf.h"
 
@@ -281,6 +282,36 @@ static int ip6_part(const struct context *c, struct nic_conf *n, char *err,
 	return 0;
 }
 
+/*
+ * ETH<n>_IB_MODE and ETH<n>_IB_PKEY are the network's IB_MODE and IB_PKEY
+ * passed through the template: ibattr.c's rules and words, the ones
+ * vnet_create and deploy apply ("ETH1: IB_PKEY '0x0011' is a limited-member
+ * key (write 0x8011 ...)").
+ */
+static int ib_part(const struct context *c, struct nic_conf *n, char *err,
+		   size_t errlen)
+{
+	struct ib_attrs a = { 0 };
+	char name[64], who[16];
+	const char *v;
+
+	snprintf(who, sizeof(who), "ETH%d", n->id);
+	if ((v = nic_var(c, n->id, "IB_MODE", name))) {
+		if (ibattr_parse(IBA_MODE, v, &a, who, err, errlen))
+			return -EINVAL;
+		n->has_mode = true;
+		n->mode = a.mode == IB_MODE_CONNECTED ? IPOIB_CONNECTED
+						      : IPOIB_DATAGRAM;
+	}
+	if ((v = nic_var(c, n->id, "IB_PKEY", name))) {
+		if (ibattr_parse(IBA_PKEY, v, &a, who, err, errlen))
+			return -EINVAL;
+		n->has_pkey = true;
+		n->pkey = a.pkey;
+	}
+	return 0;
+}
+
 int nic_conf_parse(const struct context *c, int id, struct nic_conf *n,
 		   char *err, size_t errlen)
 {
@@ -316,21 +347,7 @@ int nic_conf_parse(const struct context *c, int id, struct nic_conf *n,
 				   "not an MTU (68-65535)");
 		n->mtu = (int)u;
 	}
-	if ((v = nic_var(c, id, "IB_MODE", name))) {
-		if (ipoib_mode_parse(v, &n->mode))
-			return bad(err, errlen, name, v,
-				   "expected datagram or connected");
-		n->has_mode = true;
-	}
-	if ((v = nic_var(c, id, "IB_PKEY", name))) {
-		if (pkey_parse(v, &n->pkey) || !pkey_tenant_ok(n->pkey))
-			return bad(err, errlen, name, v,
-				   "not a tenant P_Key (0x0001-0x7ffe, "
-				   "membership bit aside)");
-		n->pkey.raw |= PKEY_MEMBER_FULL;
-		n->has_pkey = true;
-	}
-	return 0;
+	return ib_part(c, n, err, errlen);
 }
 
 int context_vmid(const struct context *c, uint32_t *vmid, char *err,

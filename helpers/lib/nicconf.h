@@ -15,6 +15,8 @@
  * no GUEST_MTU). A value that does not parse refuses the whole NIC, with
  * one line naming the variable and the value:
  *   ETH1_IP '10.11.0.300': not an IPv4 address
+ * (IB_MODE and IB_PKEY by ibattr.c's rules and words, as everywhere else:
+ *   ETH1: IB_MODE 'bulk' is not datagram or connected)
  */
 #ifndef ONEIB_NICCONF_H
 #define ONEIB_NICCONF_H

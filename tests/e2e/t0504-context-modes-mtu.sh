@@ -38,6 +38,6 @@ assert_match '^oneib-context: ETH1 ib0: ETH1_MTU 65535 clamped to 65520 \(connec
 # shellcheck disable=SC2086
 ctx_write "$ctx" $base ETH1_IB_MODE=bulk
 assert_fail "an unknown mode" -- guest_ctx "$ctx"
-assert_eq "oneib-context: ETH1 ib0: not configured: ETH1_IB_MODE 'bulk': expected datagram or connected" \
+assert_eq "oneib-context: ETH1 ib0: not configured: ETH1: IB_MODE 'bulk' is not datagram or connected" \
 	"$(grep -v 'read from sysfs' "$LAST_ERR")" "is refused in one line"
 test_done

@@ -71,7 +71,7 @@ bad 'ETH2_ROUTES=10.99.0.0/16 via fd00::1' \
 bad ETH2_IP6=fd00::zz "ETH2_IP6 'fd00::zz': not an IPv6 address"
 bad ETH2_METHOD=manual "ETH2_METHOD 'manual': expected static, dhcp or skip"
 bad ETH2_METHOD=dhcp "ETH2_METHOD dhcp: not supported on IPoIB yet"
-bad ETH2_IB_PKEY=0x7fff "ETH2_IB_PKEY '0x7fff': not a tenant P_Key (0x0001-0x7ffe, membership bit aside)"
+bad ETH2_IB_PKEY=0x7fff "ETH2: IB_PKEY '0x7fff' is the default partition, never a tenant's"
 bad "ETH2_IP=$(printf '10.12.0.7\nETH9_IP=1.2.3.4')" \
 	"ETH2_IP '10.12.0.7?ETH9_IP=1.2.3.4': not an IPv4 address"
 

@@ -172,7 +172,7 @@ static void nic_full(void **state)
 	parse("ETH1_IP='10.11.0.5'\nETH1_MASK='255.255.254.0'\n"
 	      "ETH1_GATEWAY='10.11.0.1'\nETH1_METRIC='100'\n"
 	      "ETH1_MTU='2044'\nETH1_IB_MODE='connected'\n"
-	      "ETH1_IB_PKEY='0x0011'\n"
+	      "ETH1_IB_PKEY='32785'\n"
 	      "ETH1_ROUTES='10.12.0.0/16 via 10.11.0.254,"
 	      "  10.13.0.0/16   via 10.11.0.253 , 10.14.1.1 via 10.11.0.1,'\n"
 	      "ETH1_IP6='fd00:11::5'\nETH1_IP6_GATEWAY='fd00:11::1'\n",
@@ -190,7 +190,7 @@ static void nic_full(void **state)
 	assert_true(n.has_mode);
 	assert_int_equal(n.mode, IPOIB_CONNECTED);
 	assert_true(n.has_pkey);
-	assert_int_equal(n.pkey.raw, 0x8011); /* full-member form */
+	assert_int_equal(n.pkey.raw, 0x8011); /* decimal 32785 */
 	assert_int_equal(n.nroutes, 3);
 	inet_fmt(&n.routes[1].dst, true, a);
 	assert_string_equal(a, "10.13.0.0/16");
@@ -287,14 +287,18 @@ static void nic_refusals(void **state)
 							"gateway is not an "
 							"address of the "
 							"destination's family");
-	refused("ETH1_IB_MODE='Connected'", "ETH1_IB_MODE 'Connected': "
-					    "expected datagram or connected");
-	refused("ETH1_IB_PKEY='0xffff'", "ETH1_IB_PKEY '0xffff': not a tenant "
-					 "P_Key (0x0001-0x7ffe, "
-					 "membership bit aside)");
-	refused("ETH1_IB_PKEY='0x8000'", "ETH1_IB_PKEY '0x8000': not a tenant "
-					 "P_Key (0x0001-0x7ffe, "
-					 "membership bit aside)");
+	/* the network's IB_MODE and IB_PKEY: ibattr.c's rules and words */
+	refused("ETH1_IB_MODE='Connected'", "ETH1: IB_MODE 'Connected' is not "
+					    "datagram or connected");
+	refused("ETH1_IB_PKEY='0xffff'", "ETH1: IB_PKEY '0xffff' is the "
+					 "default partition, never a "
+					 "tenant's");
+	refused("ETH1_IB_PKEY='0x8000'", "ETH1: IB_PKEY '0x8000' is partition "
+					 "0, which is invalid");
+	refused("ETH1_IB_PKEY='0x0011'", "ETH1: IB_PKEY '0x0011' is a "
+					 "limited-member key (write 0x8011: "
+					 "a tenant network's VFs are full "
+					 "members)");
 	/* one value quoted safely, whatever it holds */
 	refused("ETH1_IP='a\nb\x1b'", "ETH1_IP 'a?b?': not an IPv4 address");
 }

@@ -258,7 +258,7 @@ static void plans(void **state)
 	assert_int_equal(p.what, PLAN_WAIT);
 	line_of(&p, "ETH1 ib0 guid 0x02000000002a0001 wait mlx5_0 port 1: no "
 		    "tenant P_Key in the table yet");
-	plan_for(&p, "ETH1_IB_PKEY='0x0012'\n", "ib0", false, cx5, 2, 0, 4);
+	plan_for(&p, "ETH1_IB_PKEY='0x8012'\n", "ib0", false, cx5, 2, 0, 4);
 	assert_int_equal(p.what, PLAN_WAIT);
 	assert_string_equal(p.why, "mlx5_0 port 1: P_Key 0x8012 is not in "
 				   "the table yet");
