@@ -116,8 +116,9 @@ uint64_t guid_from_mac(uint64_t mac)
 
 uint64_t guid_for_nic(unsigned cloud_id, uint32_t vmid, uint16_t nic_id)
 {
-	return (uint64_t)GUID_NIC_TAG << 56 | (uint64_t)(cloud_id & 0xff) << 48 |
-	       (uint64_t)vmid << 16 | nic_id;
+	return (uint64_t)GUID_NIC_TAG << 56 |
+	       (uint64_t)(cloud_id & 0xff) << 48 | (uint64_t)vmid << 16 |
+	       nic_id;
 }
 
 int guid_for_nic_checked(int cloud_id, long long vmid, int nic_id,
@@ -129,13 +130,17 @@ int guid_for_nic_checked(int cloud_id, long long vmid, int nic_id,
 		return -ERANGE;
 	}
 	if (vmid < 0 || vmid > (long long)UINT32_MAX) {
-		err_set(err, errlen, "VM %lld: the VM ID does not fit the "
-			"GUID's 32 bits", vmid);
+		err_set(err, errlen,
+			"VM %lld: the VM ID does not fit the "
+			"GUID's 32 bits",
+			vmid);
 		return -ERANGE;
 	}
 	if (nic_id < 0 || nic_id > GUID_NIC_MAX) {
-		err_set(err, errlen, "VM %lld NIC %d: NIC_ID does not fit the "
-			"GUID's 16 bits", vmid, nic_id);
+		err_set(err, errlen,
+			"VM %lld NIC %d: NIC_ID does not fit the "
+			"GUID's 16 bits",
+			vmid, nic_id);
 		return -ERANGE;
 	}
 	*out = guid_for_nic((unsigned)cloud_id, (uint32_t)vmid,
