@@ -552,8 +552,14 @@ static void commit_mode_no_tmp(void **state)
 	ledger_close(&l);
 }
 
-/* flock(LOCK_EX|LOCK_NB) on leases.lock from another process: 0 or errno. */
-static int try_lock_elsewhere(void)
+/*
+ * flock(how | LOCK_NB) on leases.lock from another process: 0 or errno.
+ * Both kinds must be refused while a ledger is open: an exclusive request
+ * is refused by a shared lock too, so only the shared request proves that
+ * ledger_open took LOCK_EX (two writers holding LOCK_SH at once would both
+ * commit from what they read, and one lease would be lost).
+ */
+static int try_lock_elsewhere(int how)
 {
 	int status;
 	pid_t pid;
@@ -564,7 +570,7 @@ static int try_lock_elsewhere(void)
 		int fd = open(in_dir("leases.lock"), O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			_exit(100);
-		_exit(flock(fd, LOCK_EX | LOCK_NB) ? errno : 0);
+		_exit(flock(fd, how | LOCK_NB) ? errno : 0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -578,12 +584,15 @@ static void lock_is_exclusive(void **state)
 
 	(void)state;
 	assert_int_equal(ledger_open(&l, dir, err, sizeof(err)), 0);
-	assert_int_equal(try_lock_elsewhere(), EWOULDBLOCK);
+	assert_int_equal(try_lock_elsewhere(LOCK_EX), EWOULDBLOCK);
+	assert_int_equal(try_lock_elsewhere(LOCK_SH), EWOULDBLOCK);
 	/* committing keeps the lock */
 	assert_int_equal(ledger_commit(&l, err, sizeof(err)), 0);
-	assert_int_equal(try_lock_elsewhere(), EWOULDBLOCK);
+	assert_int_equal(try_lock_elsewhere(LOCK_EX), EWOULDBLOCK);
+	assert_int_equal(try_lock_elsewhere(LOCK_SH), EWOULDBLOCK);
 	ledger_close(&l);
-	assert_int_equal(try_lock_elsewhere(), 0);
+	assert_int_equal(try_lock_elsewhere(LOCK_EX), 0);
+	assert_int_equal(try_lock_elsewhere(LOCK_SH), 0);
 }
 
 static void refused_ledger_unlocks(void **state)
@@ -606,7 +615,7 @@ static void refused_ledger_unlocks(void **state)
 	assert_null(l.v);
 	assert_int_equal(l.n, 0);
 	assert_int_equal(l.lock_fd, -1);
-	assert_int_equal(try_lock_elsewhere(), 0);
+	assert_int_equal(try_lock_elsewhere(LOCK_EX), 0);
 	/* the readers refuse it the same way */
 	err[0] = '\0';
 	assert_int_equal(ledger_read(&l, dir, err, sizeof(err)), -EINVAL);
