@@ -183,3 +183,23 @@ one_deploy() {
 	domain_xml "$vmid" "${macs[@]}" |
 		"$R/vmm/kvm-ib/deploy" "$DS/$vmid/deployment.0" node1 "$vmid" node1
 }
+
+# kvm_ib_pkey: after kvm_ib_host, GUIDs and P_Keys programmed for real:
+# kvm-ibrc's ONEIB_PKEY runs the installed oneib-pkey (production runs it
+# through "sudo -n"; the test is root already) through a wrapper that
+# appends each call, "map VF GUID PKEY --port N" or "unmap VF --port N", to
+# $PKEY_CALLS ($TEST_TMP/pkey.calls). Sets PKEY_BIN.
+kvm_ib_pkey() {
+	PKEY_BIN=$TEST_TMP/inst/usr/sbin/oneib-pkey
+	PKEY_CALLS=$TEST_TMP/pkey.calls
+	[ -x "$PKEY_BIN" ] || die "oneib-pkey not installed: $PKEY_BIN"
+	printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$PKEY_CALLS" "$PKEY_BIN" \
+		>"$TEST_TMP/oneib-pkey-logged"
+	chmod +x "$TEST_TMP/oneib-pkey-logged"
+	sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-logged\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+}
+
+# vm_lease_count VMID: how many leases the host's ledger holds for VMID.
+vm_lease_count() {
+	"$R/ib/bin/oneib-vf" list --format=json | jq "[.leases[] | select(.vm == $1)] | length"
+}
