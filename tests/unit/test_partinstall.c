@@ -224,6 +224,51 @@ static void no_reload_no_mark(void **state)
 	assert_int_equal(reloads(f), 0);
 }
 
+/*
+ * Text the strict reader refuses, over a file already installed (the
+ * usual case: there always is one): the file and its backup keep their
+ * bytes and inodes, no pending mark is made, and opensm is not told, even
+ * when a reload of the previous file is still pending (issue 14, item 4).
+ */
+static void refused_keeps_the_installed_file(void **state)
+{
+	static const char full_default[] = HEAD "Default=0x7fff, ipoib : "
+						"ALL=full, SELF=full ;\n";
+	struct fx *f = *state;
+	struct install_report rep;
+	struct stat conf, bak, now;
+	char err[256] = "";
+
+	assert_int_equal(install(f, one, f->ok_cmd, &rep, err), 0);
+	assert_int_equal(install(f, two, f->ok_cmd, &rep, err), 0);
+	assert_int_equal(reloads(f), 2);
+	assert_int_equal(stat(f->conf, &conf), 0);
+	assert_int_equal(stat(f->bak, &bak), 0);
+
+	assert_int_equal(install(f, full_default, f->ok_cmd, &rep, err),
+			 -EINVAL);
+	assert_non_null(strstr(err, "partitions.conf line"));
+	holds(f->conf, two);
+	holds(f->bak, one);
+	assert_int_equal(stat(f->conf, &now), 0);
+	assert_int_equal(now.st_ino, conf.st_ino);
+	assert_int_equal(stat(f->bak, &now), 0);
+	assert_int_equal(now.st_ino, bak.st_ino);
+	assert_false(exists(f->pending));
+	assert_int_equal(reloads(f), 2);
+
+	/* a reload still owed is not paid by a refused text either */
+	assert_int_equal(install(f, one, f->fail_cmd, &rep, err), 1);
+	assert_true(exists(f->pending));
+	assert_int_equal(reloads(f), 3);
+	assert_int_equal(install(f, full_default, f->ok_cmd, &rep, err),
+			 -EINVAL);
+	assert_true(exists(f->pending));
+	assert_int_equal(reloads(f), 3);
+	holds(f->conf, one);
+	holds(f->bak, two);
+}
+
 /* Root never writes through a symlink, nor beside a name that is none. */
 static void refuses_links(void **state)
 {
@@ -259,6 +304,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(no_reload_no_mark, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			refused_keeps_the_installed_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_links, setup, teardown),
 	};
 
