@@ -402,29 +402,37 @@ sim_host() {
 	exit "$rc"
 }
 
+# _tl_mount_sys FIXTURE_SYS SCRATCH_DIR: in the current mount namespace,
+# FIXTURE_SYS over /sys, with the real /sys/fs, /sys/devices/system, ...
+# grafted back wherever the fixture leaves them out (SCRATCH_DIR holds the
+# real /sys meanwhile). Also run by tests/lib/hosts.sh in each host's
+# namespace. Messages on stderr, 1 on failure.
+_tl_mount_sys() {
+	local fix=$1 real=$2 rel grafts=()
+	mkdir -p "$real" || return 1
+	mount --rbind /sys "$real" || { echo "cannot rbind /sys" >&2; return 1; }
+	for rel in $_TL_SYS_GRAFTS; do
+		[ -e "$real/$rel" ] || continue
+		[ -L "$fix/$rel" ] && continue
+		# a fixture that has something there wins
+		[ -d "$fix/$rel" ] && [ -n "$(ls -A "$fix/$rel")" ] && continue
+		mkdir -p "$fix/$rel" && grafts+=("$rel")
+	done
+	mount --bind "$fix" /sys || { echo "cannot bind $fix over /sys" >&2; return 1; }
+	for rel in "${grafts[@]}"; do
+		mount --rbind "$real/$rel" "/sys/$rel" || { echo "cannot graft /sys/$rel" >&2; return 1; }
+	done
+	umount -l "$real" || { echo "cannot detach $real" >&2; return 1; }
+}
+
 _tl_sim_host_inside() {
-	local name=$1 real fix rel grafts=()
+	local name=$1
 	[ "$name" = "$_TL_SIM_HOST" ] || die "sim_host called twice ($_TL_SIM_HOST, $name)"
 	[ "$$" = 1 ] || die "sim_host: expected to be pid 1 of the new namespace"
 	if [ "$name" != none ]; then
 		SIM_HOST_DIR=$TEST_TMP/host
 		export SIM_HOST_DIR
-		real=$TEST_TMP/.realsys
-		fix=$SIM_HOST_DIR/sys
-		mkdir -p "$real" || die "mkdir $real"
-		mount --rbind /sys "$real" || die "cannot rbind /sys"
-		for rel in $_TL_SYS_GRAFTS; do
-			[ -e "$real/$rel" ] || continue
-			[ -L "$fix/$rel" ] && continue
-			# a fixture that has something there wins
-			[ -d "$fix/$rel" ] && [ -n "$(ls -A "$fix/$rel")" ] && continue
-			mkdir -p "$fix/$rel" && grafts+=("$rel")
-		done
-		mount --bind "$fix" /sys || die "cannot bind $fix over /sys"
-		for rel in "${grafts[@]}"; do
-			mount --rbind "$real/$rel" "/sys/$rel" || die "cannot graft /sys/$rel"
-		done
-		umount -l "$real" || die "cannot detach $real"
+		_tl_mount_sys "$SIM_HOST_DIR/sys" "$TEST_TMP/.realsys" || die "cannot mount the fixture over /sys"
 	fi
 	unset _TL_SIM_HOST
 
