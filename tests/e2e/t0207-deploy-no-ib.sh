@@ -14,5 +14,5 @@ uuid=$("$R/vmm/kvm-ib/deploy" "$DS/3/deployment.0" node1 3 node1 <"$TEST_TMP/sen
 assert_eq 0 $? "deploy succeeds"
 assert_file_eq "$TEST_TMP/sent.xml" "$DS/3/deployment.0" "deployment file untouched"
 assert_eq 0 "$("$R/ib/bin/oneib-vf" list --format=json | jq '.leases | length')" "no lease"
-assert_eq "stock save $uuid /ckpt node1 3 node1" "$("$R/vmm/kvm-ib/save" "$uuid" /ckpt node1 3 node1)" "other actions are the stock scripts"
+assert_eq "stock resize $uuid 3 node1" "$("$R/vmm/kvm-ib/resize" "$uuid" 3 node1)" "other actions are the stock scripts"
 test_done
