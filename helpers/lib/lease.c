@@ -167,7 +167,8 @@ static int lease_check(const struct lease *x)
 	if (!memchr(x->domain, '\0', sizeof(x->domain)))
 		return -EINVAL;
 	if (lease_adopted(x))
-		return x->domain[0] && !x->mac && !x->guid && !x->pkey.raw
+		return x->domain[0] && !x->mac && !x->guid && !x->pkey.raw &&
+				       !x->reserved
 			       ? 0
 			       : -EINVAL;
 	return !x->domain[0] && !(x->mac >> 48) ? 0 : -EINVAL;
@@ -201,7 +202,10 @@ int lease_format(const struct lease *x, struct strbuf *out)
 	}
 	if (r)
 		return r;
-	return sb_addf(out, " since=%" PRId64, x->since);
+	r = sb_addf(out, " since=%" PRId64, x->since);
+	if (!r && x->reserved)
+		r = sb_adds(out, " state=reserved");
+	return r;
 }
 
 enum key {
@@ -215,12 +219,13 @@ enum key {
 	K_PKEY,
 	K_DOMAIN,
 	K_SINCE,
+	K_STATE,
 	K_COUNT
 };
 
 static const char *const key_name[K_COUNT] = {
-	"vf",  "pf",   "port", "vm",	 "nic",
-	"mac", "guid", "pkey", "domain", "since",
+	"vf",	"pf",	"port",	  "vm",	   "nic",   "mac",
+	"guid", "pkey", "domain", "since", "state",
 };
 
 /* Keys of the NIC form ("vm=42 ... mac=...") and of the adopted form. */
@@ -228,6 +233,7 @@ static const char *const key_name[K_COUNT] = {
 	(1u << K_VF | 1u << K_PF | 1u << K_PORT | 1u << K_VM | 1u << K_NIC |   \
 	 1u << K_SINCE)
 #define KEYS_NIC (1u << K_MAC | 1u << K_GUID | 1u << K_PKEY)
+#define KEYS_NIC_OPTIONAL (1u << K_STATE)
 #define KEYS_ADOPTED (1u << K_DOMAIN)
 
 /* Lowest key in a mask, -1 for none: names the first missing or extra key. */
@@ -274,6 +280,12 @@ static int parse_value(enum key k, const char *s, struct lease *x)
 		if (parse_dec(s, INT64_MAX, &v))
 			return -EINVAL;
 		x->since = (int64_t)v;
+		return 0;
+	case K_STATE:
+		/* the only state written: a lease without one is leased */
+		if (strcmp(s, "reserved"))
+			return -EINVAL;
+		x->reserved = true;
 		return 0;
 	default:
 		return -EINVAL;
@@ -350,7 +362,8 @@ static int parse_line(char *line, struct lease *x, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	/* "vm=- ... mac=..." or "vm=42 ... domain=...": which one is meant? */
-	k = first_key(seen & ~(KEYS_COMMON | want));
+	k = first_key(seen & ~(KEYS_COMMON | want |
+			       (lease_adopted(x) ? 0 : KEYS_NIC_OPTIONAL)));
 	if (k >= 0) {
 		err_set(why, whylen, "%s not allowed with vm=%s", key_name[k],
 			val[K_VM]);

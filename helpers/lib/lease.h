@@ -12,10 +12,15 @@
  *   # one-ib VF leases, written by oneib-vf under flock; see INSTALL ...
  *   vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=42 nic=0 mac=02:00:c0:a8:01:05 guid=0x0200c0fffea80105 pkey=0x8101 since=1763784000
  *   vf=0000:3b:00.2 pf=0000:3b:00.0 port=1 vm=- nic=- domain=legacy-db since=1763784100
+ *   vf=0000:3b:00.3 pf=0000:3b:00.0 port=1 vm=43 nic=0 mac=... guid=... pkey=0x8101 since=1763784200 state=reserved
  *
  * The second line is an adopted lease: a libvirt domain outside OpenNebula
  * holds the VF. Its name is percent-encoded ("legacy db" -> "legacy%20db")
- * so that no name can break a line or a token.
+ * so that no name can break a line or a token. The third is a reservation:
+ * the VF is set aside on the destination of a live migration for VM 43's
+ * NIC, not programmed yet (the source VF still carries the GUID); once the
+ * VM has arrived it becomes an ordinary lease. Only reservations carry
+ * state=.
  *
  * Writers: ledger_open (takes the lock), change, ledger_commit, ledger_close.
  * The rewrite goes to leases.tmp.<pid>, is fsynced and renamed over leases,
@@ -51,6 +56,7 @@ struct lease {
 	struct pkey pkey; /* raw 0 when adopted */
 	int64_t since; /* unix seconds */
 	char domain[LEASE_DOMAIN_MAX]; /* adopted only, "" otherwise */
+	bool reserved; /* a migration's destination VF, not programmed yet */
 };
 
 /*

@@ -118,6 +118,7 @@ static void assert_lease_equal(const struct lease *a, const struct lease *b)
 	assert_int_equal(a->pkey.raw, b->pkey.raw);
 	assert_int_equal(a->since, b->since);
 	assert_string_equal(a->domain, b->domain);
+	assert_int_equal(a->reserved, b->reserved);
 }
 
 /* Format x, check the line, parse it back and compare. */
@@ -164,6 +165,18 @@ static void format_parse_adopted(void **state)
 		       "domain=a.b_c+d:e@f-9 since=1763784100");
 }
 
+/* A live migration's destination VF: state=reserved, last, round trip. */
+static void format_parse_reserved(void **state)
+{
+	struct lease x = nic_lease("0000:3b:00.1", 42, 0);
+	char want[512];
+
+	(void)state;
+	x.reserved = true;
+	snprintf(want, sizeof(want), "%s state=reserved", LINE_NIC);
+	round_trip(&x, want);
+}
+
 /* The longest lease there can be still fits in one ledger line. */
 static void format_longest(void **state)
 {
@@ -181,6 +194,7 @@ static void format_longest(void **state)
 	x.pkey.raw = 0xffff;
 	x.port = 255;
 	x.since = INT64_MAX;
+	x.reserved = true;
 	round_trip(&x, NULL);
 }
 
@@ -189,7 +203,7 @@ static void format_rejects_inconsistent(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct ledger l;
-	struct lease bad[8];
+	struct lease bad[9];
 	size_t i;
 
 	(void)state;
@@ -208,6 +222,8 @@ static void format_rejects_inconsistent(void **state)
 	bad[6].since = -1;
 	bad[7] = adopted_lease("0000:3b:00.2", "x");
 	memset(bad[7].domain, 'a', sizeof(bad[7].domain)); /* no NUL */
+	bad[8] = adopted_lease("0000:3b:00.2", "x");
+	bad[8].reserved = true; /* only a NIC's VF is reserved */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(lease_format(&bad[i], &sb), -EINVAL);
 		assert_int_equal(ledger_add(&l, &bad[i]), -EINVAL);
@@ -309,6 +325,10 @@ static const struct {
 	  "vm and nic must both be '-' or both ids" },
 	{ ADOPTED3 " mac=02:00:c0:a8:01:06", "mac not allowed with vm=-" },
 	{ NIC3 " domain=db", "domain not allowed with vm=43" },
+	{ NIC3 " state=leased", "bad state 'leased'" },
+	{ NIC3 " state=", "bad state ''" },
+	{ NIC3 " state=reserved state=reserved", "duplicate key 'state'" },
+	{ ADOPTED3 " state=reserved", "state not allowed with vm=-" },
 	{ NIC3 " garbage", "'garbage' is not key=value" },
 };
 // clang-format on
@@ -772,6 +792,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(format_parse_nic),
 		T(format_parse_adopted),
+		T(format_parse_reserved),
 		T(format_longest),
 		T(format_rejects_inconsistent),
 		T(parse_comments_blank),
