@@ -526,11 +526,14 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		if (!xml_is_elem(c, "NIC"))
 			continue;
 		nth++;
-		if (!nic_is_ib(c))
+		if (!nic_is_ib(c)) {
+			res.attach_other |= xml_has_leaf(c, "ATTACH", "YES");
 			continue;
+		}
 		r = parse_nic(c, res.id, nth, &res.nics[res.n], err, errlen);
 		if (r)
 			goto out;
+		res.nics[res.n].attach = xml_has_leaf(c, "ATTACH", "YES");
 		res.n++;
 	}
 	r = check_unique(&res, err, errlen);
@@ -542,6 +545,21 @@ out:
 	}
 	*vm = res;
 	return 0;
+}
+
+long onexml_nic_by_mac(const struct one_vm *vm, uint64_t mac)
+{
+	size_t i;
+
+	if (vm->attach_other)
+		return -1;
+	for (i = 0; i < vm->n; i++)
+		if (vm->nics[i].attach)
+			return vm->nics[i].mac == mac ? (long)i : -1;
+	for (i = 0; i < vm->n; i++)
+		if (vm->nics[i].mac == mac)
+			return (long)i;
+	return -1;
 }
 
 void one_vm_free(struct one_vm *vm)

@@ -40,12 +40,15 @@ struct ib_nic {
 	bool has_pf; /* IB_PF given: pin the NIC to that PF */
 	struct pci_addr pf; /* "0000:3b:00.0" */
 	int port; /* IB_PORT: 0 = any port, else 1..9 */
+	bool attach; /* ATTACH="YES": the NIC a hot-plug action is about */
 };
 
 struct one_vm {
 	int id;
 	struct ib_nic *nics; /* in document order */
 	size_t n;
+	/* A NIC that is not InfiniBand carries ATTACH="YES". */
+	bool attach_other;
 };
 
 /*
@@ -60,6 +63,15 @@ struct one_vm {
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		    size_t errlen);
 void one_vm_free(struct one_vm *vm);
+
+/*
+ * The InfiniBand NIC a NIC hot-plug action is about, given the MAC
+ * OpenNebula passes it: OpenNebula marks that NIC ATTACH="YES" in the
+ * action data, so when a NIC is marked, it is the one (and when the marked
+ * NIC is not InfiniBand, none is); else the IB NIC with that MAC (two IB
+ * NICs of one VM never share one). Its index in vm->nics, or -1.
+ */
+long onexml_nic_by_mac(const struct one_vm *vm, uint64_t mac);
 
 /*
  * Shared with domxml.c: both read documents a tenant can influence.

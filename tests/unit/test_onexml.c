@@ -154,7 +154,7 @@ static void plain_and_cdata(void **state)
 /* Refused with exactly this line, libxml2 silent, *vm left empty. */
 static void refused(const char *xml, const char *want)
 {
-	struct one_vm vm = { 1, (struct ib_nic *)&vm, 3 };
+	struct one_vm vm = { 1, (struct ib_nic *)&vm, 3, true };
 	char err[256] = "";
 	int saved, rc;
 	FILE *tmp;
@@ -181,6 +181,7 @@ static void refused(const char *xml, const char *want)
 		assert_string_equal(err, want);
 	assert_int_equal(vm.n, 0);
 	assert_null(vm.nics);
+	assert_false(vm.attach_other);
 }
 
 static void refuse_document(void **state)
@@ -344,6 +345,61 @@ static void hostile_values(void **state)
 	}
 }
 
+/*
+ * The NIC of a hot-plug action: the one OpenNebula marks ATTACH="YES";
+ * none when the marked NIC is not InfiniBand, even if an IB NIC has the
+ * same MAC (two networks can hand out the same MAC); by MAC when none is
+ * marked.
+ */
+static void nic_by_mac(void **state)
+{
+	static const char ib0[] = "<NIC>" IB "<NIC_ID>0</NIC_ID>"
+				  "<MAC>02:00:c0:a8:01:05</MAC>" PK1 "</NIC>";
+	static const char ib1[] = "<NIC>" IB "<NIC_ID>1</NIC_ID>"
+				  "<MAC>02:00:c0:a8:01:06</MAC>" PK1 "</NIC>";
+	static const char ib1_att[] = "<NIC>" IB "<NIC_ID>1</NIC_ID>"
+				      "<MAC>02:00:c0:a8:01:06</MAC>" PK1
+				      "<ATTACH>YES</ATTACH></NIC>";
+	static const char br2_att[] = "<NIC><VN_MAD>bridge</VN_MAD>"
+				      "<NIC_ID>2</NIC_ID>"
+				      "<MAC>02:00:c0:a8:01:05</MAC>"
+				      "<ATTACH>YES</ATTACH></NIC>";
+	const uint64_t m5 = 0x0200c0a80105ull, m6 = 0x0200c0a80106ull;
+	char tmpl[2048], err[256];
+	struct one_vm vm;
+
+	(void)state;
+	snprintf(tmpl, sizeof(tmpl), "%s%s", ib0, ib1);
+	assert_int_equal(onexml_parse_vm(vm_doc(tmpl), strlen(vm_doc(tmpl)),
+					 &vm, err, sizeof(err)),
+			 0);
+	assert_false(vm.nics[0].attach || vm.nics[1].attach);
+	assert_int_equal(onexml_nic_by_mac(&vm, m5), 0);
+	assert_int_equal(onexml_nic_by_mac(&vm, m6), 1);
+	assert_int_equal(onexml_nic_by_mac(&vm, 0x0200c0a80107ull), -1);
+	one_vm_free(&vm);
+
+	snprintf(tmpl, sizeof(tmpl), "%s%s", ib0, ib1_att);
+	assert_int_equal(onexml_parse_vm(vm_doc(tmpl), strlen(vm_doc(tmpl)),
+					 &vm, err, sizeof(err)),
+			 0);
+	assert_true(vm.nics[1].attach);
+	assert_int_equal(onexml_nic_by_mac(&vm, m6), 1);
+	/* another MAC than the marked NIC's: no NIC */
+	assert_int_equal(onexml_nic_by_mac(&vm, m5), -1);
+	one_vm_free(&vm);
+
+	/* the bridge NIC being detached shares NIC 0's MAC */
+	snprintf(tmpl, sizeof(tmpl), "%s%s%s", ib0, ib1, br2_att);
+	assert_int_equal(onexml_parse_vm(vm_doc(tmpl), strlen(vm_doc(tmpl)),
+					 &vm, err, sizeof(err)),
+			 0);
+	assert_true(vm.attach_other);
+	assert_int_equal(vm.n, 2);
+	assert_int_equal(onexml_nic_by_mac(&vm, m5), -1);
+	one_vm_free(&vm);
+}
+
 static void sanitize(void **state)
 {
 	struct san_str long_one;
@@ -372,6 +428,7 @@ int main(void)
 		cmocka_unit_test(refuse_nic_fields),
 		cmocka_unit_test(refuse_twice),
 		cmocka_unit_test(hostile_values),
+		cmocka_unit_test(nic_by_mac),
 		cmocka_unit_test(sanitize),
 	};
 
