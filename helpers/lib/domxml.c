@@ -203,6 +203,16 @@ static xmlNodePtr guest_pci_address(const xmlNode *iface)
 	return NULL;
 }
 
+int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out)
+{
+	return sb_addf(out,
+		       "<hostdev mode=\"subsystem\" type=\"pci\" "
+		       "managed=\"yes\"><source><address domain=\"0x%04x\" "
+		       "bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
+		       "</source></hostdev>",
+		       vf->domain, vf->bus, vf->slot, vf->func);
+}
+
 static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
 			    const struct pci_addr *vf)
 {

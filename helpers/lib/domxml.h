@@ -53,6 +53,16 @@ int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
 		   size_t n, struct strbuf *out, char *err, size_t errlen);
 
 /*
+ * The device XML that hot-attaches or hot-detaches VF vf (virsh
+ * attach-device / detach-device), one line, appended to out:
+ *   <hostdev mode="subsystem" type="pci" managed="yes"><source><address
+ *   domain="0x0000" bus="0x3b" slot="0x00" function="0x1"/></source></hostdev>
+ * A plain PCI hostdev, never <interface type='hostdev'>: libvirt would set
+ * an Ethernet MAC on the VF, which InfiniBand VFs refuse.
+ */
+int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
+
+/*
  * PCI functions the domain already owns: source addresses of
  * <hostdev mode='subsystem' type='pci'> and of <interface type='hostdev'>
  * (<source><address type='pci' .../>), appended to *out (realloc'd, *n

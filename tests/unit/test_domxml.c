@@ -773,6 +773,25 @@ static void pinned_cpus(void **state)
 	free(xml);
 }
 
+/* The hot-plug device: one line, a plain managed PCI hostdev. */
+static void hostdev_device(void **state)
+{
+	struct pci_addr vf;
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(pci_addr_parse("000a:3b:1f.7", &vf), 0);
+	assert_int_equal(domxml_hostdev(&vf, &out), 0);
+	assert_string_equal(sb_str(&out), "<hostdev mode=\"subsystem\" "
+					  "type=\"pci\" "
+					  "managed=\"yes\"><source><address "
+					  "domain=\"0x000a\" bus=\"0x3b\" "
+					  "slot=\"0x1f\" "
+					  "function=\"0x7\"/></source></"
+					  "hostdev>");
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +804,7 @@ int main(void)
 		cmocka_unit_test(refuse_malformed),
 		cmocka_unit_test(refuse_doctype),
 		cmocka_unit_test(pci_hostdevs),
+		cmocka_unit_test(hostdev_device),
 		cmocka_unit_test(pci_hostdevs_none_and_bad),
 		cmocka_unit_test(cpulist_good),
 		cmocka_unit_test(cpulist_garbage),
