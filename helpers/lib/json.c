@@ -103,3 +103,9 @@ void json_null(struct json *w, const char *key)
 	key_prefix(w, key);
 	fputs("null", w->f);
 }
+
+void json_bool(struct json *w, const char *key, bool v)
+{
+	key_prefix(w, key);
+	fputs(v ? "true" : "false", w->f);
+}

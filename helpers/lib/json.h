@@ -32,5 +32,6 @@ void json_int(struct json *w, const char *key, long long v);
 /* v < 0 is written as null: our "unknown". */
 void json_int_or_null(struct json *w, const char *key, long long v);
 void json_null(struct json *w, const char *key);
+void json_bool(struct json *w, const char *key, bool v);
 
 #endif

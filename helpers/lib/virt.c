@@ -44,13 +44,15 @@ static int scan_domain(virDomainPtr dom, struct virt_domain *d, char *err,
 {
 	const char *name = virDomainGetName(dom);
 	char *xml;
-	int r;
+	int r, state;
 
 	d->name = strdup(name ? name : "");
 	if (!d->name)
 		return -ENOMEM;
 	d->vmid = virt_vmid_of(d->name);
 	d->active = virDomainIsActive(dom) == 1;
+	d->paused = virDomainGetState(dom, &state, NULL, 0) == 0 &&
+		    state == VIR_DOMAIN_PAUSED;
 	xml = virDomainGetXMLDesc(dom, 0);
 	if (!xml) {
 		/* Vanished between listing and asking: holds nothing now. Any

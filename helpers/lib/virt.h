@@ -18,6 +18,7 @@ struct virt_domain {
 	char *name;
 	int vmid; /* -1: not an OpenNebula domain */
 	bool active;
+	bool paused; /* e.g. the destination of a live migration until it ends */
 	struct pci_addr *pcis;
 	size_t npcis;
 };
