@@ -8,9 +8,22 @@
  *       the NIC already holds one) and print the domain XML with those
  *       NICs turned into PCI hostdevs; nothing changes when it fails
  *   oneib-vf release --vm 42        the VM's leases, once no domain holds them
+ *       [--nic N | --vm-xml FILE --mac MAC]   only that NIC's
+ *   oneib-vf lease --vm 42 --vm-xml FILE [--nic N | --mac MAC] [--reserve]
+ *       a VF for each InfiniBand NIC (or that one), programmed; with
+ *       --reserve set aside for a migration and not programmed. Prints
+ *       "<VF> <hostdev XML>" per NIC, the device virsh attach-device takes
+ *   oneib-vf hostdevs --vm 42 [--nic N | --vm-xml FILE --mac MAC]
+ *       [--held | --not-held]   the same lines for the VM's leases, those
+ *       its domain holds (with any IB VF it holds without one), or not
  *   oneib-vf list [--format=table|json]
  *   oneib-vf reconcile [--grace 600]
  *       bring the ledger in line with libvirt after crashes
+ *
+ * FILE: OpenNebula's VM XML or the action data of a driver action; "-" is
+ * standard input. --mac names the NIC a hot-plug action is about (the one
+ * marked ATTACH="YES" in FILE); a NIC that is not InfiniBand is nothing to
+ * list or release (exit 0, nothing printed), and cannot be leased.
  *
  * Common options: --ledger DIR (/var/lib/one/ib), --connect URI (libvirt,
  * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system).
@@ -43,13 +56,22 @@ struct ctx {
 	struct leasing_cfg cfg;
 	const char *vm_xml;
 	const char *format;
+	const char *mac;
 	int vmid;
+	int nic_id; /* --nic, -1 when not given */
+	bool reserve;
+	enum leasing_which which;
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: oneib-vf deploy --vm ID --vm-xml FILE < domain.xml\n"
-	      "       oneib-vf release --vm ID\n"
+	      "       oneib-vf release --vm ID [--nic N | --vm-xml FILE "
+	      "--mac MAC]\n"
+	      "       oneib-vf lease --vm ID --vm-xml FILE [--nic N | --mac "
+	      "MAC] [--reserve]\n"
+	      "       oneib-vf hostdevs --vm ID [--nic N | --vm-xml FILE "
+	      "--mac MAC] [--held | --not-held]\n"
 	      "       oneib-vf list [--format=table|json]\n"
 	      "       oneib-vf reconcile [--grace SECONDS]\n"
 	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND,\n"
@@ -118,17 +140,176 @@ out:
 	return r ? 1 : 0;
 }
 
+/* --vm-xml FILE ("-": standard input) parsed; it must describe VM --vm. */
+static int read_vm(const struct ctx *c, struct one_vm *vm, char *err,
+		   size_t errlen)
+{
+	struct strbuf x = STRBUF_INIT;
+	bool in = !strcmp(c->vm_xml, "-");
+	int r;
+
+	r = in ? sb_read(&x, stdin, XML_MAX)
+	       : sb_read_file(&x, c->vm_xml, XML_MAX);
+	if (r) {
+		snprintf(err, errlen, "VM %d: cannot read %s: %s", c->vmid,
+			 in ? "the VM XML on stdin" : c->vm_xml, strerror(-r));
+		sb_release(&x);
+		return r;
+	}
+	r = onexml_parse_vm(sb_str(&x), x.len, vm, err, errlen);
+	sb_release(&x);
+	if (!r && vm->id != c->vmid) {
+		snprintf(err, errlen, "%s describes VM %d, not VM %d",
+			 in ? "the VM XML on stdin" : c->vm_xml, vm->id,
+			 c->vmid);
+		one_vm_free(vm);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+/* which_nic's answer when --mac names a NIC that is not InfiniBand. */
+#define NOT_IB (-2)
+
+/*
+ * The NIC the command is about: --nic, the IB NIC --mac names in --vm-xml,
+ * or every NIC (LEASING_ALL_NICS); NOT_IB, with the reason in err, when
+ * --mac names no InfiniBand NIC. vm stays empty without --mac.
+ */
+static int which_nic(const struct ctx *c, struct one_vm *vm, int *nic_id,
+		     char *err, size_t errlen)
+{
+	uint64_t mac;
+	long i;
+	int r;
+
+	*nic_id = c->nic_id >= 0 ? c->nic_id : LEASING_ALL_NICS;
+	if (!c->mac)
+		return 0;
+	if (mac_parse(c->mac, &mac)) {
+		snprintf(err, errlen, "--mac: '%s' is not a MAC address",
+			 str_sanitize(c->mac).s);
+		return -EINVAL;
+	}
+	r = read_vm(c, vm, err, errlen);
+	if (r)
+		return r;
+	i = onexml_nic_by_mac(vm, mac);
+	if (i < 0) {
+		char shown[MAC_STRLEN];
+
+		mac_fmt(mac, shown);
+		snprintf(err, errlen, "VM %d: no InfiniBand NIC with MAC %s",
+			 c->vmid, shown);
+		*nic_id = NOT_IB;
+		return 0;
+	}
+	*nic_id = vm->nics[i].nic_id;
+	return 0;
+}
+
+/* --nic and --mac exclude each other; --mac needs --vm-xml. */
+static bool selection_ok(const struct ctx *c, const char *cmd)
+{
+	if (c->mac && c->nic_id >= 0) {
+		log_msg("%s: --nic and --mac exclude each other", cmd);
+		return false;
+	}
+	if (c->mac && !c->vm_xml) {
+		log_msg("%s: --mac needs --vm-xml FILE", cmd);
+		return false;
+	}
+	return true;
+}
+
+static int cmd_lease(const struct ctx *c)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct one_vm vm = { 0 };
+	char err[ERRLEN] = "";
+	int nic_id, r;
+
+	if (c->vmid < 0 || !c->vm_xml) {
+		log_msg("lease needs --vm ID and --vm-xml FILE");
+		return 2;
+	}
+	if (!selection_ok(c, "lease"))
+		return 2;
+	r = c->mac ? which_nic(c, &vm, &nic_id, err, sizeof(err))
+		   : read_vm(c, &vm, err, sizeof(err));
+	if (!r && !c->mac)
+		nic_id = c->nic_id >= 0 ? c->nic_id : LEASING_ALL_NICS;
+	if (!r && nic_id == NOT_IB)
+		r = -ENOENT; /* err says which */
+	if (!r)
+		r = leasing_lease(&c->cfg, &vm, nic_id, c->reserve, &out, err,
+				  sizeof(err));
+	if (!r && (fwrite(sb_str(&out), 1, out.len, stdout) != out.len ||
+		   fflush(stdout))) {
+		/* Committed: the caller releases on failure. */
+		snprintf(err, sizeof(err), "VM %d: cannot write the output",
+			 c->vmid);
+		r = -EIO;
+	}
+	if (r)
+		log_msg("%s", err[0] ? err : strerror(-r));
+	one_vm_free(&vm);
+	sb_release(&out);
+	return r ? 1 : 0;
+}
+
+static int cmd_hostdevs(const struct ctx *c)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct one_vm vm = { 0 };
+	char err[ERRLEN] = "";
+	int nic_id, r;
+
+	if (c->vmid < 0) {
+		log_msg("hostdevs needs --vm ID");
+		return 2;
+	}
+	if (!selection_ok(c, "hostdevs"))
+		return 2;
+	r = which_nic(c, &vm, &nic_id, err, sizeof(err));
+	one_vm_free(&vm);
+	if (!r && nic_id == NOT_IB)
+		return 0; /* not InfiniBand: no VF of ours */
+	if (!r)
+		r = leasing_hostdevs(&c->cfg, c->vmid, nic_id, c->which, &out,
+				     err, sizeof(err));
+	if (!r)
+		fwrite(sb_str(&out), 1, out.len, stdout);
+	if (r)
+		log_msg("%s", err[0] ? err : strerror(-r));
+	sb_release(&out);
+	return r ? 1 : 0;
+}
+
 static int cmd_release(const struct ctx *c)
 {
 	struct leasing_counts n;
+	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
-	int r;
+	int nic_id, r;
 
 	if (c->vmid < 0) {
 		log_msg("release needs --vm ID");
 		return 2;
 	}
-	r = leasing_release(&c->cfg, c->vmid, &n, err, sizeof(err));
+	if (!selection_ok(c, "release"))
+		return 2;
+	r = which_nic(c, &vm, &nic_id, err, sizeof(err));
+	one_vm_free(&vm);
+	if (r) {
+		log_msg("%s", err[0] ? err : strerror(-r));
+		return 1;
+	}
+	if (nic_id == NOT_IB) {
+		printf("%s, nothing to release\n", err);
+		return 0;
+	}
+	r = leasing_release_nic(&c->cfg, c->vmid, nic_id, &n, err, sizeof(err));
 	if (r) {
 		log_msg("VM %d: %s", c->vmid, err[0] ? err : strerror(-r));
 		return 1;
@@ -214,6 +395,7 @@ static int cmd_list(const struct ctx *c)
 			json_str_or_null(&w, "pkey", adopted ? NULL : pk);
 			json_int(&w, "since", x->since);
 			json_str_or_null(&w, "domain", x->domain);
+			json_bool(&w, "reserved", x->reserved);
 			json_end(&w);
 		} else if (adopted) {
 			printf("%-13s %-13s %-4d %-6s %-4s %-17s %-18s %-16s "
@@ -229,9 +411,9 @@ static int cmd_list(const struct ctx *c)
 				strftime(when, sizeof(when),
 					 "%Y-%m-%dT%H:%M:%SZ", &tm);
 			printf("%-13s %-13s %-4d %-6d %-4d %-17s %-18s %-16s "
-			       "%-6s %s\n",
+			       "%-6s %s%s\n",
 			       vf, pf, x->port, x->vmid, x->nic_id, mac, guid,
-			       of, pk, when);
+			       of, pk, when, x->reserved ? " reserved" : "");
 		}
 	}
 	if (json) {
@@ -253,6 +435,11 @@ int main(int argc, char **argv)
 		{ "grace", required_argument, NULL, 'g' },
 		{ "pkey-cmd", required_argument, NULL, 'k' },
 		{ "cloud-id", required_argument, NULL, 'C' },
+		{ "nic", required_argument, NULL, 'n' },
+		{ "mac", required_argument, NULL, 'm' },
+		{ "reserve", no_argument, NULL, 'R' },
+		{ "held", no_argument, NULL, 'H' },
+		{ "not-held", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -262,6 +449,8 @@ int main(int argc, char **argv)
 		.cfg.uri = uri && *uri ? uri : "qemu:///system",
 		.cfg.grace = 600,
 		.vmid = -1,
+		.nic_id = -1,
+		.which = LEASING_LEASED,
 	};
 	const char *cmd;
 	char *end;
@@ -278,18 +467,36 @@ int main(int argc, char **argv)
 		switch (o) {
 		case 'v':
 		case 'g':
+		case 'n':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (!*optarg || *end || errno || v < 0 || v > INT_MAX) {
 				log_msg("--%s: '%s' is not a non-negative "
 					"number",
-					o == 'v' ? "vm" : "grace", optarg);
+					o == 'v'   ? "vm"
+					: o == 'n' ? "nic"
+						   : "grace",
+					str_sanitize(optarg).s);
 				return 2;
 			}
 			if (o == 'v')
 				c.vmid = (int)v;
+			else if (o == 'n')
+				c.nic_id = (int)v;
 			else
 				c.cfg.grace = v;
+			break;
+		case 'm':
+			c.mac = optarg;
+			break;
+		case 'R':
+			c.reserve = true;
+			break;
+		case 'H':
+			c.which = LEASING_HELD;
+			break;
+		case 'N':
+			c.which = LEASING_NOT_HELD;
 			break;
 		case 'x':
 			c.vm_xml = optarg;
@@ -334,6 +541,12 @@ int main(int argc, char **argv)
 		return cmd_reconcile(&c);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&c);
-	log_msg("unknown command '%s' (deploy, release, list, reconcile)", cmd);
+	if (!strcmp(cmd, "lease"))
+		return cmd_lease(&c);
+	if (!strcmp(cmd, "hostdevs"))
+		return cmd_hostdevs(&c);
+	log_msg("unknown command '%s' (deploy, release, lease, hostdevs, list, "
+		"reconcile)",
+		str_sanitize(cmd).s);
 	return 2;
 }

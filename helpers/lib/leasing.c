@@ -233,8 +233,177 @@ static void adopt(struct lease *x, const char *name)
 	snprintf(x->domain, sizeof(x->domain), "%s", name);
 }
 
+/* "0000:3b:00.2 <hostdev ...>\n" */
+static int hostdev_line(const struct pci_addr *vf, struct strbuf *out)
+{
+	char addr[PCI_ADDR_STRLEN];
+	int r;
+
+	pci_addr_fmt(vf, addr);
+	r = sb_addf(out, "%s ", addr);
+	if (!r)
+		r = domxml_hostdev(vf, out);
+	if (!r)
+		r = sb_adds(out, "\n");
+	return r;
+}
+
+int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
+		  int nic_id, bool reserve, struct strbuf *out, char *err,
+		  size_t errlen)
+{
+	struct leasing s = { .l.lock_fd = -1 };
+	const struct ib_nic *sel = vm->nics;
+	struct domxml_vf *map = NULL;
+	bool *had_lease = NULL;
+	size_t n = vm->n, i;
+	int r;
+
+	if (nic_id != LEASING_ALL_NICS) {
+		for (i = 0; i < vm->n && vm->nics[i].nic_id != nic_id; i++)
+			;
+		if (i == vm->n) {
+			snprintf(err, errlen,
+				 "VM %d NIC %d: not an InfiniBand NIC", vm->id,
+				 nic_id);
+			return -ENOENT;
+		}
+		sel = &vm->nics[i];
+		n = 1;
+	}
+	if (n == 0)
+		return 0;
+	map = calloc(n, sizeof(*map));
+	had_lease = calloc(n, sizeof(*had_lease));
+	if (!map || !had_lease) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+		goto out;
+	}
+	r = leasing_open(&s, cfg, err, errlen);
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
+
+		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
+	}
+	r = leasing_acquire(&s, vm->id, sel, n, 0, map, err, errlen);
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
+
+		if (k >= 0)
+			s.l.v[k].reserved = reserve && !had_lease[i];
+	}
+	r = reserve ? ledger_commit(&s.l, err, errlen)
+		    : leasing_commit(&s, map, n, err, errlen);
+	for (i = 0; !r && i < n; i++)
+		r = hostdev_line(&map[i].vf, out);
+out:
+	leasing_close(&s);
+	free(map);
+	free(had_lease);
+	return r;
+}
+
+static bool holds(const struct virt_domain *d, const struct pci_addr *a)
+{
+	size_t i;
+
+	for (i = 0; d && i < d->npcis; i++)
+		if (!pci_addr_cmp(&d->pcis[i], a))
+			return true;
+	return false;
+}
+
+static const struct hca *pf_of_vf(const struct hca_list *hcas,
+				  const struct pci_addr *a);
+
+/* LEASING_HELD for the whole VM: every IB VF of this host its domain
+ * holds, leased or not (the host's HCAs read only when the ledger does not
+ * know a VF). */
+static int held_vfs(const struct ledger *l, const struct virt_domain *d,
+		    int vmid, struct strbuf *out, char *err, size_t errlen)
+{
+	struct hca_list hcas = { 0 };
+	bool read = false;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; !r && i < d->npcis; i++) {
+		const struct pci_addr *a = &d->pcis[i];
+		long k = ledger_find_vf(l, a);
+
+		if (k >= 0 && l->v[k].vmid >= 0 && l->v[k].vmid != vmid)
+			continue; /* another VM's lease: not ours to touch */
+		if (k < 0 && !read) {
+			r = hca_discover(&hcas, false);
+			if (r) {
+				snprintf(err, errlen, "cannot read /sys: %s",
+					 strerror(-r));
+				break;
+			}
+			read = true;
+		}
+		if (k < 0 && !pf_of_vf(&hcas, a))
+			continue; /* not InfiniBand */
+		r = hostdev_line(a, out);
+	}
+	hca_list_free(&hcas);
+	return r;
+}
+
+int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
+		     enum leasing_which which, struct strbuf *out, char *err,
+		     size_t errlen)
+{
+	struct virt_domains doms = { 0 };
+	struct ledger l = { .lock_fd = -1 };
+	const struct virt_domain *d;
+	size_t i;
+	int r;
+
+	r = ledger_read(&l, cfg->ledger_dir, err, errlen);
+	if (!r)
+		r = virt_scan(cfg->uri, &doms, err, errlen);
+	if (r)
+		goto out;
+	d = virt_find_vm(&doms, vmid);
+	if (which == LEASING_HELD && nic_id == LEASING_ALL_NICS) {
+		if (d)
+			r = held_vfs(&l, d, vmid, out, err, errlen);
+		goto out;
+	}
+	for (i = 0; !r && i < l.n; i++) {
+		const struct lease *x = &l.v[i];
+		bool in = holds(d, &x->vf);
+
+		if (x->vmid != vmid || x->reserved ||
+		    (nic_id != LEASING_ALL_NICS && x->nic_id != nic_id))
+			continue;
+		if ((which == LEASING_HELD && !in) ||
+		    (which == LEASING_NOT_HELD && in))
+			continue;
+		r = hostdev_line(&x->vf, out);
+	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+out:
+	ledger_close(&l);
+	virt_domains_free(&doms);
+	return r;
+}
+
 int leasing_release(const struct leasing_cfg *cfg, int vmid,
 		    struct leasing_counts *c, char *err, size_t errlen)
+{
+	return leasing_release_nic(cfg, vmid, LEASING_ALL_NICS, c, err, errlen);
+}
+
+int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
+			struct leasing_counts *c, char *err, size_t errlen)
 {
 	struct virt_domains doms = { 0 };
 	struct ledger l = { .lock_fd = -1 };
@@ -252,7 +421,8 @@ int leasing_release(const struct leasing_cfg *cfg, int vmid,
 	for (i = l.n; i-- > 0;) {
 		const struct virt_domain *d;
 
-		if (l.v[i].vmid != vmid)
+		if (l.v[i].vmid != vmid ||
+		    (nic_id != LEASING_ALL_NICS && l.v[i].nic_id != nic_id))
 			continue;
 		d = virt_pci_user(&doms, &l.v[i].vf);
 		if (d && d->vmid != vmid) {
@@ -270,8 +440,9 @@ int leasing_release(const struct leasing_cfg *cfg, int vmid,
 			c->kept++;
 			continue;
 		}
-		/* Unmapped while still leased: no other VM can have it yet. */
-		if (programs(cfg) &&
+		/* Unmapped while still leased: no other VM can have it yet.
+		 * A reservation was never programmed. */
+		if (programs(cfg) && !l.v[i].reserved &&
 		    vf_pkey_cmd(cfg->pkey_cmd, false, &l.v[i].vf, l.v[i].port,
 				0, (struct pkey){ 0 }, err, errlen)) {
 			c->kept++;
@@ -328,6 +499,21 @@ static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
 			c->adopted++;
 		} else if (d) {
 			c->kept++;
+		} else if (x->reserved) {
+			const struct virt_domain *vm =
+				virt_find_vm(doms, x->vmid);
+
+			/* The migration may still be on its way here. */
+			if (now - x->since < cfg->grace || (vm && vm->paused)) {
+				c->kept++;
+				continue;
+			}
+			sb_addf(report,
+				"VF %s: reserved for VM %d, which did not "
+				"come, released\n",
+				addr, x->vmid);
+			ledger_remove(l, i);
+			c->released++;
 		} else if (x->vmid >= 0 && now - x->since < cfg->grace) {
 			/* A deploy may be between lease and virsh create. */
 			c->kept++;

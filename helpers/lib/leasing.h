@@ -84,6 +84,47 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 		   const char *dom, size_t domlen, struct strbuf *out,
 		   char *err, size_t errlen);
 
+/* nic_id for the calls that work on one NIC or on every one. */
+#define LEASING_ALL_NICS (-1)
+
+/*
+ * oneib-vf lease (NIC hot-attach, restore, the two ends of a live
+ * migration): a VF for each InfiniBand NIC of vm (nic_id: only that NIC),
+ * taken as deploy takes them (a NIC keeps its VF while it fits, a
+ * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
+ * and committed. With reserve: recorded as reservations and not programmed
+ * (the source of the migration still uses the GUIDs); a NIC that already
+ * holds an ordinary lease here keeps it as it is. No NUMA preference: the
+ * VM's pinning is in no document these actions get. Appends one line per
+ * NIC to out, the VF and the device XML that attaches it:
+ *   0000:3b:00.2 <hostdev mode="subsystem" type="pci" managed="yes">...
+ * A failure (placement's refusal, a NIC that is not InfiniBand, the pkey
+ * command's line) leaves the ledger and the VFs as they were.
+ */
+int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
+		  int nic_id, bool reserve, struct strbuf *out, char *err,
+		  size_t errlen);
+
+/* Which of a VM's VFs leasing_hostdevs lists. */
+enum leasing_which {
+	LEASING_LEASED, /* its leases (not reservations) */
+	LEASING_HELD, /* what its domain holds of this host's IB VFs */
+	LEASING_NOT_HELD, /* its leases its domain does not hold */
+};
+
+/*
+ * oneib-vf hostdevs: the lines of leasing_lease ("<VF> <hostdev XML>") for
+ * VM vmid's VFs on this host (nic_id: that NIC's only), those `which`
+ * says. LEASING_HELD also lists an InfiniBand VF of this host the VM's
+ * domain ("one-<vmid>") holds without a lease of the VM, so that nothing
+ * the domain holds is left in it before a save or a migration; with a
+ * nic_id only the VF of that NIC's lease. Reads the ledger without the
+ * lock (it is always whole) and libvirt; changes nothing.
+ */
+int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
+		     enum leasing_which which, struct strbuf *out, char *err,
+		     size_t errlen);
+
 struct leasing_counts {
 	int kept, released, adopted;
 };
@@ -96,13 +137,21 @@ struct leasing_counts {
  */
 int leasing_release(const struct leasing_cfg *cfg, int vmid,
 		    struct leasing_counts *c, char *err, size_t errlen);
+/*
+ * The same for one NIC of the VM (nic_id), or all (LEASING_ALL_NICS). A
+ * reservation goes without unmapping: it was never programmed.
+ */
+int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
+			struct leasing_counts *c, char *err, size_t errlen);
 
 /*
  * oneib-vf reconcile: the ledger brought in line with libvirt at time now.
  * A lease whose VF no domain holds goes (a VM's after cfg->grace seconds;
- * kept while it cannot be unmapped); a VF held by another domain than the
- * lease says, or by a domain without a lease, is recorded as adopted. One
- * line per change is appended to report:
+ * kept while it cannot be unmapped); a reservation goes after cfg->grace
+ * seconds unless the VM's domain here is paused (a live migration still
+ * coming in); a VF held by another domain than the lease says, or by a
+ * domain without a lease, is recorded as adopted. One line per change is
+ * appended to report:
  *   VF 0000:03:00.1: held by domain legacy db without a lease, adopted
  */
 int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
