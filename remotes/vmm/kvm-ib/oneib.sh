@@ -30,3 +30,160 @@ stock_then_release() {
 	fi
 	return 0
 }
+
+# ib_vf CMD VMID [options]: oneib_vf, its output on stdout, its warnings to
+# the VM log; on failure its reason, one line, on stderr (the error
+# OpenNebula shows).
+ib_vf() {
+	local err rc
+	err=$(mktemp) || return 1
+	oneib_vf "$@" 2>"$err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		sed '$d; s/^oneib-vf: //' "$err" | while IFS= read -r line; do log "$line"; done
+		tail -n 1 "$err" | sed 's/^oneib-vf: //' >&2
+	else
+		sed 's/^oneib-vf: //' "$err" | while IFS= read -r line; do log "$line"; done
+	fi
+	rm -f "$err"
+	return $rc
+}
+
+# ib_device attach|detach DOMAIN VMID VF DEVICE_XML: virsh attach-device or
+# detach-device of one VF's <hostdev>, live, as the stock attach_nic does.
+# On failure one line on stderr.
+ib_device() {
+	local op=$1 dom=$2 vmid=$3 vf=$4 f out
+	f=$(mktemp) || return 1
+	printf '%s\n' "$5" >"$f"
+	if ! out=$(virsh --connect "$LIBVIRT_URI" "$op-device" "$dom" "$f" 2>&1); then
+		rm -f "$f"
+		echo "VM $vmid: cannot $op VF $vf ($dom): $(printf '%s\n' "$out" |
+			sed '/^$/d; /Failed to .* device from/d; s/^error: //' | paste -sd ' ')" >&2
+		return 1
+	fi
+	rm -f "$f"
+}
+
+# ib_attach DOMAIN VMID XML [MAC]: a VF for each InfiniBand NIC of the VM
+# (or its NIC with MAC) in XML, the action data: the NIC's lease (taken
+# now, or a reservation made for a migration, or kept from before),
+# programmed with the NIC's GUID and P_Key, then hot-attached to DOMAIN as
+# a PCI <hostdev>. VFs already in DOMAIN stay as they are. On failure the
+# VFs attached here are detached again, the reason is on stderr, 1; the
+# caller releases.
+ib_attach() {
+	local dom=$1 vmid=$2 xml=$3 sel=() list vf dev a added=()
+	[ -n "${4:-}" ] && sel=(--mac "$4")
+	if ! virsh --connect "$LIBVIRT_URI" domstate "$dom" >/dev/null 2>&1; then
+		echo "VM $vmid: no domain $dom on this host to attach its VFs to" >&2
+		return 1
+	fi
+	ib_vf lease "$vmid" --vm-xml "$xml" "${sel[@]}" >/dev/null || return 1
+	list=$(ib_vf hostdevs "$vmid" --vm-xml "$xml" "${sel[@]}" --not-held) || return 1
+	while read -r vf dev; do
+		[ -n "$vf" ] || continue
+		if ! ib_device attach "$dom" "$vmid" "$vf" "$dev"; then
+			for a in "${added[@]}"; do
+				ib_device detach "$dom" "$vmid" "${a%% *}" "${a#* }" 2>/dev/null
+			done
+			return 1
+		fi
+		added+=("$vf $dev")
+	done <<<"$list"
+	return 0
+}
+
+# ib_detach DOMAIN VMID XML [MAC]: hot-detach from DOMAIN every InfiniBand
+# VF it holds (or the VF of the NIC with MAC), then wait until libvirt no
+# longer lists them (ONEIB_DETACH_TIMEOUT seconds): a detach request the
+# guest does not complete must never pass for a detach. The leases stay.
+# On failure the VFs that went out are attached again, the reason is on
+# stderr, 1.
+ib_detach() {
+	local dom=$1 vmid=$2 xml=$3 sel=() list still vf dev deadline
+	[ -n "${4:-}" ] && sel=(--vm-xml "$xml" --mac "$4")
+	list=$(ib_vf hostdevs "$vmid" "${sel[@]}" --held) || return 1
+	[ -n "$list" ] || return 0
+	while read -r vf dev; do
+		if ! ib_device detach "$dom" "$vmid" "$vf" "$dev"; then
+			ib_attach "$dom" "$vmid" "$xml" "${4:-}" ||
+				log_error "VM $vmid: could not attach its VFs again"
+			return 1
+		fi
+	done <<<"$list"
+	deadline=$((SECONDS + ${ONEIB_DETACH_TIMEOUT:-30}))
+	while :; do
+		still=$(ib_vf hostdevs "$vmid" "${sel[@]}" --held) || return 1
+		[ -n "$still" ] || return 0
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "VM $vmid: VF ${still%% *} is still in domain $dom" \
+				"${ONEIB_DETACH_TIMEOUT:-30} s after the detach request" >&2
+			ib_attach "$dom" "$vmid" "$xml" "${4:-}" 2>/dev/null ||
+				log_error "VM $vmid: could not attach its VFs again"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# ib_release VMID [options]: the VM's leases no domain holds back to the
+# pool (unmapped first); a failure is logged, not fatal: the ib VNM clean
+# that OpenNebula runs next releases again, and reconcile after it.
+ib_release() {
+	ib_vf release "$@" >/dev/null 2>"${TMPDIR:-/tmp}/ib_release.$$" ||
+		log_error "$(cat "${TMPDIR:-/tmp}/ib_release.$$")"
+	rm -f "${TMPDIR:-/tmp}/ib_release.$$"
+	return 0
+}
+
+# ib_migrate DOMAIN DEST SRC VMID XML: a live migration that keeps the VM's
+# InfiniBand (design decision 10). The caller defines
+#   on_src  ARGS...   run `vfs ARGS...` on the source (stdin passed)
+#   on_dest ARGS...   run `vfs ARGS...` on the destination
+#   stock_migrate     the stock migration (stdin: XML)
+# 1. reserve a VF per IB NIC on DEST (none free: fail, nothing touched);
+# 2. detach them on SRC and wait until they are out; 3. the stock
+# migration; 4. release on SRC (the GUIDs leave the source VFs before the
+# destination's carry them); 5. program and attach on DEST. A failure in
+# 2 or 3: attached again on SRC, the reservation freed, the VM where it
+# was. After 3 the VM runs on DEST whatever follows: a failure in 5 is
+# logged, its VFs released, and the migration succeeds (oned must know
+# where the VM is).
+ib_migrate() {
+	local dom=$1 dest=$2 src=$3 vmid=$4 xml=$5 err
+	err=$(mktemp) || return 1
+	if [ "$dest" = "$src" ]; then
+		on_src detach "$vmid" "$dom" <"$xml" || { rm -f "$err"; return 1; }
+		if ! stock_migrate <"$xml"; then
+			on_src attach "$vmid" "$dom" <"$xml" || log_error "VM $vmid: could not attach its VFs again"
+			rm -f "$err"
+			return 1
+		fi
+		on_src attach "$vmid" "$dom" <"$xml" || log_error "VM $vmid: runs without its InfiniBand"
+		rm -f "$err"
+		return 0
+	fi
+	if ! on_dest reserve "$vmid" <"$xml" 2>"$err"; then
+		echo "$dest: $(tail -n 1 "$err")" >&2
+		rm -f "$err"
+		return 1
+	fi
+	if ! on_src detach "$vmid" "$dom" <"$xml"; then
+		on_dest release "$vmid" </dev/null || log_error "$dest: VM $vmid: reservation not freed"
+		rm -f "$err"
+		return 1
+	fi
+	if ! stock_migrate <"$xml"; then
+		on_src attach "$vmid" "$dom" <"$xml" || log_error "VM $vmid: could not attach its VFs again"
+		on_dest release "$vmid" </dev/null || log_error "$dest: VM $vmid: reservation not freed"
+		rm -f "$err"
+		return 1
+	fi
+	on_src release "$vmid" </dev/null || log_error "$src: VM $vmid: VFs not released"
+	if ! on_dest attach "$vmid" "$dom" <"$xml" 2>"$err"; then
+		log_error "VM $vmid runs on $dest without its InfiniBand: $(tail -n 1 "$err")"
+	fi
+	rm -f "$err"
+	return 0
+}
