@@ -31,6 +31,19 @@ stock_then_release() {
 	return 0
 }
 
+# ib_domain DOMAIN: 0 when DOMAIN (name or UUID) is running or paused here,
+# 1 when libvirt answers and has no such domain, 2 when it cannot tell.
+ib_domain() {
+	local names
+	names=$(virsh --connect "$LIBVIRT_URI" list --all --name 2>/dev/null &&
+		virsh --connect "$LIBVIRT_URI" list --all --uuid 2>/dev/null) || return 2
+	printf '%s\n' "$names" | grep -qxF -- "$1" || return 1
+	case $(virsh --connect "$LIBVIRT_URI" domstate "$1" 2>/dev/null) in
+	running* | paused*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
 # ib_vf CMD VMID [options]: oneib_vf, its output on stdout, its warnings to
 # the VM log; on failure its reason, one line, on stderr (the error
 # OpenNebula shows).
@@ -151,8 +164,19 @@ ib_release() {
 # logged, its VFs released, and the migration succeeds (oned must know
 # where the VM is).
 ib_migrate() {
-	local dom=$1 dest=$2 src=$3 vmid=$4 xml=$5 err
+	local dom=$1 dest=$2 src=$3 vmid=$4 xml=$5 err rc
 	err=$(mktemp) || return 1
+	on_src present "$vmid" "$dom" </dev/null
+	rc=$?
+	if [ $rc -eq 1 ] && on_dest present "$vmid" "$dom" </dev/null; then
+		# Migrated already (this is a retry): make sure of the rest.
+		log "VM $vmid: already on $dest"
+		on_src release "$vmid" </dev/null || log_error "$src: VM $vmid: VFs not released"
+		on_dest attach "$vmid" "$dom" <"$xml" 2>"$err" ||
+			log_error "VM $vmid runs on $dest without its InfiniBand: $(tail -n 1 "$err")"
+		rm -f "$err"
+		return 0
+	fi
 	if [ "$dest" = "$src" ]; then
 		on_src detach "$vmid" "$dom" <"$xml" || { rm -f "$err"; return 1; }
 		if ! stock_migrate <"$xml"; then
