@@ -12,7 +12,14 @@
 #   sim_hv NAME FIXTURE       hypervisor NAME with the sysfs tree FIXTURE
 #                             (tests/fixtures/mkhost.sh): see below
 #   on NAME cmd...            run cmd on host NAME
-#   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh)
+#   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh,
+#                             and crash-in-<action> for the stock save,
+#                             restore and migrate: they kill the kvm-ib
+#                             script that runs them, as a crash would)
+#
+# The QEMU driver checks a PCI hostdev's device in sysfs: the validator
+# (sim_qemu_libvirtd) must see the same fixture as the hosts, so call
+# sim_host with the hosts' fixture (every host of a test has the same one).
 #
 # A host is a mount namespace nested in the test's (one pid namespace for
 # all, so everything dies with the test): the fixture over /sys, tmpfs over
@@ -111,6 +118,8 @@ sim_hv() { # NAME FIXTURE
 		_tl_show "$d/holder.out" 10 "host $name"
 		die "host $name: namespace not ready within 20 s"
 	fi
+	[ "$(ls "$d/host/sys/bus/pci/devices")" = "$(ls /sys/bus/pci/devices)" ] ||
+		die "sim_hv $name: call sim_host $fixture: the QEMU validator must see the hosts' PCI devices"
 	echo "$pid" >"$d/pid"
 	case $fixture in cx3) echo mlx4 ;; *) echo mlx5 ;; esac >"$d/kind"
 	cat >"$d/libvirt/libvirtd.conf" <<-EOF
@@ -251,7 +260,36 @@ _vmm() { # HOST ACTION VMID ARGS...: a VMM step ('quoted' ARGS, then vmid host)
 		q+=("'$a'")
 	done
 	action_xml "$vmid" "${SIM_MIGR_HOST:-}" >"$TEST_TMP/action.xml"
+	cp "$TEST_TMP/action.xml" "$TEST_TMP/last-action.xml"
+	printf '%s\n' "$host" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host" \
+		>"$TEST_TMP/last-vmm"
 	_step "$host" "$TEST_TMP/action.xml" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host"
+}
+
+# again: the last VMM step once more, exactly (a driver retry, or `onevm
+# recover --retry` of an action whose first run got that far); its status.
+again() {
+	local step=()
+	mapfile -t step <"$TEST_TMP/last-vmm" 2>/dev/null || die "again: no VMM step ran yet"
+	cp "$TEST_TMP/last-action.xml" "$TEST_TMP/again.xml"
+	_step "${step[0]}" "$TEST_TMP/again.xml" "${step[@]:1}"
+}
+
+# occupy HOST NAME VF...: a domain outside OpenNebula (not one-<id>) holding
+# those VFs, running on HOST.
+occupy() {
+	local h=$1 n=$2 vf f=$TEST_TMP/occupy.$2.xml
+	shift 2
+	{
+		echo "<domain type='kvm'><name>$n</name><memory>65536</memory>"
+		echo "<os><type arch='x86_64'>hvm</type></os><devices>"
+		for vf in "$@"; do
+			printf "<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x%s' bus='0x%s' slot='0x%s' function='0x%s'/></source></hostdev>\n" \
+				"${vf%%:*}" "$(echo "$vf" | cut -d: -f2)" "$(echo "$vf" | cut -d: -f3 | cut -d. -f1)" "${vf##*.}"
+		done
+		echo "</devices></domain>"
+	} >"$f"
+	on "$h" virsh create "$f" >/dev/null || die "occupy: cannot create $n on $h"
 }
 
 _vnm() { # HOST ACTION VMID ARGS...: a VNM step (Base64 reduced XML, 'quoted' ARGS)
@@ -571,6 +609,20 @@ _oned_view() {
 			echo "$host VM $vmid NIC $id: GUID $(guid_of "$vmid" "$id") P_KEY $pk, in one-$vmid, programmed $g"
 		done <"$d/nics"
 	done
+}
+
+# hosts_consistent MSG: on every host, whatever oned thinks: every lease is
+# an ordinary one, in its VM's domain and programmed with its GUID; no VF is
+# held or programmed without a lease; nothing beside the ledger. What
+# reconcile must leave after a crash.
+hosts_consistent() { # MSG
+	local h
+	for h in "$SIM_HOSTS"/*/kind; do
+		h=$(dirname "$h")
+		_host_view "${h##*/}"
+	done | sort >"$TEST_TMP/real.view"
+	assert_eq "" "$(grep -Ev '^[^ ]+ VM ([0-9]+) NIC [0-9]+: GUID ([^ ]+) P_KEY [^ ,]+, in one-\1, programmed \2(/0x[0-9a-f]+)?$' "$TEST_TMP/real.view")" \
+		"$1: every lease in its domain and programmed, nothing else held or programmed"
 }
 
 # oned's view of the cloud as `onevm list -x`, `onehost list -x`,

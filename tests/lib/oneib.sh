@@ -94,7 +94,9 @@ EOS
 	# '<quoted>' arguments plus <vmid> <host>, the action data on stdin
 	# (read to the end, as the stock scripts read it), libvirt through
 	# virsh. Where the test driver lacks the call (restore --xml,
-	# migration, hot-plug) tests/lib/standin/virsh stands in for it.
+	# migration, hot-plug) tests/lib/standin/virsh stands in for it. A test
+	# makes save, restore or migrate crash with the kvm-ib script that runs
+	# it ($SIM_HOSTS/inject/crash-in-<action>, tests/lib/hosts.sh).
 	cat >"$_r/vmm/kvm/save" <<'EOS'
 #!/bin/bash
 # save '<deploy_id>' '<checkpoint>' '<host>' <vmid> <host>: virsh save;
@@ -102,6 +104,7 @@ EOS
 source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 cat >/dev/null
+[ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-save" ] && kill -9 $PPID $$
 [ -f "$2" ] && mv "$2" "$2.$(date +%s)"
 virsh --connect "$LIBVIRT_URI" save "$1" "$2" >/dev/null 2>"$2.err" ||
 	{ error_message "Could not save $1 to $2: $(cat "$2.err")"; rm -f "$2.err"; exit 1; }
@@ -115,6 +118,7 @@ EOS
 source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 cat >/dev/null
+[ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-restore" ] && kill -9 $PPID $$
 virsh --connect "$LIBVIRT_URI" save-image-dumpxml "$1" >"$1.xml" 2>"$1.err" &&
 	virsh --connect "$LIBVIRT_URI" restore "$1" --xml "$1.xml" >/dev/null 2>"$1.err" ||
 	{ error_message "Could not restore from $1: $(cat "$1.err")"; rm -f "$1.err"; exit 1; }
@@ -128,6 +132,7 @@ EOS
 source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 cat >/dev/null
+[ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-migrate" ] && kill -9 $PPID $$
 if ! virsh --connect "$LIBVIRT_URI" migrate --live "$1" "qemu+ssh://$2/system" 2>"${TMPDIR:-/tmp}/migrate.$$"; then
 	ssh "$2" "virsh destroy $1; virsh undefine $1" >/dev/null 2>&1
 	error_message "Error mirgating VM $1 to host $2: $(cat "${TMPDIR:-/tmp}/migrate.$$")"
