@@ -1,7 +1,8 @@
 #!/bin/bash
 # The helpers on real inputs under valgrind (memcheck: no invalid access, no
 # definite leak) and their ASan+UBSan builds: discovery (the damaged tree is
-# covered by t0106), deploy with two IB NICs, list, reconcile and release.
+# covered by t0106), deploy with two IB NICs, list, reconcile and release;
+# lease (reserved, then programmed), hostdevs and release of one NIC.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host cx5
@@ -37,6 +38,19 @@ assert_eq 2 "$(grep -c '<hostdev' "$TEST_TMP/vg.out")" "deploy output has the ho
 vg "oneib-vf list --format=json" "$R/ib/bin/oneib-vf" list --format=json
 vg "oneib-vf reconcile" "$R/ib/bin/oneib-vf" reconcile
 vg "oneib-vf release" "$R/ib/bin/oneib-vf" release --vm 8
+# NIC hot-plug and migration: reserve, lease, list what the domain holds
+vm_xml 9 ib/0/02:00:c0:a8:09:01/0x8101 ib/1/02:00:c0:a8:09:02/0x8102 >"$DS/9.xml"
+vg "oneib-vf lease --reserve" "$R/ib/bin/oneib-vf" lease --vm 9 --vm-xml "$DS/9.xml" --reserve
+vg "oneib-vf lease (reservations become leases)" "$R/ib/bin/oneib-vf" lease --vm 9 --vm-xml - <"$DS/9.xml"
+assert_eq 2 "$(grep -c '<hostdev' "$TEST_TMP/vg.out")" "lease prints the hostdevs"
+domain_xml 9 | sed "s|</devices>|$(cut -d' ' -f2- "$TEST_TMP/vg.out" | head -n 1)</devices>|" >"$TEST_TMP/dom9.xml"
+virsh create "$TEST_TMP/dom9.xml" >/dev/null
+vg "oneib-vf hostdevs --held" "$R/ib/bin/oneib-vf" hostdevs --vm 9 --held
+assert_eq 1 "$(grep -c '<hostdev' "$TEST_TMP/vg.out")" "one held"
+vg "oneib-vf hostdevs --not-held --mac" "$R/ib/bin/oneib-vf" hostdevs --vm 9 --not-held --vm-xml "$DS/9.xml" --mac 02:00:c0:a8:09:02
+assert_eq 1 "$(grep -c '<hostdev' "$TEST_TMP/vg.out")" "one not held"
+vg "oneib-vf release --mac" "$R/ib/bin/oneib-vf" release --vm 9 --vm-xml "$DS/9.xml" --mac 02:00:c0:a8:09:02
+vg "oneib-vf lease refused (--mac of no IB NIC)" bash -c "! '$R/ib/bin/oneib-vf' lease --vm 9 --vm-xml '$DS/9.xml' --mac 02:00:c0:a8:09:99"
 vg "oneib-vf deploy refused (bad P_Key)" bash -c "! '$R/ib/bin/oneib-vf' deploy --vm 8 --vm-xml /dev/stdin <<<'<VM><ID>8</ID><TEMPLATE><NIC><NIC_ID>0</NIC_ID><MAC>02:00:c0:a8:08:01</MAC><VN_MAD>ib</VN_MAD><IB_PKEY>0x7fff</IB_PKEY></NIC></TEMPLATE></VM>'"
 
 a=$TOP/build/asan/bin
@@ -44,6 +58,9 @@ if [ -x "$a/oneib-vf" ]; then
 	asan "oneib-discover" "$a/oneib-discover" --format=json
 	asan "oneib-vf deploy" bash -c "'$a/oneib-vf' deploy --vm 8 --vm-xml '$DS/8/vm.xml' <'$TEST_TMP/dom.xml'"
 	asan "oneib-vf list" "$a/oneib-vf" list
+	asan "oneib-vf lease --reserve" "$a/oneib-vf" lease --vm 9 --vm-xml "$DS/9.xml" --nic 1 --reserve
+	asan "oneib-vf hostdevs --held" "$a/oneib-vf" hostdevs --vm 9 --held
+	asan "oneib-vf release --nic" "$a/oneib-vf" release --vm 9 --nic 1
 	asan "oneib-vf reconcile" "$a/oneib-vf" reconcile --grace 0
 else
 	die "ASan build missing: run make check (or make asan-build)"
