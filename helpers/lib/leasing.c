@@ -94,6 +94,8 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			 * GUID here, and leasing_commit maps it. */
 			l->v[k].since = (int64_t)time(NULL);
 			l->v[k].guid = guid;
+			/* a migration's reservation taken into use */
+			l->v[k].reserved = false;
 			map[i].mac = nic->mac;
 			map[i].vf = l->v[k].vf;
 			continue;

@@ -92,5 +92,14 @@ on hv1 virsh resume one-44 >/dev/null
 probe hv1 >/dev/null
 assert_eq "" "$(leases hv1 44)" "released once the domain runs without it"
 on hv1 virsh destroy one-44 >/dev/null
-hosts_consistent "the end"
+hosts_consistent "the end of VM 44"
+
+# --- a reservation left behind, then the VM deployed there: an ordinary lease
+one_vm_new 45 0/02:00:c0:a8:01:0b/5
+action_xml 45 >"$TEST_TMP/a45.xml"
+on hv1 bash -c "/var/tmp/one/vmm/kvm-ib/vfs reserve 45 <'$TEST_TMP/a45.xml'"
+assert_eq reserved "$(leases hv1 45 | cut -d' ' -f2)" "VM 45 has a reservation on hv1"
+assert_eq "DEPLOY SUCCESS" "$(one_deploy_vm 45 hv1)" "deploy of VM 45 on hv1"
+assert_eq leased "$(leases hv1 45 | cut -d' ' -f2)" "the reservation became its lease"
+cloud_agrees "the end"
 test_done
