@@ -10,13 +10,17 @@
  * (other characters become '_', the name is cut to fit; the ID keeps it
  * unique). Its P_Key, mtu, rate and sl come from IB_PKEY, IB_MTU, IB_RATE,
  * IB_SL. Its members, all full:
- * - the port GUID of every NIC on the network of every VM that has a host:
- *   STATE 3 ACTIVE with any LCM_STATE but 0 (LCM_INIT; PROLOG, BOOT,
- *   RUNNING, MIGRATE, HOTPLUG, EPILOG, the *_FAILURE and *_UNKNOWN states
- *   all still hold the host and its VF lease), STATE 8 POWEROFF and STATE
- *   5 SUSPENDED (the VM stays on its host, the VF lease is kept). Every
- *   other state (INIT, PENDING, HOLD, STOPPED, DONE, FAILED, UNDEPLOYED,
- *   CLONING*) has no host: no member. The GUID is the one the host gives
+ * - the port GUID of every NIC on the network of every VM that holds VFs
+ *   or is about to: STATE 3 ACTIVE with any LCM_STATE but 0 (LCM_INIT;
+ *   PROLOG and BOOT come before the VF is programmed, so the SM knows its
+ *   GUID before the guest boots; RUNNING, MIGRATE, HOTPLUG, SAVE_*,
+ *   SHUTDOWN*, EPILOG, the *_FAILURE and *_UNKNOWN states). Every other
+ *   state has no VF: no member. That includes STATE 8 POWEROFF and STATE 5
+ *   SUSPENDED, though the VM keeps its host: kvm-ib's shutdown (poweroff)
+ *   and save (suspend) unmap and release its VFs, and resume leases them
+ *   again through ACTIVE/BOOT_POWEROFF or BOOT_SUSPENDED (hooks on both
+ *   re-render first); likewise INIT, PENDING, HOLD, STOPPED, DONE, FAILED,
+ *   UNDEPLOYED, CLONING*. The GUID is the one the host gives
  *   the VF, guid_for_nic(cloud id, VM ID, NIC_ID): VM 42 NIC 1 -> 
  *   0x02000000002a0001. With legacy_guids also guid_from_mac(MAC), the GUID
  *   a VF deployed before that change still carries;

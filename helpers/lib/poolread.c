@@ -225,16 +225,13 @@ static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
 /* --- the <VM_POOL> --------------------------------------------------------- */
 
 #define VM_STATE_ACTIVE 3
-#define VM_STATE_SUSPENDED 5
-#define VM_STATE_POWEROFF 8
 #define LCM_INIT 0
 
-/* See the membership rule in partitions.h. */
+/* See the membership rule in partitions.h: a VM holding VFs or about to
+ * (not POWEROFF nor SUSPENDED: kvm-ib releases their VFs). */
 static bool vm_has_host(int state, int lcm)
 {
-	if (state == VM_STATE_ACTIVE)
-		return lcm != LCM_INIT;
-	return state == VM_STATE_POWEROFF || state == VM_STATE_SUSPENDED;
+	return state == VM_STATE_ACTIVE && lcm != LCM_INIT;
 }
 
 /* Kept as a record: whether it is InfiniBand depends on its network. */

@@ -129,7 +129,8 @@ cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
 cp "$CONF" "$TEST_TMP/good.conf"
 sed 's|<IB_SL><!\[CDATA\[1\]\]></IB_SL>|<IB_SL><![CDATA[16]]></IB_SL>|' "$DATA/vnets.xml" >"$TEST_TMP/vnets.xml"
 cmp -s "$DATA/vnets.xml" "$TEST_TMP/vnets.xml" && die "no IB_SL to change"
-sed 's|<STATE>8</STATE>|<STATE>4</STATE>|' "$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 stopped
+sed 's|<STATE>3</STATE><LCM_STATE>18</LCM_STATE>|<STATE>8</STATE><LCM_STATE>0</LCM_STATE>|' \
+	"$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 powered off
 assert_ok "IB_SL 16 on tenant-a: the hook still installs" -- run_hook
 assert_match ": unchanged \(2 partitions, 6 members, 1 left out\)|: installed \(2 partitions, 6 members, 1 left out\)" \
 	"$(cat "$LAST_OUT")" "tenant-a kept as installed (VM 44 still in it)"
@@ -144,8 +145,9 @@ assert_file_eq "$DATA/expected.conf" "$CONF" "back to the expected file"
 renders=$(wc -l <"$TEST_TMP/calls.render")
 
 # --- a real change is installed, the old file kept as the backup
-sed 's|<STATE>8</STATE>|<STATE>4</STATE>|' "$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 stopped
-assert_ok "VM 44 stopped" -- run_hook
+sed 's|<STATE>3</STATE><LCM_STATE>18</LCM_STATE>|<STATE>8</STATE><LCM_STATE>0</LCM_STATE>|' \
+	"$DATA/vms.xml" >"$TEST_TMP/vms.xml" # VM 44 powered off
+assert_ok "VM 44 powered off" -- run_hook
 assert_match ": installed \(2 partitions, 5 members\)" "$(cat "$LAST_OUT")" "one member less"
 assert_eq "" "$(grep 0x02000000002c0000 "$CONF")" "VM 44's GUID left tenant-a"
 assert_file_eq "$DATA/expected.conf" "$CONF.bak" "the previous file is the backup"
@@ -178,7 +180,7 @@ wait_for 10 next_taken || die "run A did not queue for the lock"
 assert_ok "B while A waits: succeeds" -- run_hook
 assert_match "a run is already waiting" "$(cat "$LAST_OUT")" "B: says A will see its change"
 assert_eq "$n" "$(calls)" "neither A (waiting) nor B listed or rendered anything"
-cp "$DATA/vms.xml" "$TEST_TMP/vms.xml" # VM 44 back in POWEROFF
+cp "$DATA/vms.xml" "$TEST_TMP/vms.xml" # VM 44 back to SHUTDOWN_POWEROFF
 flock -u 7
 exec 7>&-
 wait "$a"

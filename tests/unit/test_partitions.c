@@ -2,7 +2,8 @@
 /*
  * The desired partitions (partitions.h) from the cloud's facts: the sample
  * cloud of tests/unit/data/partitions/ (VM 42 RUNNING with NICs on ib
- * networks 5 and 7 and a bridge NIC, VM 43 PENDING, VM 44 POWEROFF; node01
+ * networks 5 and 7 and a bridge NIC, VM 43 PENDING, VM 44 SHUTDOWN_POWEROFF
+ * (on its way to POWEROFF, its VF still held); node01
  * a ConnectX-3 host in cluster 100 with one IB and one Ethernet port,
  * node02 a ConnectX-4 host, node03 a ConnectX-3 host in cluster 101)
  * rendered to the exact expected text; the same cloud listed in another
@@ -157,6 +158,68 @@ static void sample_membership(void **state)
 	assert_int_equal(m.p[1].guids[0], 0x0002c90300a1b2c1ULL);
 	assert_int_equal(m.p[1].guids[1], 0x02000000002a0002ULL);
 	partitions_free(&m);
+}
+
+/*
+ * A member is a VM that holds VFs or is about to: ACTIVE, any LCM_STATE
+ * but LCM_INIT. POWEROFF and SUSPENDED keep their host but kvm-ib has
+ * released their VFs; resume goes through ACTIVE/BOOT_POWEROFF or
+ * BOOT_SUSPENDED before the VFs are attached again. VM 44 in each state.
+ */
+static void membership_follows_the_vfs(void **state)
+{
+	static const struct {
+		const char *state;
+		bool member;
+	} cases[] = {
+		{ "<STATE>8</STATE><LCM_STATE>0</LCM_STATE>",
+		  false }, /* POWEROFF */
+		{ "<STATE>5</STATE><LCM_STATE>0</LCM_STATE>",
+		  false }, /* SUSPENDED */
+		{ "<STATE>4</STATE><LCM_STATE>0</LCM_STATE>",
+		  false }, /* STOPPED */
+		{ "<STATE>9</STATE><LCM_STATE>0</LCM_STATE>",
+		  false }, /* UNDEPLOYED */
+		{ "<STATE>3</STATE><LCM_STATE>20</LCM_STATE>",
+		  true }, /* BOOT_POWEROFF */
+		{ "<STATE>3</STATE><LCM_STATE>21</LCM_STATE>",
+		  true }, /* BOOT_SUSPENDED */
+		{ "<STATE>3</STATE><LCM_STATE>6</LCM_STATE>",
+		  true }, /* SAVE_SUSPEND */
+		{ "<STATE>3</STATE><LCM_STATE>18</LCM_STATE>",
+		  true }, /* SHUTDOWN_POWEROFF */
+	};
+	static const char vm44[] = "<STATE>3</STATE><LCM_STATE>18</LCM_STATE>";
+	size_t lv, lh, ln, i;
+	char *v = read_data("vms.xml", &lv), *h = read_data("hosts.xml", &lh),
+	     *n = read_data("vnets.xml", &ln), *at, err[256];
+	struct partitions m;
+
+	(void)state;
+	at = strstr(v, "<ID>44</ID>");
+	assert_non_null(at);
+	at = strstr(at, vm44);
+	assert_non_null(at);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *doc = malloc(lv + 64);
+		size_t pre = (size_t)(at - v);
+
+		assert_non_null(doc);
+		snprintf(doc, lv + 64, "%.*s%s%s", (int)pre, v, cases[i].state,
+			 at + strlen(vm44));
+		err[0] = '\0';
+		assert_int_equal(partitions_build(doc, strlen(doc), h, lh, n,
+						  ln, &plain, &m, err,
+						  sizeof(err)),
+				 0);
+		assert_int_equal(has_guid(&m.p[0], 0x02000000002c0000ULL),
+				 cases[i].member);
+		partitions_free(&m);
+		free(doc);
+	}
+	free(v);
+	free(h);
+	free(n);
 }
 
 static void shuffled_input_renders_same_bytes(void **state)
@@ -941,6 +1004,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sample_renders_expected_text),
 		cmocka_unit_test(sample_membership),
+		cmocka_unit_test(membership_follows_the_vfs),
 		cmocka_unit_test(shuffled_input_renders_same_bytes),
 		cmocka_unit_test(empty_cloud_is_default_only),
 		cmocka_unit_test(short_form_nics),
