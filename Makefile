@@ -4,8 +4,9 @@
 #   make check      unit tests (plain and ASan+UBSan), cppcheck, e2e tests
 #   make demo       the simulated cloud, end to end
 #   make bench      speed and memory figures
-#   make install    DESTDIR, REMOTES_DIR, PREFIX honoured
+#   make install    DESTDIR, REMOTES_DIR, PREFIX honoured (drivers/files.list)
 #   make install-guest  oneib-context and its hooks, for guest images (DESTDIR)
+#   make deb        Debian packages one-ib-{frontend,node,sm,guest} into build/deb
 #   make deps       install the Debian packages the above need (root)
 
 PREFIX      ?= /usr
@@ -14,7 +15,9 @@ DATADIR     ?= $(PREFIX)/share/one-ib
 SBINDIR     ?= $(PREFIX)/sbin
 UDEVDIR     ?= /usr/lib/udev
 UNITDIR     ?= /usr/lib/systemd/system
+BINDIR      ?= $(PREFIX)/bin
 DESTDIR     ?=
+ROLES       ?= frontend node sm
 
 CC      ?= cc
 PKGS    := libvirt libxml-2.0 libpci libibumad
@@ -30,7 +33,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
-            strace
+            strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)
@@ -45,8 +48,8 @@ pkg_libs   = $(shell pkg-config --libs $(PKGS))
 # libibverbs (its objects in liboneib.a use nothing else; t0500 checks).
 GUEST_LIBS := -libverbs
 
-.PHONY: all deps check demo bench install install-guest uninstall clean format one-apps \
-        _check unit-build asan-build fuzz-build cppcheck
+.PHONY: all deps check demo bench install install-guest uninstall clean format \
+        one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
 
@@ -161,23 +164,35 @@ asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(T
 
 # --- install -----------------------------------------------------------------
 
-# Everything under REMOTES_DIR is copied to every host by `onehost sync`
-# (rsync -L: symlinks arrive as files), so the helpers live inside it.
+# Where each file goes is drivers/files.list, read by install.sh and by the
+# Debian packages alike. Everything under REMOTES_DIR is copied to every host
+# by `onehost sync` (rsync -L: symlinks arrive as files), so the helpers the
+# drivers run live inside it.
+INSTALL_DIRS = --destdir "$(DESTDIR)" --remotes "$(REMOTES_DIR)" \
+	--datadir "$(DATADIR)" --sbindir "$(SBINDIR)" --bindir "$(BINDIR)" \
+	--udevdir "$(UDEVDIR)" --unitdir "$(UNITDIR)" --build $(B)/bin
+INSTALL_ARGS = $(foreach r,$(ROLES),--role $(r)) $(INSTALL_DIRS)
+
 install: all
-	sh drivers/install.sh "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)" $(B)/bin
+	sh drivers/install.sh $(INSTALL_ARGS)
 
 # Inside a guest image (no OpenNebula there): the binary, one-context's hook,
-# the udev rule and the unit it starts. See INSTALL, "Guest images".
+# the udev rule and the unit it starts (role guest of drivers/files.list).
+# See INSTALL, "Guest images".
 install-guest: $(B)/bin/oneib-context
-	install -D -m 0755 $(B)/bin/oneib-context $(DESTDIR)$(SBINDIR)/oneib-context
-	install -D -m 0755 guest/loc-11-oneib $(DESTDIR)/etc/one-context.d/loc-11-oneib
-	install -D -m 0644 guest/66-oneib-context.rules \
-		$(DESTDIR)$(UDEVDIR)/rules.d/66-oneib-context.rules
-	install -D -m 0644 guest/oneib-context@.service \
-		$(DESTDIR)$(UNITDIR)/oneib-context@.service
+	sh drivers/install.sh --role guest $(INSTALL_DIRS)
 
 uninstall:
-	sh drivers/install.sh --uninstall "$(DESTDIR)" "$(REMOTES_DIR)" "$(DATADIR)" "$(SBINDIR)"
+	sh drivers/install.sh --uninstall $(INSTALL_ARGS)
+
+# Debian packages, built from a copy of the tree (dpkg-buildpackage writes
+# next to its source directory and cleans it), with Debian's build flags.
+deb:
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/src
+	tar --exclude=./build --exclude=./.git -cf - . | tar -C $(B)/deb/src -xf -
+	cd $(B)/deb/src && dpkg-buildpackage -us -uc -b -j$$(nproc) >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log >&2; exit 1; }
+	lintian --fail-on error,warning $(B)/deb/*.changes
 
 # --- tests -------------------------------------------------------------------
 
@@ -197,6 +212,14 @@ one-apps:
 	rm -rf $(B)/one-apps
 	git clone --quiet --depth 1 --branch $(ONE_APPS_TAG) \
 		https://github.com/OpenNebula/one-apps $(B)/one-apps
+
+# Every shell script we ship or test with (sh and bash shebangs).
+SHELL_SCRIPTS = $(sort $(shell grep -rlE '^\#!(/usr)?/bin/(env )?(ba)?sh' drivers remotes \
+	guest tests debian .ci 2>/dev/null | grep -v '\.md$$') $(wildcard tests/lib/*.sh) \
+	remotes/vmm/kvm-ib/oneib.sh)
+
+shellcheck:
+	shellcheck -x -S warning $(SHELL_SCRIPTS)
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \

@@ -1,45 +1,81 @@
 #!/bin/sh
-# Lays out (or removes) what an OpenNebula operator installs; called by
-# `make install` / `make uninstall`.
+# Installs (or removes) the files of drivers/files.list; called by
+# `make install` / `make uninstall`, and per package by debian/rules.
 #
-#   install.sh DESTDIR REMOTES_DIR DATADIR SBINDIR BINDIR
-#   install.sh --uninstall DESTDIR REMOTES_DIR DATADIR SBINDIR
+#   install.sh [--uninstall | --list] [--role ROLE]... [--destdir DIR]
+#              [--remotes DIR] [--datadir DIR] [--sbindir DIR] [--bindir DIR]
+#              [--udevdir DIR] [--unitdir DIR] [--build DIR] [--no-link]
 #
-# REMOTES_DIR (/var/lib/one/remotes) is what `onehost sync` copies to every
-# host as /var/tmp/one with rsync -L, so symlinks arrive as plain files:
-#   ib/bin/oneib-*            the helpers, found by the scripts beside them
-#   im/kvm-ib-probes.d/...    our probes, plus a relative symlink to every
-#                             stock kvm probe (same depth, so the stock
-#                             probes' relative requires still resolve)
-#   im/kvm-ib.d/...           symlinks to the stock im/kvm.d client
-#   vmm/kvm-ib/...            deploy, shutdown, cancel of our own, a relative
-#                             symlink to the stock vmm/kvm script for every
-#                             other action
-#   hooks/oneib-partitions    the front-end hook; hooks/ itself is stock
-#                             OpenNebula's, so uninstall removes only this file
-#   etc/...                   configuration, kept when it already exists
-# DATADIR (/usr/share/one-ib) gets the oned.conf/monitord.conf fragments,
-# the sudoers rule and the hook templates (hooks/*.tmpl, for onehook create).
-# SBINDIR (/usr/sbin) gets what sudo runs as root, root-owned and outside
-# the remotes oneadmin can replace: oneib-pkey (hosts),
-# oneib-partitions-install and a copy of oneib-partitions for verify (the
-# subnet manager's host). oneib-partitions is in the remotes too: the
-# front-end hook renders with it, unprivileged.
+# ROLE: frontend, node, sm, guest (default: frontend node sm, what a
+# front-end built from source needs). --build is where the helpers were
+# built (build/bin/NAME in the list means DIR/NAME). --list prints
+# "MODE SOURCE DESTINATION" for every file instead of installing it.
+#
+# After the frontend files, drivers/link-stock.sh links OpenNebula's stock
+# kvm probes, IM client and VMM actions into the kvm-ib directories (unless
+# --no-link: the Debian package does that in its postinst, against the
+# OpenNebula installed then). Files of MODE conf are the operator's once
+# installed: kept. A sudoers rule installed into the live system (no
+# DESTDIR) is checked with visudo first and replaces the old one atomically.
 set -eu
 
-uninstall=0
-if [ "${1:-}" = --uninstall ]; then
-	uninstall=1
-	shift
-fi
-[ $# -ge 4 ] || { echo "install.sh: usage: [--uninstall] DESTDIR REMOTES_DIR DATADIR SBINDIR [BINDIR]" >&2; exit 2; }
-dest=$1 remotes=$1$2 data=$1$3 sbin=$1$4 bindir=${5:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
+action=install roles='' dest='' link=1
+remotes=/var/lib/one/remotes data=/usr/share/one-ib sbin=/usr/sbin bin=/usr/bin
+udev=/usr/lib/udev unit=/usr/lib/systemd/system
+build=$src/build/bin
 
-# Our own directories: removing them removes everything install put there.
-ours="$remotes/ib $remotes/im/kvm-ib.d $remotes/im/kvm-ib-probes.d $remotes/vmm/kvm-ib
-      $remotes/vnm/ib $remotes/etc/im/kvm-ib-probes.d $remotes/etc/vmm/kvm-ib
-      $remotes/etc/vnm/ib"
+die() { echo "install.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--uninstall) action=uninstall ;;
+	--list) action=list ;;
+	--no-link) link=0 ;;
+	--role) roles="$roles ${2:?}"; shift ;;
+	--destdir) dest=${2?}; shift ;;
+	--remotes) remotes=${2:?}; shift ;;
+	--datadir) data=${2:?}; shift ;;
+	--sbindir) sbin=${2:?}; shift ;;
+	--bindir) bin=${2:?}; shift ;;
+	--udevdir) udev=${2:?}; shift ;;
+	--unitdir) unit=${2:?}; shift ;;
+	--build) build=${2:?}; shift ;;
+	*) die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+[ -n "$roles" ] || roles="frontend node sm"
+for r in $roles; do
+	case $r in frontend | node | sm | guest) ;; *) die "unknown role '$r'" ;; esac
+done
+
+# The list's lines of our roles, as "MODE SOURCE DESTINATION", with the
+# placeholders and globs resolved (a glob that matches nothing is an error:
+# a file the list promises is missing).
+entries() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/drivers/files.list" |
+	while read -r role mode from to extra; do
+		[ -z "$extra" ] && [ -n "$to" ] || die "files.list: bad line: $role $mode $from $to $extra"
+		case " $roles " in *" $role "*) ;; *) continue ;; esac
+		to=$(printf '%s\n' "$to" | sed -e "s|@REMOTES@|$remotes|" \
+			-e "s|@DATA@|$data|" -e "s|@SBIN@|$sbin|" -e "s|@BIN@|$bin|" \
+			-e "s|@UDEV@|$udev|" -e "s|@UNIT@|$unit|")
+		case $from in
+		build/bin/*) from=$build/${from#build/bin/} ;;
+		*) from=$src/$from ;;
+		esac
+		n=0
+		for f in $from; do
+			[ -e "$f" ] || die "files.list: $f not found (not built?)"
+			n=$((n + 1))
+			case $to in
+			*/) echo "$mode $f $to$(basename "$f")" ;;
+			*) echo "$mode $f $to" ;;
+			esac
+		done
+		[ $n -le 1 ] || case $to in */) ;; *) die "files.list: $from: several files, one destination" ;; esac
+	done
+}
 
 # prune DIR: remove DIR and its parents while empty, never above DESTDIR.
 prune() {
@@ -50,79 +86,77 @@ prune() {
 	done
 }
 
-if [ $uninstall = 1 ]; then
-	# prune leaves a stock hooks/ that still holds OpenNebula's own hooks
-	for d in $ours "$remotes/hooks/oneib-partitions" "$data" "$sbin/oneib-pkey" \
-		"$sbin/oneib-partitions-install" "$sbin/oneib-partitions"; do
-		rm -rf "$d"
-		prune "$(dirname "$d")"
-	done
-	exit 0
-fi
-
-[ -n "$bindir" ] || { echo "install.sh: BINDIR missing" >&2; exit 2; }
-
-# mirror STOCK_DIR OUR_DIR (sibling directories under REMOTES_DIR): a
-# relative symlink in OUR_DIR for every file of STOCK_DIR that OUR_DIR does
-# not provide itself.
-mirror() {
-	stock=$1 mine=$2
-	( cd "$remotes/$stock" && find . \( -type f -o -type l \) -print ) |
-	while IFS= read -r f; do
-		f=${f#./}
-		[ -e "$remotes/$mine/$f" ] || [ -L "$remotes/$mine/$f" ] && continue
-		up=..
-		rest=$f
-		while [ "${rest#*/}" != "$rest" ]; do
-			up=$up/..
-			rest=${rest#*/}
-		done
-		mkdir -p "$(dirname "$remotes/$mine/$f")"
-		ln -s "$up/$(basename "$stock")/$f" "$remotes/$mine/$f"
-	done
+# A sudoers rule goes live only once visudo accepts it, and by rename, so
+# sudo never reads a half-written or broken file.
+install_sudoers() { # SOURCE DEST
+	tmp=$2.new # sudo skips names with a dot in /etc/sudoers.d
+	install -m 0440 -o root -g root "$1" "$tmp"
+	if ! visudo -c -q -f "$tmp" >/dev/null; then
+		rm -f "$tmp"
+		die "$1: visudo refuses it; $2 left as it was"
+	fi
+	mv -f "$tmp" "$2"
 }
 
-# root-only helpers: never in the remotes
-root_only="oneib-pkey oneib-partitions-install"
-install -d "$remotes/ib/bin"
-for b in "$bindir"/oneib-*; do
-	case " $root_only " in *" $(basename "$b") "*) continue ;; esac
-	# the guest's helper is for guest images only (make install-guest)
-	[ "$(basename "$b")" = oneib-context ] && continue
-	install -m 0755 "$b" "$remotes/ib/bin/"
-done
-for h in $root_only oneib-partitions; do
-	[ -x "$bindir/$h" ] || continue
-	install -d "$sbin"
-	if [ "$(id -u)" = 0 ]; then
-		install -m 0755 -o root -g root "$bindir/$h" "$sbin/"
+list=$(entries) || exit 2
+case $action in
+list)
+	printf '%s\n' "$list"
+	exit 0
+	;;
+uninstall)
+	case " $roles " in *" frontend "*)
+		[ ! -d "$dest$remotes" ] || sh "$src/drivers/link-stock.sh" --remove "$dest$remotes" ;;
+	esac
+	while read -r mode from to; do
+		[ -n "$mode" ] || continue
+		rm -f "$dest$to"
+		prune "$(dirname "$dest$to")"
+	done <<EOF
+$list
+EOF
+	exit 0
+	;;
+esac
+
+root=0
+[ "$(id -u)" = 0 ] && root=1
+while read -r mode from to; do
+	[ -n "$mode" ] || continue # no file of these roles
+	t=$dest$to
+	case $mode in
+	conf)
+		[ -e "$t" ] && continue
+		mode=0644
+		;;
+	esac
+	install -d "$(dirname "$t")"
+	case $to in
+	/etc/sudoers.d/*)
+		if [ -z "$dest" ]; then
+			install_sudoers "$from" "$t"
+			continue
+		fi
+		;;
+	esac
+	if [ $root = 1 ]; then
+		install -m "$mode" -o root -g root "$from" "$t"
 	else
-		install -m 0755 "$bindir/$h" "$sbin/"
+		install -m "$mode" "$from" "$t"
 	fi
-done
+done <<EOF
+$list
+EOF
 
-# Files under etc/ are the operator's configuration once installed: kept.
-( cd "$src/remotes" && find . -type f -print ) |
-while IFS= read -r f; do
-	case $f in ./etc/*) [ -e "$remotes/$f" ] && continue ;; esac
-	install -D -m "$(stat -c %a "$src/remotes/$f")" "$src/remotes/$f" "$remotes/$f"
-done
-
-for pair in im/kvm-probes.d:im/kvm-ib-probes.d im/kvm.d:im/kvm-ib.d vmm/kvm:vmm/kvm-ib; do
-	stock=${pair%%:*} mine=${pair#*:}
-	if [ -d "$remotes/$stock" ]; then
-		mkdir -p "$remotes/$mine"
-		mirror "$stock" "$mine"
-	else
-		echo "install.sh: $remotes/$stock not found: install OpenNebula's remotes first, then run make install again so $mine reuses them" >&2
-	fi
-done
-
-install -d "$data/drivers"
-for f in "$src"/drivers/*.kvm-ib "$src"/drivers/sudoers.oneib; do
-	install -m 0644 "$f" "$data/drivers/"
-done
-install -d "$data/hooks"
-for f in "$src"/templates/hooks/*.tmpl "$src"/templates/hooks/README.md; do
-	install -m 0644 "$f" "$data/hooks/"
-done
+if [ $link = 1 ]; then
+	case " $roles " in *" frontend "*)
+		# Staging into a DESTDIR without OpenNebula is expected (tests,
+		# demo, packaging): only a real install warns.
+		if [ -n "$dest" ]; then
+			sh "$src/drivers/link-stock.sh" --quiet "$dest$remotes"
+		else
+			sh "$src/drivers/link-stock.sh" "$remotes"
+		fi
+		;;
+	esac
+fi

@@ -54,7 +54,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 # bench P G SHAPE: generate, check one render, time both paths.
 p50_of=()
 bench() {
-	local p=$1 g=$2 shape=$3 d out gen in_b runs t1 i bad= r rss1 rss2 fs us ino inst ri
+	local p=$1 g=$2 shape=$3 d out gen in_b runs t1 i bad='' r rss1 rss2 fs us ino inst ri
 	d=$TEST_TMP/p$p-g$g-$shape
 	out=$d/partitions.conf
 	assert_ok "P=$p G=$g $shape: genpools.sh" -- \

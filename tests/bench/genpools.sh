@@ -49,7 +49,7 @@
 # Prints one line of counts and byte sizes on stdout.
 set -eu
 
-nets=1000 members=100000 hosts= shape=listing seed=42
+nets=1000 members=100000 hosts='' shape=listing seed=42
 usage() {
 	echo "usage: genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-f lean|listing|extended] [-s SEED] DIR" >&2
 	exit 2

@@ -1,19 +1,38 @@
 #!/bin/bash
-# The shipped sudoers rule parses, and gives oneadmin exactly oneib-pkey
-# map, unmap and show, and the partitions' install and verify with their
-# pinned arguments, as root: no other command, no other helper, no other
-# file, and no cloud XML (oneib-pkey partitions, which parsed it as root,
-# is gone from the rule).
+# The shipped sudoers rules parse, and give oneadmin exactly oneib-pkey
+# map, unmap and show (one-ib-node), and the partitions' install and verify
+# with their pinned arguments (one-ib-sm), as root: no other command, no
+# other helper, no other file, and no cloud XML (oneib-pkey partitions,
+# which parsed it as root, is gone from the rules).
 . "$(dirname "$0")/../lib/test-lib.sh"
 sim_host none
 command -v visudo >/dev/null || die "sudo not installed"
-rule=$TOP/drivers/sudoers.oneib
-assert_ok "visudo accepts the rule" -- visudo -c -f "$rule"
-
-# A private /etc/sudoers.d with only our rule, and a oneadmin user.
+# A private /etc/sudoers.d with only our rules, and a oneadmin user.
 mkdir -p "$TEST_TMP/sudoers.d"
-install -m 0440 "$rule" "$TEST_TMP/sudoers.d/one-ib"
+for rule in "$TOP"/drivers/sudoers.d/one-ib-*; do
+	assert_ok "visudo accepts $(basename "$rule")" -- visudo -c -f "$rule"
+	install -m 0440 "$rule" "$TEST_TMP/sudoers.d/"
+done
 mount --bind "$TEST_TMP/sudoers.d" /etc/sudoers.d
+
+# make install without DESTDIR (install.sh) puts a rule live only once
+# visudo accepts it, by rename: a broken one never reaches sudo.
+src=$TEST_TMP/src
+mkdir -p "$src/build/bin"
+cp -r "$TOP/drivers" "$TOP/doc" "$src/"
+cp "$TOP/build/bin/oneib-pkey" "$TOP/build/bin/oneib-discover" "$src/build/bin/"
+node_install() {
+	sh "$src/drivers/install.sh" --role node --sbindir "$TEST_TMP/sbin" \
+		--bindir "$TEST_TMP/bin" --mandir "$TEST_TMP/man"
+}
+rm /etc/sudoers.d/one-ib-node
+assert_ok "install.sh --role node, live" -- node_install
+assert_eq "root root 440" "$(stat -c '%U %G %a' /etc/sudoers.d/one-ib-node)" "rule installed root-owned, 0440"
+assert_file_eq "$TOP/drivers/sudoers.d/one-ib-node" /etc/sudoers.d/one-ib-node "the shipped rule"
+echo 'oneadmin ALL=(root NOPASSWD: /bin/sh' >>"$src/drivers/sudoers.d/one-ib-node"
+rules() { snap --content /etc/sudoers.d; }
+assert_refused --state rules "a broken rule" "^install.sh: .*one-ib-node: visudo refuses it; /etc/sudoers.d/one-ib-node left as it was$" \
+	-- node_install
 if ! id oneadmin >/dev/null 2>&1; then
 	cp /etc/passwd "$TEST_TMP/passwd"
 	echo 'oneadmin:x:9869:9869::/var/lib/one:/bin/bash' >>"$TEST_TMP/passwd"

@@ -50,11 +50,11 @@ assert_ok "the ledger exists (kills did not all land before any commit)" -- test
 assert_match '^[1-9]' "$produced" "some deploys finished before their kill ($produced)"
 assert_match '^[1-9]' "$(virsh list --name | grep -c '^one-')" "some VMs booted"
 say "$produced of $rounds rounds finished before the kill"
-assert_eq "" "$(ls /var/lib/one/ib | grep -v -e '^leases$' -e '^leases.lock$' -e '^leases.tmp')" "nothing but the ledger, its lock and killed writers' temp files"
+assert_eq "" "$(find /var/lib/one/ib -mindepth 1 ! -name leases ! -name leases.lock ! -name 'leases.tmp*')" "nothing but the ledger, its lock and killed writers' temp files"
 
 "$vf" reconcile --grace 0 >"$TEST_TMP/rec" 2>&1
 assert_eq 0 $? "reconcile succeeds"
-assert_eq "" "$(ls /var/lib/one/ib | grep '^leases.tmp')" "temp files of killed writers removed"
+assert_eq "" "$(find /var/lib/one/ib -mindepth 1 -name 'leases.tmp*')" "temp files of killed writers removed"
 for d in $(virsh list --name | grep '^one-'); do
 	virsh dumpxml "$d" | sed -n "s/.*<address domain='0x0000' bus='0x\(..\)' slot='0x\(..\)' function='0x\(.\)'.*/0000:\1:\2.\3 ${d#one-}/p"
 done | sort >"$TEST_TMP/held"

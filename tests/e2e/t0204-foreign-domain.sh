@@ -30,6 +30,6 @@ assert_eq "legacy db" "$("$R/ib/bin/oneib-vf" list --format=json | jq -r '.lease
 virsh destroy "legacy db" >/dev/null
 "$R/ib/bin/oneib-vf" reconcile >"$TEST_TMP/rec2"
 assert_match "VF 0000:03:00.1: domain legacy db no longer holds it, released" "$(cat "$TEST_TMP/rec2")" "released when the domain goes"
-uuid=$(one_deploy 16 ib/0/02:00:0a:02:00:10/0x8101)
+one_deploy 16 ib/0/02:00:0a:02:00:10/0x8101 >/dev/null
 assert_eq 0 $? "then VM 16 gets it"
 test_done

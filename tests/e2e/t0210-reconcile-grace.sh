@@ -11,7 +11,7 @@ vf=$R/ib/bin/oneib-vf
 mkdir -p "$DS/5"
 vm_xml 5 ib/0/02:00:0a:06:00:05/0x8101 >"$DS/5/vm.xml"
 domain_xml 5 02:00:0a:06:00:05 | "$vf" deploy --vm 5 --vm-xml "$DS/5/vm.xml" >/dev/null
-uuid=$(one_deploy 6 ib/0/02:00:0a:06:00:06/0x8101)
+one_deploy 6 ib/0/02:00:0a:06:00:06/0x8101 >/dev/null
 assert_eq "reconcile: 2 kept, 0 released, 0 adopted" "$("$vf" reconcile | tail -n 1)" "in flight: kept"
 assert_eq "VF 0000:3b:00.1: VM 5 has no domain holding it, released
 reconcile: 1 kept, 1 released, 0 adopted" "$("$vf" reconcile --grace 0)" "after the grace period: released"

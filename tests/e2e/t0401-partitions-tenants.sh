@@ -96,7 +96,7 @@ assert_eq "$SIM_PARTITIONS: unchanged (2 partitions, 8 members)" "$(cat "$LAST_O
 assert_eq "$ino" "$(stat -c %i:%Y.%y "$SIM_PARTITIONS")" "the file was not rewritten"
 assert_file_eq "$TEST_TMP/bak" "$SIM_PARTITIONS.bak" "the backup is still the previous file"
 assert_ok "no reload command ran" -- test ! -e "$TEST_TMP/reloaded"
-assert_eq "" "$(ls "$(dirname "$SIM_PARTITIONS")" | grep 'partitions.conf\.' | grep -v '\.bak$')" "no temporary file left"
+assert_eq "" "$(find "$(dirname "$SIM_PARTITIONS")" -maxdepth 1 -name 'partitions.conf.*' ! -name '*.bak')" "no temporary file left"
 
 # The upgrade bridge: old MAC-derived GUIDs too. VMs 10 and 11 share one,
 # so neither gets it, nor its new one: named, left out, not joined.

@@ -67,9 +67,9 @@ assert_match "installed, but opensm was not told: reload command 'exit 3' exited
 
 # Option mistakes are usage errors, before anything is read or written.
 assert_fail "two ways to reload" -- "$INST" --output "$SIM_PARTITIONS" --no-reload --pid-file x "$TEST_TMP/c6.conf"
-assert_eq 2 "$_tl_rc" "usage error: exit 2"
+assert_eq 2 "$LAST_RC" "usage error: exit 2"
 assert_fail "--backup without --output" -- "$INST" --backup x "$TEST_TMP/c6.conf"
-assert_eq 2 "$_tl_rc" "usage error: exit 2"
+assert_eq 2 "$LAST_RC" "usage error: exit 2"
 assert_fail "--output equal to --backup" -- "$INST" --output "$SIM_PARTITIONS" --backup "$SIM_PARTITIONS" "$TEST_TMP/c6.conf"
-assert_eq 2 "$_tl_rc" "usage error: exit 2"
+assert_eq 2 "$LAST_RC" "usage error: exit 2"
 test_done

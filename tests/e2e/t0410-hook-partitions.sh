@@ -103,7 +103,7 @@ refused() { # WHY REGEX
 	local before
 	before=$(state)
 	assert_fail "$1: the hook fails" -- run_hook
-	assert_eq 1 "$_tl_rc" "$1: exit status 1"
+	assert_eq 1 "$LAST_RC" "$1: exit status 1"
 	assert_eq 1 "$(wc -l <"$LAST_ERR")" "$1: one line on stderr"
 	assert_match "^oneib-partitions: $2" "$(cat "$LAST_ERR")" "$1: names what failed and why"
 	assert_eq "$before" "$(state)" "$1: partitions.conf untouched"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # one-ib specific test helpers, sourced after test-lib.sh.
 
 # run_probes DIR IM_MAD HOST_ID HOSTNAME: what monitord-client's ProbeRunner
@@ -29,8 +30,7 @@ tmpl_vectors() {
 # install_tree DEST: a fresh `make install` into DEST, on top of whatever
 # stand-ins for OpenNebula's own remotes the test put there first.
 install_tree() {
-	sh "$TOP/drivers/install.sh" "$1" /var/lib/one/remotes /usr/share/one-ib \
-		/usr/sbin "$TOP/build/bin"
+	sh "$TOP/drivers/install.sh" --destdir "$1"
 }
 
 # stock_remotes DEST: small stand-ins for the stock kvm IM client and

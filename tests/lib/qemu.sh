@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib/qemu.sh - libvirt's real QEMU driver in a test, sourced after
 # test-lib.sh, for validating domain XML (define, dumpxml, undefine).
 #

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib/test-lib.sh - shell test harness for one-ib end-to-end tests.
 #
 # Each test is a plain script, runnable alone:
@@ -26,8 +27,9 @@
 #     not ok - NAME (...)         exit 1
 #     ok - NAME # skip REASON     exit 77
 #
-# Variables:  TOP TEST_NAME TEST_TMP ONEIB_DESTDIR REMOTES IBBIN
-#             LAST_OUT LAST_ERR (files: output of the last assert_ok/fail;
+# Variables:  TOP TEST_NAME TEST_TMP ONEIB_DESTDIR REMOTES IBBIN LAST_RC
+#             LAST_OUT LAST_ERR (files: output of the last assert_ok/fail,
+#             LAST_RC its exit status;
 #             their command runs in a subshell with stdin from /dev/null)
 # Assertions: assert_eq EXPECTED ACTUAL MSG     assert_match REGEX STRING MSG
 #             assert_ok MSG -- cmd...           assert_fail MSG -- cmd...
@@ -152,6 +154,8 @@ _tl_run() { # MSG -- cmd...  -> runs cmd, sets _tl_rc
 	# fault" notice lands in LAST_ERR too
 	("$@"; exit $?) >"$LAST_OUT" 2>"$LAST_ERR" </dev/null
 	_tl_rc=$?
+	# shellcheck disable=SC2034 # read by the tests
+	LAST_RC=$_tl_rc
 }
 
 _tl_cmd_details() {
@@ -289,11 +293,11 @@ _tl_running() {
 
 # Stop daemons in reverse start order: SIGTERM, up to 3 s, then SIGKILL.
 _tl_stop_daemons() {
-	local i j pid
+	local i pid
 	for ((i = ${#_tl_daemons[@]} - 1; i >= 0; i--)); do
 		pid=${_tl_daemons[i]}
 		kill -TERM "$pid" 2>/dev/null || continue
-		for j in $(seq 30); do
+		for _ in $(seq 30); do
 			_tl_running "$pid" || break
 			sleep 0.1
 		done

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the kvm-ib actions (sourced, not an action itself).
 
 DRIVER_PATH=$(dirname "$0")
