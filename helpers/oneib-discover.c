@@ -12,8 +12,18 @@
  *
  * Odd sysfs data is reported on stderr and the rest is still listed, exit 0:
  * a monitoring probe must not fail its whole class over one bad file.
+ *
+ * A host whose VFs cannot get their GUIDs (an mlx5 port with VFs, without
+ * MLNX_OFED and without the PF's IPoIB netdev: ib_ipoib not loaded) is not
+ * ready: the table says why, one-system reports
+ *   IB_NOT_READY="mlx5_1 port 1 (0000:af:00.0): no IPoIB netdev, ..."
+ * ("" when ready) and one-monitor counts none of that port's VFs as free,
+ * so the scheduler
+ * does not send a VM there to fail its deploy. --guids=off: the host does
+ * not program VFs (ONEIB_PKEY empty in kvm-ibrc), so nothing is missing.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +35,7 @@
 #include "lib/log.h"
 #include "lib/onetmpl.h"
 #include "lib/pkey.h"
+#include "lib/strbuf.h"
 
 enum format { FMT_TABLE, FMT_JSON, FMT_ONE, FMT_ONE_SYSTEM, FMT_ONE_MONITOR };
 
@@ -42,7 +53,8 @@ static const struct {
 static void usage(FILE *f)
 {
 	fputs("usage: oneib-discover "
-	      "[--format=table|json|one|one-system|one-monitor]\n",
+	      "[--format=table|json|one|one-system|one-monitor]\n"
+	      "                      [--ledger DIR] [--guids=on|off]\n",
 	      f);
 }
 
@@ -51,7 +63,42 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static void print_table(const struct hca_list *l)
+/* Why VFs of this port cannot get GUIDs, or NULL when they can. */
+static const char *not_ready(const struct ib_port *pt, bool guids)
+{
+	if (guids && pt->vf_guids == VF_GUIDS_NONE)
+		return "no IPoIB netdev, so VF GUIDs cannot be set: load "
+		       "ib_ipoib "
+		       "(modprobe ib_ipoib; /etc/modules) or install MLNX_OFED";
+	return NULL;
+}
+
+static void print_vf_guids(const struct ib_port *pt, bool guids)
+{
+	const char *why = not_ready(pt, guids);
+
+	switch (pt->vf_guids) {
+	case VF_GUIDS_NA:
+		return;
+	case VF_GUIDS_MLX4:
+		puts("            VF GUIDs: mlx4 alias GUID table");
+		return;
+	case VF_GUIDS_OFED:
+		puts("            VF GUIDs: MLNX_OFED sriov files");
+		return;
+	case VF_GUIDS_NETLINK:
+		printf("            VF GUIDs: rtnetlink on %s\n", pt->ipoib);
+		return;
+	case VF_GUIDS_NONE:
+		printf("            VF GUIDs: %s\n",
+		       why ? why : "not programmed here (--guids=off)");
+		if (why)
+			puts("            NOT READY");
+		return;
+	}
+}
+
+static void print_table(const struct hca_list *l, bool guids)
 {
 	char guid[GUID_STRLEN], addr[PCI_ADDR_STRLEN], pk[PKEY_STRLEN];
 	size_t i, j, k;
@@ -93,6 +140,7 @@ static void print_table(const struct hca_list *l)
 				printf(" %s", pk);
 			}
 			putchar('\n');
+			print_vf_guids(pt, guids);
 		}
 		if (!h->nvfs)
 			continue;
@@ -246,7 +294,35 @@ static bool hca_has_usable_port(const struct hca *h)
 	return false;
 }
 
-static void print_one_system(const struct hca_list *l)
+/* IB_NOT_READY: every port whose VFs cannot get GUIDs, with the reason. */
+static void print_not_ready(const struct hca_list *l, bool guids)
+{
+	char addr[PCI_ADDR_STRLEN];
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		if (!h->has_pci)
+			continue;
+		pci_addr_fmt(&h->addr, addr);
+		for (p = 0; p < h->nports; p++) {
+			const char *why = not_ready(&h->ports[p], guids);
+
+			if (why)
+				sb_addf(&sb, "%s%s port %d (%s): %s",
+					sb.len ? "; " : "", h->ibdev,
+					h->ports[p].num, addr, why);
+		}
+	}
+	/* "" when ready: a repaired host must clear what it reported before */
+	tmpl_attr(stdout, "IB_NOT_READY", sb_str(&sb));
+	sb_release(&sb);
+}
+
+static void print_one_system(const struct hca_list *l, bool guids)
 {
 	char addr[PCI_ADDR_STRLEN], guid[GUID_STRLEN];
 	bool sriov = false;
@@ -262,6 +338,7 @@ static void print_one_system(const struct hca_list *l)
 			sriov = true;
 	}
 	tmpl_attr(stdout, "IB_SRIOV", sriov ? "YES" : "NO");
+	print_not_ready(l, guids);
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];
 
@@ -295,13 +372,30 @@ static void print_one_system(const struct hca_list *l)
 	}
 }
 
+/* A port a VM can be given a VF of: usable, and its VFs can get GUIDs. */
+static bool port_ready(const struct ib_port *pt, bool guids)
+{
+	return ib_port_usable(pt) && !not_ready(pt, guids);
+}
+
+static bool hca_has_ready_port(const struct hca *h, bool guids)
+{
+	int p;
+
+	for (p = 0; p < h->nports; p++)
+		if (port_ready(&h->ports[p], guids))
+			return true;
+	return false;
+}
+
 /*
  * The free-VF counters; with a ledger error (one line, "" when none) all
  * are 0. IB_ERROR is always printed, empty when all is well: OpenNebula
  * keeps an attribute a probe stops reporting, so a repaired host must
  * clear it.
  */
-static void print_one_monitor(const struct hca_list *l, const char *ledger_err)
+static void print_one_monitor(const struct hca_list *l, const char *ledger_err,
+			      bool guids)
 {
 	char addr[PCI_ADDR_STRLEN];
 	long long total = 0, n;
@@ -313,7 +407,7 @@ static void print_one_monitor(const struct hca_list *l, const char *ledger_err)
 	for (i = 0; i < l->n && !broken; i++) {
 		const struct hca *h = &l->v[i];
 
-		if (!h->has_pci || !hca_has_usable_port(h))
+		if (!h->has_pci || !hca_has_ready_port(h, guids))
 			continue;
 		for (j = 0; j < h->nvfs; j++)
 			total += vf_free(&h->vfs[j]);
@@ -328,7 +422,7 @@ static void print_one_monitor(const struct hca_list *l, const char *ledger_err)
 		pci_addr_fmt(&h->addr, addr);
 		for (p = 0; p < h->nports; p++) {
 			n = 0;
-			if (!broken && ib_port_usable(&h->ports[p]))
+			if (!broken && port_ready(&h->ports[p], guids))
 				for (j = 0; j < h->nvfs; j++)
 					n += vf_free(&h->vfs[j]);
 			tmpl_vec_begin(&v, stdout, "IB_PF_FREE");
@@ -345,20 +439,29 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "ledger", required_argument, NULL, 'l' },
+		{ "guids", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum format fmt = FMT_TABLE;
 	const char *ledger = "/var/lib/one/ib";
 	char ledger_err[512] = "";
+	bool guids = true;
 	struct hca_list l;
 	size_t i;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "f:l:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:l:g:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			ledger = optarg;
+			break;
+		case 'g':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				log_msg("--guids '%s': on or off", optarg);
+				return 2;
+			}
+			guids = !strcmp(optarg, "on");
 			break;
 		case 'f':
 			for (i = 0; i < sizeof(formats) / sizeof(formats[0]);
@@ -394,20 +497,20 @@ int main(int argc, char **argv)
 		apply_leases(&l, ledger, ledger_err, sizeof(ledger_err));
 	switch (fmt) {
 	case FMT_TABLE:
-		print_table(&l);
+		print_table(&l, guids);
 		break;
 	case FMT_JSON:
 		print_json(&l);
 		break;
 	case FMT_ONE:
-		print_one_system(&l);
-		print_one_monitor(&l, ledger_err);
+		print_one_system(&l, guids);
+		print_one_monitor(&l, ledger_err, guids);
 		break;
 	case FMT_ONE_SYSTEM:
-		print_one_system(&l);
+		print_one_system(&l, guids);
 		break;
 	case FMT_ONE_MONITOR:
-		print_one_monitor(&l, ledger_err);
+		print_one_monitor(&l, ledger_err, guids);
 		break;
 	}
 	hca_list_free(&l);

@@ -296,9 +296,82 @@ static int read_vfs(struct hca *h, const char *bdf)
 	return r;
 }
 
+int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
+		     int *ifindex)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int r = -ENOENT;
+	DIR *d;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/net", pf_bdf))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		char f[PATH_MAX];
+		long type, dev_port, idx;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= len)
+			continue;
+		/* 32 = ARPHRD_INFINIBAND: an IPoIB netdev, not a RoCE one */
+		if (path_fmt(f, sizeof(f), "%s/%s/type", path, de->d_name) ||
+		    sysfs_read_long(f, &type) || type != 32)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/dev_port", path,
+			     de->d_name) ||
+		    sysfs_read_long(f, &dev_port) || dev_port != port - 1)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/ifindex", path, de->d_name) ||
+		    sysfs_read_long(f, &idx) || idx <= 0 || idx > INT_MAX)
+			continue;
+		/* length checked above */
+		memcpy(name, de->d_name, strlen(de->d_name) + 1);
+		*ifindex = (int)idx;
+		r = 0;
+		break;
+	}
+	closedir(d);
+	return r;
+}
+
+/* How VFs of each InfiniBand port get their GUIDs (enum vf_guids). */
+static void read_vf_guids(struct hca *h, const char *bdf)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	bool ofed;
+	int p, ifindex, r;
+
+	if (!h->nvfs)
+		return;
+	ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov", bdf) &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	for (p = 0; p < h->nports; p++) {
+		struct ib_port *pt = &h->ports[p];
+
+		if (strcmp(pt->link_layer, "InfiniBand"))
+			continue;
+		if (!strcmp(h->driver, "mlx4_core")) {
+			pt->vf_guids = VF_GUIDS_MLX4;
+			continue;
+		}
+		if (strcmp(h->driver, "mlx5_core"))
+			continue;
+		r = hca_ipoib_netdev(bdf, pt->num, pt->ipoib, sizeof(pt->ipoib),
+				     &ifindex);
+		if (ofed)
+			pt->vf_guids = VF_GUIDS_OFED;
+		else
+			pt->vf_guids = r ? VF_GUIDS_NONE : VF_GUIDS_NETLINK;
+	}
+}
+
 static int read_pci(struct hca *h, struct pci_names *names)
 {
 	char bdf[PCI_ADDR_STRLEN];
+	int r;
 
 	pci_addr_fmt(&h->addr, bdf);
 	h->vendor_id = (uint16_t)read_expected_long(bdf, "vendor", 0);
@@ -313,7 +386,10 @@ static int read_pci(struct hca *h, struct pci_names *names)
 	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
 	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
 	h->sriov_numvfs = (int)read_optional_long(bdf, "sriov_numvfs", -1);
-	return read_vfs(h, bdf);
+	r = read_vfs(h, bdf);
+	if (!r)
+		read_vf_guids(h, bdf);
+	return r;
 }
 
 /* RDMA devices of VFs the host driver holds: "0000:3b:01.0" -> "mlx5_2". */

@@ -27,6 +27,21 @@
 #define HCA_NAME_MAX 64
 #define HCA_MAX_PORTS 10 /* libibumad's UMAD_CA_MAX_PORTS */
 
+/*
+ * How the host gives a VF of this port its GUIDs (what oneib-pkey map needs):
+ * mlx4 through the PF's iov/ alias GUID tables; mlx5 through MLNX_OFED's
+ * <pf>/sriov/<n>/ files, or upstream through rtnetlink on the PF's IPoIB
+ * netdev for the port ("ib0": ib_ipoib loaded). VF_GUIDS_NONE: an mlx5 port
+ * with VFs and neither, so every deploy that programs a VF would fail.
+ */
+enum vf_guids {
+	VF_GUIDS_NA, /* no VFs, not InfiniBand, or not mlx4/mlx5 */
+	VF_GUIDS_MLX4,
+	VF_GUIDS_OFED,
+	VF_GUIDS_NETLINK,
+	VF_GUIDS_NONE,
+};
+
 struct ib_port {
 	int num;
 	int state; /* 4 = ACTIVE; -1 unknown */
@@ -38,6 +53,8 @@ struct ib_port {
 	uint64_t guid;
 	uint16_t *pkeys; /* non-zero entries, table order */
 	size_t npkeys;
+	enum vf_guids vf_guids;
+	char ipoib[HCA_NAME_MAX]; /* the PF's IPoIB netdev for it, "" none */
 };
 
 struct vf {
@@ -99,5 +116,14 @@ bool ib_port_usable(const struct ib_port *p);
  */
 bool vf_driver_assignable(const char *driver);
 bool vf_assignable(const struct vf *vf);
+
+/*
+ * The IPoIB netdev of PF `pf_bdf`'s port `port`: the entry of
+ * /sys/bus/pci/devices/<pf>/net/ with type 32 (ARPHRD_INFINIBAND) and
+ * dev_port port-1, e.g. "ib0" and its ifindex. -ENOENT when there is none
+ * (ib_ipoib not loaded).
+ */
+int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
+		     int *ifindex);
 
 #endif

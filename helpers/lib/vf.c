@@ -51,45 +51,6 @@ static int vf_index(const char *pf_bdf, const char *vf_bdf)
 	return idx;
 }
 
-/* The PF's IPoIB netdev for this port: <pf>/net/<ifname> with dev_port = port-1. */
-static void pf_netdev(struct vf_target *t)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-
-	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/net", t->pf_bdf))
-		return;
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char f[PATH_MAX];
-		long type, dev_port, ifindex;
-
-		if (de->d_name[0] == '.' ||
-		    strlen(de->d_name) >= sizeof(t->pf_netdev))
-			continue;
-		/* 32 = ARPHRD_INFINIBAND: an IPoIB netdev, not a RoCE one */
-		if (path_fmt(f, sizeof(f), "%s/%s/type", path, de->d_name) ||
-		    sysfs_read_long(f, &type) || type != 32)
-			continue;
-		if (path_fmt(f, sizeof(f), "%s/%s/dev_port", path,
-			     de->d_name) ||
-		    sysfs_read_long(f, &dev_port) || dev_port != t->port - 1)
-			continue;
-		if (path_fmt(f, sizeof(f), "%s/%s/ifindex", path, de->d_name) ||
-		    sysfs_read_long(f, &ifindex) || ifindex <= 0 ||
-		    ifindex > INT_MAX)
-			continue;
-		/* length checked above */
-		memcpy(t->pf_netdev, de->d_name, strlen(de->d_name) + 1);
-		t->pf_ifindex = (int)ifindex;
-		break;
-	}
-	closedir(d);
-}
-
 int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		      char *err, size_t errlen)
 {
@@ -161,7 +122,9 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		t->ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d",
 				    t->pf_bdf, t->index) &&
 			  stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-		pf_netdev(t);
+		if (hca_ipoib_netdev(t->pf_bdf, port, t->pf_netdev,
+				     sizeof(t->pf_netdev), &t->pf_ifindex))
+			t->pf_ifindex = 0;
 	}
 	return 0;
 }

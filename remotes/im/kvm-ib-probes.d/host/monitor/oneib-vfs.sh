@@ -4,6 +4,7 @@
 #   IB_VFS_FREE=14
 #   IB_ERROR=""
 #   IB_PF_FREE=[ ADDRESS="0000:3b:00.0", PORT="1", IB_VFS_FREE="7" ]
+# (a port whose VFs cannot get their GUIDs, IB_NOT_READY, has none free).
 # Same calling convention and the same never-fail rule as oneib-inventory.sh.
 # monitord keeps none of these from this class (see oneib-inventory.sh,
 # which reports them into the host's template for SCHED_REQUIREMENTS);
@@ -26,7 +27,9 @@ done
 	--grace "${ONEIB_RECONCILE_GRACE:-600}" \
 	--pkey-cmd "${ONEIB_PKEY:-}" >/dev/null 2>&1
 
-if out=$("$bin/oneib-discover" --format=one-monitor \
+guids=on
+[ -n "${ONEIB_PKEY:-}" ] || guids=off
+if out=$("$bin/oneib-discover" --format=one-monitor --guids=$guids \
 	--ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}"); then
 	printf '%s\n' "$out"
 else

@@ -3,6 +3,7 @@
 # the host's SR-IOV InfiniBand inventory and its free VFs as OpenNebula
 # attributes,
 #   IB_SRIOV="YES"
+#   IB_NOT_READY=""   (or "mlx5_1 port 1 (0000:af:00.0): no IPoIB netdev, ...")
 #   IB_PF=[ ADDRESS="0000:3b:00.0", IBDEV="mlx5_0", PORT="1", ... ]
 #   IB_VFS_FREE=14
 #   IB_ERROR=""
@@ -28,8 +29,11 @@ for rc in "$remotes/etc/vmm/kvm/kvmrc" "$remotes/etc/vmm/kvm-ib/kvm-ibrc"; do
 	# shellcheck disable=SC1090
 	[ -r "$rc" ] && . "$rc"
 done
+# Without ONEIB_PKEY the host programs no VF: no IPoIB netdev is needed.
+guids=on
+[ -n "${ONEIB_PKEY:-}" ] || guids=off
 
-if out=$("$remotes/ib/bin/oneib-discover" --format=one \
+if out=$("$remotes/ib/bin/oneib-discover" --format=one --guids=$guids \
 	--ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}"); then
 	printf '%s\n' "$out"
 else
