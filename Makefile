@@ -16,6 +16,7 @@ SBINDIR     ?= $(PREFIX)/sbin
 UDEVDIR     ?= /usr/lib/udev
 UNITDIR     ?= /usr/lib/systemd/system
 BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
 DESTDIR     ?=
 ROLES       ?= frontend node sm
 
@@ -170,7 +171,8 @@ asan-build: $(addprefix $(B)/asan/tests/,$(UNIT)) $(addprefix $(B)/asan/bin/,$(T
 # drivers run live inside it.
 INSTALL_DIRS = --destdir "$(DESTDIR)" --remotes "$(REMOTES_DIR)" \
 	--datadir "$(DATADIR)" --sbindir "$(SBINDIR)" --bindir "$(BINDIR)" \
-	--udevdir "$(UDEVDIR)" --unitdir "$(UNITDIR)" --build $(B)/bin
+	--udevdir "$(UDEVDIR)" --unitdir "$(UNITDIR)" --mandir "$(MANDIR)" \
+	--build $(B)/bin
 INSTALL_ARGS = $(foreach r,$(ROLES),--role $(r)) $(INSTALL_DIRS)
 
 install: all

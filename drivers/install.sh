@@ -4,7 +4,8 @@
 #
 #   install.sh [--uninstall | --list] [--role ROLE]... [--destdir DIR]
 #              [--remotes DIR] [--datadir DIR] [--sbindir DIR] [--bindir DIR]
-#              [--udevdir DIR] [--unitdir DIR] [--build DIR] [--no-link]
+#              [--udevdir DIR] [--unitdir DIR] [--mandir DIR] [--build DIR]
+#              [--no-link]
 #
 # ROLE: frontend, node, sm, guest (default: frontend node sm, what a
 # front-end built from source needs). --build is where the helpers were
@@ -23,6 +24,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 action=install roles='' dest='' link=1
 remotes=/var/lib/one/remotes data=/usr/share/one-ib sbin=/usr/sbin bin=/usr/bin
 udev=/usr/lib/udev unit=/usr/lib/systemd/system
+man=/usr/share/man
 build=$src/build/bin
 
 die() { echo "install.sh: $*" >&2; exit 2; }
@@ -39,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--bindir) bin=${2:?}; shift ;;
 	--udevdir) udev=${2:?}; shift ;;
 	--unitdir) unit=${2:?}; shift ;;
+	--mandir) man=${2:?}; shift ;;
 	--build) build=${2:?}; shift ;;
 	*) die "unknown argument '$1'" ;;
 	esac
@@ -59,7 +62,7 @@ entries() {
 		case " $roles " in *" $role "*) ;; *) continue ;; esac
 		to=$(printf '%s\n' "$to" | sed -e "s|@REMOTES@|$remotes|" \
 			-e "s|@DATA@|$data|" -e "s|@SBIN@|$sbin|" -e "s|@BIN@|$bin|" \
-			-e "s|@UDEV@|$udev|" -e "s|@UNIT@|$unit|")
+			-e "s|@UDEV@|$udev|" -e "s|@UNIT@|$unit|" -e "s|@MAN@|$man|")
 		case $from in
 		build/bin/*) from=$build/${from#build/bin/} ;;
 		*) from=$src/$from ;;
