@@ -16,16 +16,6 @@ VF=0000:03:00.2 # VF index 1 = mlx4 slave 2: dir 0000:03:00.2, GUID index 2
 PI1=$IOV/$VF/ports/1/pkey_idx
 GUID=0x0200c0fffea80105
 
-# Every file, link and directory of the fixture with its content's checksum,
-# minus paths matching the regex $2.
-snap() { # OUT [EXCLUDE-REGEX]
-	(
-		cd "$S" || exit 1
-		find . -xdev -printf '%y %p %l\n' | sort
-		find . -xdev -type f -print0 | sort -z | xargs -0 md5sum
-	) | grep -Ev -- "${2:-^$}" >"$1"
-}
-
 file_is() { # VALUE FILE MSG   (VALUE plus the kernel's one newline)
 	local got
 	got=$(cat "$2" 2>&1; echo x)
@@ -40,18 +30,14 @@ count_none() { # DIR FROM   (pkey_idx/<from>..126 reading "none\n")
 	echo "$c"
 }
 
-# refuse REGEX ARGS...: fails cleanly, one stderr line matching REGEX,
-# nothing on stdout, and the whole tree exactly as before.
+# refuse REGEX ARGS...: oneib-pkey ARGS refused (assert_refused), and the
+# whole tree exactly as before.
+sys_state() { snap "$S"; }
+state=sys_state
 refuse() {
 	local re=$1
 	shift
-	snap "$TEST_TMP/before"
-	assert_fail "refused: $*" -- "$PKEY" "$@"
-	assert_eq 1 "$(wc -l <"$LAST_ERR")" "one stderr line: $*"
-	assert_match "^oneib-pkey: $re" "$(cat "$LAST_ERR")" "says why: $*"
-	assert_eq "" "$(cat "$LAST_OUT")" "no stdout: $*"
-	snap "$TEST_TMP/after"
-	assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "no file changed: $*"
+	assert_refused --state $state "$*" "^oneib-pkey: $re" -- "$PKEY" "$@"
 }
 
 # --- extra devices, made before any snapshot --------------------------------
@@ -129,27 +115,21 @@ refuse "unknown command 'frob'" frob $VF
 # one line pointing at --help, exit 2.
 for args in "map $VF $GUID" "map $VF $GUID 0x8101 extra" "unmap" "show $VF extra" \
 	"map $VF -1 0x8101" "map $VF $GUID -1"; do
-	snap "$TEST_TMP/before"
 	# shellcheck disable=SC2086 # split on purpose
-	assert_fail "usage: $args" -- "$PKEY" $args
-	assert_eq 1 "$(grep -c . "$LAST_ERR")" "one line: $args"
-	assert_match '^oneib-pkey: .*\(usage: oneib-pkey --help\)$' "$(cat "$LAST_ERR")" "points at --help: $args"
-	assert_eq "" "$(cat "$LAST_OUT")" "no stdout: $args"
-	snap "$TEST_TMP/after"
-	assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "no file changed: $args"
+	assert_refused --rc 2 --state sys_state "usage: $args" '^oneib-pkey: .*\(usage: oneib-pkey --help\)$' -- "$PKEY" $args
 done
 
 # --- P_Key not in the port's table: refused, the VF blocked ----------------------
 assert_ok "map $VF to 0x8101 first" -- "$PKEY" map $VF $GUID 0x8101
 file_is 1 "$PI1/0" "mapped to physical 1"
 target="/iov/$VF/ports/1/pkey_idx/[0-9]+\$"
-snap "$TEST_TMP/before" "$target"
+snap "$S" "$target" >"$TEST_TMP/before"
 assert_fail "map 0x8123 (absent)" -- "$PKEY" map $VF 0x0200c0fffea80199 0x8123
 assert_eq "oneib-pkey: $VF: P_Key 0x8123 is not in the table of mlx4_0 port 1: VF blocked" \
 	"$(cat "$LAST_ERR")" "one line naming VF, P_Key, device and port"
 assert_eq 127 "$(count_none "$PI1" 0)" "every pkey_idx none: the VF is blocked"
 file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID file unchanged"
-snap "$TEST_TMP/after" "$target"
+snap "$S" "$target" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed (other VFs untouched)"
 assert_ok "show the blocked VF" -- "$PKEY" show $VF
 assert_match '^blocked: yes$' "$(cat "$LAST_OUT")" "show: blocked"
@@ -223,8 +203,11 @@ assert_eq "" "$(grep smi <("$PKEY" show 0000:03:01.0))" "show prints no SMI line
 
 # --- rollback: a write that fails midway --------------------------------------------
 # Root ignores file modes, so a read-only bind mount makes one file refuse
-# writes (EROFS) while it still reads.
+# writes (EROFS) while it still reads. What was written is written back:
+# the same bytes, not the same mtimes.
 ro() { mount --bind "$1" "$1" && mount -o remount,bind,ro "$1"; }
+sys_content() { snap --content "$S"; }
+state=sys_content
 
 assert_ok "unmap $VF" -- "$PKEY" unmap $VF
 assert_ok "map $VF to 0x8102" -- "$PKEY" map $VF 0x0200c0fffea80142 0x8102
@@ -244,6 +227,7 @@ refuse "$VF: .*/iov/$VF/ports/1/pkey_idx/1: cannot write '5': Read-only file sys
 file_is 200c0fffea80142 "$IOV/ports/1/admin_guids/2" "GUID back to the previous tenant's"
 file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
 umount "$PI1/1"
+state=sys_state
 
 # A pkey_idx that cannot be read (a directory): refused before any write.
 rm "$PI1/7" && mkdir "$PI1/7"

@@ -28,7 +28,7 @@ sweeps=$(sim_opensm_sweeps)
 assert_fail "installed, opensm not told" -- "$INST" --output "$SIM_PARTITIONS" \
 	--pid-file "$TEST_TMP/stale.pid" "$TEST_TMP/c1.conf"
 kill "$other"
-assert_eq 1 "$_tl_rc" "exit status 1"
+assert_eq 1 "$LAST_RC" "exit status 1"
 assert_match "installed, but opensm was not told: .*process $other is not opensm \(stale pid file\?\); the next run retries$" \
 	"$(cat "$LAST_ERR")" "one line: installed, not told, retried next time"
 assert_file_eq "$TEST_TMP/c1.conf" "$SIM_PARTITIONS" "the new file is in place"

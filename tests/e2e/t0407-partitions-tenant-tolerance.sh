@@ -50,7 +50,7 @@ assert_eq "" "$(grep 0x02000000000e0000 "$SIM_PARTITIONS")" "a follows: VM 14 le
 assert_eq "0x7fff" "$(cloud_pkeys node04-vf1)" "VM 14's port lost tenant a"
 assert_eq "0x7fff 0x8102" "$(cloud_pkeys node04-vf0)" "VM 13's port keeps b, as installed"
 assert_fail "verify reports it" -- sim_client sm "$PART" verify --conf "$SIM_PARTITIONS"
-assert_eq 1 "$_tl_rc" "verify: exit 1"
+assert_eq 1 "$LAST_RC" "verify: exit 1"
 assert_match "^refused: VNET 7 \(tenant-b\): IB_SL '16' is not a service level 0..15; left out, its installed partition 0x0102 kept$" \
 	"$(cat "$LAST_OUT")" "verify names b"
 assert_match "; 0 ports differ; 1 left out$" "$(cat "$LAST_OUT")" "no port differs, one thing left out"

@@ -34,6 +34,12 @@
 # Assertions: assert_eq EXPECTED ACTUAL MSG     assert_match REGEX STRING MSG
 #             assert_ok MSG -- cmd...           assert_fail MSG -- cmd...
 #             assert_file_eq FILE1 FILE2 MSG    assert_json_eq FILE1 FILE2 MSG
+#             assert_refused [--rc N] [--state CMD] MSG REGEX -- cmd...
+#                 bad input refused: a clean failure (exit N if given), one
+#                 stderr line matching REGEX, no stdout, and CMD (printing
+#                 what must not change) prints the same before and after
+#             snap [--content] DIR [EXCLUDE-REGEX]
+#                 what is under DIR, for comparisons
 # Other:      test_done  skip_all REASON  die MSG  say MSG
 #             wait_for SECONDS cmd...   (poll every 0.1 s until cmd succeeds)
 # Checks may be made in subshells and pipelines: results are kept in a file.
@@ -194,6 +200,62 @@ assert_fail() { # MSG -- cmd...
 		_tl_cmd_details
 		return 1
 	fi
+}
+
+# Bad input: refused with one line naming the object and the reason, a
+# clean failure (exit status 1..125, or exactly N with --rc), nothing on
+# stdout, nothing changed: the output of the --state command (e.g. a
+# function around snap) is the same before and after.
+assert_refused() { # [--rc N] [--state CMD] MSG REGEX -- cmd...
+	local rc='' state='' msg re before='' n
+	while :; do
+		case $1 in
+		--rc) rc=$2 ;;
+		--state) state=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	msg=$1 re=$2
+	shift 2
+	[ -z "$state" ] || before=$($state)
+	_tl_run "$msg" "$@"
+	shift
+	if [ -n "$rc" ] && [ "$_tl_rc" -ne "$rc" ]; then
+		_tl_fail "$msg: refused" "exit status $_tl_rc, expected $rc: $*"
+		_tl_cmd_details
+	elif [ "$_tl_rc" -lt 1 ] || [ "$_tl_rc" -gt 125 ]; then
+		_tl_fail "$msg: refused" "not a clean failure (exit status $_tl_rc): $*"
+		_tl_cmd_details
+	else
+		_tl_pass "$msg: refused"
+	fi
+	n=$(grep -c '' "$LAST_ERR")
+	assert_eq 1 "$n" "$msg: one line on stderr" || _tl_show "$LAST_ERR" 5
+	assert_match "$re" "$(cat "$LAST_ERR")" "$msg: names the object and the reason"
+	assert_eq "" "$(cat "$LAST_OUT")" "$msg: nothing on stdout"
+	[ -z "$state" ] || assert_eq "$before" "$($state)" "$msg: nothing changed"
+}
+
+# Every file, link and directory under DIR (one file system, DIR itself
+# left out), sorted, as "TYPE INODE SIZE MTIME LINK-TARGET PATH"; lines
+# matching EXCLUDE-REGEX dropped. Equal snaps: nothing was created,
+# removed, replaced or written under DIR (a write sets the mtime, even of
+# the same bytes), without reading any file. --content: "TYPE LINK-TARGET
+# PATH" and "MD5 PATH" lines instead, for "as before" after a rollback that
+# rewrites what it had changed.
+snap() { # [--content] DIR [EXCLUDE-REGEX]
+	if [ "$1" = --content ]; then
+		shift
+		(
+			cd "$1" || exit 1
+			find . -xdev -mindepth 1 -printf '%y %l %p\n'
+			find . -xdev -mindepth 1 -type f -print0 | xargs -0 md5sum
+		) | grep -Ev -- "${2:-^$}" | sort
+		return
+	fi
+	(cd "$1" && find . -xdev -mindepth 1 -printf '%y %i %s %T@ %l %p\n') |
+		grep -Ev -- "${2:-^$}" | sort
 }
 
 assert_file_eq() { # FILE1 FILE2 MSG
