@@ -15,6 +15,8 @@
 # the usual order as they come in; the slowest jobs of the last run
 # (build/test-times) start first, so the run ends sooner.
 set -u
+# Every job runs as from a plain shell: no jobserver of the make above us.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$(mktemp -d)
@@ -148,11 +150,9 @@ for i in $order; do
 	done
 	n=$i
 	(
-		s=$(date +%s.%N)
-		eval "${cmds[i]}" >"$out/$n.log"
+		TIMEFORMAT="${names[i]} %R %U %S" # wall, user and system seconds
+		{ time eval "${cmds[i]}" >"$out/$n.log"; } 2>"$out/$n.time"
 		[ -s "$out/$n.cnt" ] || echo "0 1 0" >"$out/$n.cnt"
-		awk -v n="${names[i]}" -v s="$s" -v e="$(date +%s.%N)" \
-			'BEGIN { printf "%s %.1f\n", n, e - s }' >"$out/$n.time"
 		mv "$out/$n.cnt" "$out/$n.count" # done: flush may print it
 	) &
 	running=$((running + 1))
@@ -174,9 +174,10 @@ for ((i = 0; i < total; i++)); do
 	read -r p f s <"$out/$i.count"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
-# Seconds each job took, slowest first: the next full run's start order.
+# Seconds each job took (wall, user, system), slowest first: the next full
+# run's start order.
 mkdir -p build
-cat "$out"/*.time 2>/dev/null | sort -k2,2nr >"$times.last"
+tail -qn 1 "$out"/*.time 2>/dev/null | sort -k2,2nr >"$times.last"
 [ $# -gt 0 ] || cp "$times.last" "$times"
 
 if [ $skipped -gt 0 ]; then
