@@ -14,6 +14,10 @@
 # spent waiting (daemons, sweeps), not computing. Results are printed in
 # the usual order as they come in; the slowest jobs of the last run
 # (build/test-times) start first, so the run ends sooner.
+# `sh tests/run.sh` works too: dash hands over to bash.
+if [ -z "$BASH_VERSION" ]; then
+	exec bash "$0" "$@"
+fi
 set -u
 # Every job runs as from a plain shell: no jobserver of the make above us.
 unset MAKEFLAGS MFLAGS MAKELEVEL
