@@ -7,7 +7,8 @@
 #                gives oneadmin exactly map/unmap/show; a sudoers file that
 #                breaks sudo is moved aside and configure fails, sudo keeps
 #                working; purge keeps a ledger that holds leases.
-#   one-ib-sm    the partitions rule, and oneib-pkey through one-ib-node.
+#   one-ib-sm    the partitions installer (root, libc only), oneib-partitions
+#                for verify, their rule; beside one-ib-node on the same host.
 #   one-ib-frontend  before and after a stand-in OpenNebula package: the
 #                links to its stock remotes follow it through a dpkg trigger
 #                (install, upgrade that drops and adds probes); its files and
@@ -81,7 +82,7 @@ assert_ok "node: upgrade once oneadmin exists" -- in_root dpkg -i /debs/one-ib-n
 assert_eq "oneadmin oneadmin 750" "$(in_root stat -c '%U %G %a' /var/lib/one/ib)" "ledger directory oneadmin's, 0750"
 assert_ok "sudo: oneadmin may map" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-pkey map 0000:3b:00.2 0x0200000000000001 0x8101
 assert_fail "sudo: oneadmin may not run a shell" -- in_root sudo -n -l -U oneadmin /bin/sh
-assert_fail "sudo: partitions is one-ib-sm's" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf -
+assert_fail "sudo: the partitions installer is one-ib-sm's" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf -
 
 # A sudoers file that breaks sudo never stays: the admin's broken edit of
 # the rule, kept by dpkg over an upgrade, is moved aside and configure fails.
@@ -117,14 +118,20 @@ assert_ok "purge: oneadmin's home untouched" -- test -d "$root/var/lib/one"
 assert_eq "" "$(in_root dpkg -S /usr/sbin/oneib-pkey 2>/dev/null)" "purge: nothing of the package left in dpkg"
 
 # --- one-ib-sm -----------------------------------------------------------------
-assert_fail "sm: needs one-ib-node" -- in_root dpkg -i "$sm"
-in_root dpkg -r one-ib-sm >/dev/null 2>&1
-assert_ok "sm: installs with node" -- in_root dpkg -i "$node" "$sm"
+assert_ok "sm: installs alone" -- in_root dpkg -i "$sm"
+for f in oneib-partitions-install oneib-partitions; do
+	assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /usr/sbin/$f)" "$f root-owned in /usr/sbin"
+done
 assert_eq "root root 440" "$(in_root stat -c '%U %G %a' /etc/sudoers.d/one-ib-sm)" "sm rule root-owned, 0440"
+assert_eq "" "$(in_root ldd /usr/sbin/oneib-partitions-install | grep -v -e libc.so -e linux-vdso -e ld-linux)" \
+	"the root installer links libc only"
 assert_ok "sudo: oneadmin may install opensm's partitions" -- \
-	in_root sudo -n -l -U oneadmin /usr/sbin/oneib-pkey partitions --output /etc/opensm/partitions.conf -
+	in_root sudo -n -l -U oneadmin /usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf -
 assert_fail "sudo: ... into no other file" -- \
-	in_root sudo -n -l -U oneadmin /usr/sbin/oneib-pkey partitions --output /etc/shadow -
+	in_root sudo -n -l -U oneadmin /usr/sbin/oneib-partitions-install --output /etc/shadow -
+assert_ok "sudo: oneadmin may verify that file" -- \
+	in_root sudo -n -l -U oneadmin /usr/sbin/oneib-partitions verify --conf /etc/opensm/partitions.conf
+assert_ok "sm beside node on one host" -- in_root dpkg -i "$node"
 assert_ok "visudo accepts node and sm rules together" -- in_root visudo -c
 assert_ok "sm, node: purge" -- in_root dpkg -P one-ib-sm one-ib-node
 assert_eq "" "$(find "$root/etc/sudoers.d" -name '*one-ib*')" "no rule left"
