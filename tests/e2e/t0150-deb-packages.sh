@@ -14,6 +14,8 @@
 #                (install, upgrade that drops and adds probes); its files and
 #                oned.conf are never touched; the admin's settings survive an
 #                upgrade; remove and purge leave OpenNebula's tree as it was.
+#   one-ib-guest depends on nothing a guest lacks (libc6, libibverbs1); its
+#                files, modes; purge leaves nothing.
 # The root is cached (ONEIB_PKGTEST_CACHE, /var/cache/one-ib by default, so
 # a fresh clone on the same machine reuses it): the first run downloads it.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -26,14 +28,14 @@ if ! ls "$debs"/one-ib-node_*.deb >/dev/null 2>&1; then
 fi
 
 # --- the clean root ---------------------------------------------------------
-include=sudo,libc6,libibumad3,libpci3,libxml2,libvirt0
+include=sudo,libc6,libibumad3,libpci3,libxml2,libvirt0,libibverbs1
 cache=${ONEIB_PKGTEST_CACHE:-/var/cache/one-ib}
 base=$cache/bookworm-minbase-$(echo "$include" | md5sum | cut -c1-8).tar
 mkdir -p "$cache"
 (
 	flock 9
 	[ -s "$base" ] && exit 0
-	mmdebstrap --quiet --variant=minbase --include="$include" bookworm "$base.tmp" \
+	mmdebstrap --quiet --format=tar --variant=minbase --include="$include" bookworm "$base.tmp" \
 		>"$TEST_TMP/mmdebstrap.log" 2>&1 && mv "$base.tmp" "$base"
 ) 9>"$cache/.lock"
 if [ ! -s "$base" ]; then
@@ -60,10 +62,11 @@ bumped() {
 	sed -i "s/^Version: .*/Version: $2/" "$d/DEBIAN/control"
 	dpkg-deb -b "$d" "$root/debs/$1_$2.deb" >/dev/null
 }
-cp "$debs"/one-ib-{node,sm,frontend}_*.deb "$root/debs/"
+cp "$debs"/one-ib-{node,sm,frontend,guest}_*.deb "$root/debs/"
 node=/debs/$(basename "$(deb one-ib-node)")
 sm=/debs/$(basename "$(deb one-ib-sm)")
 fe=/debs/$(basename "$(deb one-ib-frontend)")
+guest=/debs/$(basename "$(deb one-ib-guest)")
 
 # --- one-ib-node, before OpenNebula -------------------------------------------
 assert_ok "node: installs without oneadmin" -- in_root dpkg -i "$node"
@@ -196,4 +199,17 @@ assert_ok "remove: settings kept until purge" -- test -f "$R/etc/vmm/kvm-ib/kvm-
 assert_ok "frontend: purge" -- in_root dpkg -P one-ib-frontend
 assert_eq "" "$(cd "$R" && find . -path '*kvm-ib*' -o -path '*/ib/*' -o -name ibrc)" "purge: nothing of one-ib left"
 assert_eq "$stock" "$(stock_state)" "purge: OpenNebula's tree exactly as it was"
+
+# --- one-ib-guest ------------------------------------------------------------------
+assert_eq "libc6 libibverbs1" "$(dpkg-deb -f "$root$guest" Depends | sed 's/ ([^)]*)//g; s/,//g')" \
+	"guest: depends on libc6 and libibverbs1 only"
+assert_ok "guest: installs" -- in_root dpkg -i "$guest"
+assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /usr/sbin/oneib-context)" "oneib-context in /usr/sbin"
+assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /etc/one-context.d/loc-11-oneib)" "one-context's hook, executable"
+assert_ok "the udev rule" -- test -f "$root/usr/lib/udev/rules.d/66-oneib-context.rules"
+assert_ok "the unit it starts" -- test -f "$root/usr/lib/systemd/system/oneib-context@.service"
+assert_ok "oneib-context runs in the clean root (its libraries are there)" -- in_root oneib-context --help
+assert_ok "guest: purge" -- in_root dpkg -P one-ib-guest
+assert_eq "" "$(cd "$root" && find etc/one-context.d usr/lib/udev usr/lib/systemd usr/sbin -name '*oneib*' 2>/dev/null)" \
+	"purge: nothing left"
 test_done

@@ -11,8 +11,9 @@ assert_ok "make install-guest" -- make -C "$TOP" --no-print-directory -s install
 assert_eq "/etc/one-context.d/loc-11-oneib
 /usr/lib/systemd/system/oneib-context@.service
 /usr/lib/udev/rules.d/66-oneib-context.rules
-/usr/sbin/oneib-context" "$(cd "$d" && find . -type f | sed 's/^\.//' | LC_ALL=C sort)" \
-	"exactly the four guest files"
+/usr/sbin/oneib-context
+/usr/share/man/man8/oneib-context.8" "$(cd "$d" && find . -type f | sed 's/^\.//' | LC_ALL=C sort)" \
+	"exactly the four guest files and the man page"
 assert_eq 755 "$(stat -c %a "$d/usr/sbin/oneib-context")" "binary 0755"
 assert_eq 755 "$(stat -c %a "$d/etc/one-context.d/loc-11-oneib")" "hook 0755 (one-contextd runs it)"
 assert_eq "libc.so.6 libibverbs.so.1" \

@@ -9,7 +9,6 @@
 sim_guest guest-two
 ctx=$TEST_TMP/context.sh
 nic1="ETH1_MAC=02:00:0a:0b:00:05 ETH1_IP=10.11.0.5 ETH1_MASK=255.255.255.0"
-nic2="ETH2_MAC=02:00:0a:0c:00:07 ETH2_IP=10.12.0.7 ETH2_MASK=255.255.0.0 ETH2_GATEWAY=10.12.0.1 ETH2_ROUTES=10.99.0.0/16\ via\ 10.12.0.254"
 
 # shellcheck disable=SC2086 # the NICs are words on purpose
 ctx_write "$ctx" VMID=42 $nic1 ETH2_MAC=02:00:0a:0c:00:07 ETH2_IP=10.12.0.7 \
