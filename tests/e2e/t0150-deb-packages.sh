@@ -152,6 +152,7 @@ onepkg() { # VERSION PROBE...
 	printf '#!/bin/sh\necho client\n' >"$d/var/lib/one/remotes/im/kvm.d/monitord-client_control.sh"
 	printf '#!/bin/sh\necho stock deploy\n' >"$d/var/lib/one/remotes/vmm/kvm/deploy"
 	printf '#!/bin/sh\necho stock save\n' >"$d/var/lib/one/remotes/vmm/kvm/save"
+	printf '#!/bin/sh\necho stock reboot\n' >"$d/var/lib/one/remotes/vmm/kvm/reboot"
 	printf '#!/bin/sh\n' >"$d/var/lib/one/remotes/hooks/stock_hook"
 	for p in "$@"; do
 		mkdir -p "$d/var/lib/one/remotes/im/kvm-probes.d/$(dirname "$p")"
@@ -175,9 +176,10 @@ onepkg 6.10.0 host/system/linux_host.sh host/monitor/linux_usage.sh vm/status/st
 assert_ok "OpenNebula installs after one-ib-frontend" -- in_root dpkg -i /debs/opennebula_6.10.0.deb
 assert_eq "../../../kvm-probes.d/host/system/linux_host.sh" \
 	"$(readlink "$R/im/kvm-ib-probes.d/host/system/linux_host.sh")" "trigger: stock probe linked"
-assert_eq "../kvm/save" "$(readlink "$R/vmm/kvm-ib/save")" "trigger: stock VMM action linked"
+assert_eq "../kvm/reboot" "$(readlink "$R/vmm/kvm-ib/reboot")" "trigger: stock VMM action linked"
 assert_eq "client" "$(in_root sh /var/lib/one/remotes/im/kvm-ib.d/monitord-client_control.sh)" "trigger: IM client linked"
 assert_ok "our deploy is ours, not a link" -- test ! -L "$R/vmm/kvm-ib/deploy"
+assert_ok "our save too, though the stock driver has one" -- test ! -L "$R/vmm/kvm-ib/save"
 stock=$(stock_state)
 
 echo "ONEIB_CLOUD_ID=7 # admin" >>"$R/etc/vmm/kvm-ib/kvm-ibrc"

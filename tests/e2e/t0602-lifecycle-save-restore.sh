@@ -42,7 +42,7 @@ assert_eq 0 "$(grep -c '<hostdev' "$TEST_TMP/ckpt.xml")" "the checkpoint names n
 assert_match "validated detach-device .*function=\"0x1\"" "$(cat "$SIM_HOSTS/standin.log")" "NIC 0's VF was hot-detached"
 assert_ok "save again (a retry): saved already, succeeds" -- again
 assert_ok "the checkpoint is still there" -- test -s "$CKPT"
-assert_eq "" "$(ls "$TEST_TMP/shared-ds/0/42" | grep 'checkpoint\.')" "and was not moved aside"
+assert_eq "" "$(find "$TEST_TMP/shared-ds/0/42" -maxdepth 1 -name '*checkpoint.*')" "and was not moved aside"
 cloud_agrees "save again"
 assert_eq "RESTORE SUCCESS" "$(one_restore 42 hv1)" "resume on hv1"
 cloud_agrees "resumed on hv1"

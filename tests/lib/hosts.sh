@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib/hosts.sh - several simulated hypervisor hosts in one test, the
 # front-end that drives them as OpenNebula's one_vmm_exec does, and the
 # stand-ins that join them. Sourced after test-lib.sh, oneib.sh and qemu.sh.
@@ -203,6 +204,7 @@ _vm_xml() { # VMID
 	local vmid=$1
 	printf '<VM><ID>%s</ID><UID>2</UID><NAME><![CDATA[vm-%s]]></NAME><DEPLOY_ID>%s</DEPLOY_ID>' \
 		"$vmid" "$vmid" "$(vm_deploy_id "$vmid")"
+	# shellcheck disable=SC2046,SC2183 # vm_state prints "STATE LCM_STATE"
 	printf '<STATE>%s</STATE><LCM_STATE>%s</LCM_STATE><TEMPLATE>\n' $(vm_state "$vmid")
 	_nics_xml "$vmid"
 	printf '<CONTEXT><NETWORK><![CDATA[YES]]></NETWORK><TARGET><![CDATA[hda]]></TARGET></CONTEXT></TEMPLATE>'
@@ -568,7 +570,8 @@ _hostfacts() {
 	/var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib |
 		jq -r '.leases[] | if .vm == null then "adopted \(.vf) \(.domain)"
 			else "lease \(.vm) \(.nic) \(.vf) \(.guid) \(.pkey) \(if .reserved then "reserved" else "leased" end)" end'
-	ls -A /var/lib/one/ib 2>/dev/null | grep -vx -e leases -e leases.lock | sed 's/^/file /'
+	find /var/lib/one/ib -mindepth 1 -maxdepth 1 ! -name leases ! -name leases.lock \
+		-printf 'file %f\n' 2>/dev/null | LC_ALL=C sort
 }
 
 # Each lease, domain-held VF and programmed VF of HOST described from the
@@ -633,6 +636,7 @@ cloud_xml() {
 	for d in "$TEST_TMP"/vms/*/; do
 		vmid=$(basename "$d")
 		host=$(vm_host "$vmid")
+		# shellcheck disable=SC2046,SC2183 # vm_state prints "STATE LCM_STATE"
 		printf '<VM><ID>%s</ID><UID>2</UID><NAME><![CDATA[vm-%s]]></NAME><STATE>%s</STATE><LCM_STATE>%s</LCM_STATE><TEMPLATE>\n' \
 			"$vmid" "$vmid" $(vm_state "$vmid")
 		while read -r id mac net att; do
