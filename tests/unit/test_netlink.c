@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "unit.h"
 
 #include "lib/netlink.h"
 
@@ -32,61 +33,14 @@
 
 /* --- captured messages ---------------------------------------------------- */
 
-struct capture {
-	uint8_t bytes[256];
-	size_t len;
-	uint32_t seq;
-	int ifindex;
-};
-
-/* tests/fixtures/netlink/<name>: "#" lines, one "# seq S ifindex I", hex. */
-static void load(const char *name, struct capture *c)
-{
-	const char *slash = strrchr(__FILE__, '/');
-	int dirlen = slash ? (int)(slash - __FILE__) : 1;
-	char path[512], line[256];
-	unsigned long seq;
-	int idx, seen = 0;
-	FILE *f;
-
-	memset(c, 0, sizeof(*c));
-	snprintf(path, sizeof(path), "%.*s/../fixtures/netlink/%s", dirlen,
-		 slash ? __FILE__ : ".", name);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = line;
-		unsigned int b;
-		int n;
-
-		if (line[0] == '#') {
-			if (sscanf(line, "# seq %lu ifindex %d", &seq, &idx) ==
-			    2) {
-				c->seq = (uint32_t)seq;
-				c->ifindex = idx;
-				seen = 1;
-			}
-			continue;
-		}
-		while (sscanf(p, "%2x%n", &b, &n) == 1) {
-			assert_true(c->len < sizeof(c->bytes));
-			c->bytes[c->len++] = (uint8_t)b;
-			p += n;
-		}
-	}
-	fclose(f);
-	assert_true(seen);
-	assert_true(c->len >= sizeof(struct nlmsghdr));
-}
-
 static void same_as_iproute2(const char *file, enum nl_vf_attr what,
 			     uint64_t value)
 {
 	uint8_t buf[NL_VF_MSG_MAX];
-	struct capture c;
+	struct unit_capture c;
 	int n;
 
-	load(file, &c);
+	unit_load_capture(file, &c);
 	memset(buf, 0xa5, sizeof(buf)); /* no byte may be left unwritten */
 	n = nl_vf_msg(buf, sizeof(buf), c.seq, c.ifindex, 3, what, value);
 	assert_int_equal(n, (int)c.len);
@@ -118,11 +72,11 @@ static void state_msgs(void **state)
 static void getlink_msg(void **state)
 {
 	uint8_t buf[NL_VF_MSG_MAX];
-	struct capture c;
+	struct unit_capture c;
 	int n;
 
 	(void)state;
-	load("getlink.hex", &c);
+	unit_load_capture("getlink.hex", &c);
 	memset(buf, 0xa5, sizeof(buf));
 	n = nl_getlink_msg(buf, sizeof(buf), c.seq, c.ifindex);
 	assert_int_equal(n, (int)c.len);

@@ -6,6 +6,7 @@
 #define ONEIB_UNIT_H
 
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,57 @@ static inline char *unit_read_data(const char *name, size_t *len)
 	fclose(f);
 	*len = (size_t)n;
 	return buf;
+}
+
+/* A netlink message iproute2 sent, captured once and kept as a fixture. */
+struct unit_capture {
+	uint8_t bytes[256];
+	size_t len;
+	uint32_t seq;
+	int ifindex;
+};
+
+/*
+ * tests/fixtures/netlink/<name>: "#" comment lines, one of them
+ * "# seq S ifindex I", then the message in hex. At least a netlink header.
+ */
+static inline void unit_load_capture(const char *name, struct unit_capture *c)
+{
+	const char *slash = strrchr(__FILE__, '/');
+	int dirlen = slash ? (int)(slash - __FILE__) : 1;
+	char path[512], line[256];
+	unsigned long seq;
+	int idx, seen = 0;
+	FILE *f;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(path, sizeof(path), "%.*s/../fixtures/netlink/%s", dirlen,
+		 slash ? __FILE__ : ".", name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+		unsigned int b;
+		int n;
+
+		if (line[0] == '#') {
+			if (sscanf(line, "# seq %lu ifindex %d", &seq, &idx) ==
+			    2) {
+				c->seq = (uint32_t)seq;
+				c->ifindex = idx;
+				seen = 1;
+			}
+			continue;
+		}
+		while (sscanf(p, "%2x%n", &b, &n) == 1) {
+			assert_true(c->len < sizeof(c->bytes));
+			c->bytes[c->len++] = (uint8_t)b;
+			p += n;
+		}
+	}
+	fclose(f);
+	assert_true(seen);
+	assert_true(c->len >= 16); /* sizeof(struct nlmsghdr) */
 }
 
 static inline int unit_rm_one(const char *path, const struct stat *st, int type,
