@@ -10,10 +10,7 @@
 sim_host cx5
 sim_libvirtd
 kvm_ib_host
-pkey_bin=$TEST_TMP/inst/usr/sbin/oneib-pkey
-[ -x "$pkey_bin" ] || die "oneib-pkey not installed"
-# Production runs "sudo -n /usr/sbin/oneib-pkey"; the test is root already.
-sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$pkey_bin\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+kvm_ib_pkey
 vf=$R/ib/bin/oneib-vf
 ledger=/var/lib/one/ib/leases
 lease_of() { "$vf" list --format=json | jq -r ".leases[] | select(.vm == $1) | \"\(.vf) \(.guid) \(.guid_of)\""; }

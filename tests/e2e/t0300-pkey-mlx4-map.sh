@@ -5,29 +5,9 @@
 # others none), nothing else in sysfs changes, a repeated map or unmap
 # writes nothing, and port 2 is programmed in port 2's files only.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/mlx4.sh"
 sim_host cx3
-
-PKEY=${ONEIB_PKEY:-$TOP/build/bin/oneib-pkey}
-[ -x "$PKEY" ] || die "oneib-pkey not built: $PKEY (set ONEIB_PKEY)"
-IOV=/sys/class/infiniband/mlx4_0/iov
-VF=0000:03:00.2 # VF index 1 = mlx4 slave 2: dir 0000:03:00.2, GUID index 2
-PI1=$IOV/$VF/ports/1/pkey_idx
-
-# Exact bytes of a sysfs file: VALUE plus the kernel's one newline.
-file_is() { # VALUE FILE MSG
-	local got
-	got=$(cat "$2" 2>&1; echo x)
-	assert_eq "$(printf %q "$1"$'\n')" "$(printf %q "${got%x}")" "$3"
-}
-
-# How many of pkey_idx/<from>..126 in DIR read "none\n" exactly.
-count_none() { # DIR FROM
-	local n c=0
-	for ((n = $2; n < 127; n++)); do
-		[ "$(cat "$1/$n"; echo x)" = $'none\nx' ] && c=$((c + 1))
-	done
-	echo "$c"
-}
+mlx4_pkey_vf
 
 # The files a port 1 map of $VF may change (snap lines end in the path).
 target="/iov/ports/1/admin_guids/2\$|/iov/$VF/ports/1/pkey_idx/[0-9]+\$"
@@ -52,10 +32,10 @@ snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/before"
 assert_ok "map $VF 0x0200c0fffea80105 0x8101" -- \
 	"$PKEY" map "$VF" 0x0200c0fffea80105 0x8101
 assert_eq "" "$(cat "$LAST_OUT" "$LAST_ERR")" "map prints nothing"
-file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "admin_guids/2 = %llx of the GUID"
-file_is 1 "$PI1/0" "pkey_idx/0 -> physical 1 (0x8101)"
-file_is none "$PI1/1" "pkey_idx/1 none: the port has 0xffff only, never a full default member"
-assert_eq 125 "$(count_none "$PI1" 2)" "pkey_idx/2..126 all none"
+mlx4_file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "admin_guids/2 = %llx of the GUID"
+mlx4_file_is 1 "$PI1/0" "pkey_idx/0 -> physical 1 (0x8101)"
+mlx4_file_is none "$PI1/1" "pkey_idx/1 none: the port has 0xffff only, never a full default member"
+assert_eq 125 "$(mlx4_count_none "$PI1" 2)" "pkey_idx/2..126 all none"
 snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed (other VFs, PF, port 2)"
 
@@ -87,10 +67,10 @@ printf '0x7fff\n' >"$IOV/ports/1/pkeys/5"
 snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/before"
 assert_ok "map with 0x7fff at physical 5" -- \
 	"$PKEY" map "$VF" 0x0200c0fffea80105 0x8101
-file_is 1 "$PI1/0" "pkey_idx/0 still -> 1"
-file_is 5 "$PI1/1" "pkey_idx/1 -> physical 5 (0x7fff, limited default)"
-assert_eq 125 "$(count_none "$PI1" 2)" "pkey_idx/2..126 still none"
-file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID kept"
+mlx4_file_is 1 "$PI1/0" "pkey_idx/0 still -> 1"
+mlx4_file_is 5 "$PI1/1" "pkey_idx/1 -> physical 5 (0x7fff, limited default)"
+assert_eq 125 "$(mlx4_count_none "$PI1" 2)" "pkey_idx/2..126 still none"
+mlx4_file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID kept"
 snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed"
 assert_ok "show with the default" -- "$PKEY" show "$VF"
@@ -103,21 +83,21 @@ assert_match '^pkey_idx 1: 5 \(0x7fff\)$' "$(cat "$LAST_OUT")" "show: index 1 li
 printf '0x0101\n' >"$IOV/ports/1/pkeys/3"
 printf '0x0103\n' >"$IOV/ports/1/pkeys/6"
 assert_ok "map 0x8101" -- "$PKEY" map "$VF" 0x0200c0fffea80105 0x8101
-file_is 1 "$PI1/0" "0x8101 -> the full member entry 0x8101 at 1, not 0x0101 at 3"
+mlx4_file_is 1 "$PI1/0" "0x8101 -> the full member entry 0x8101 at 1, not 0x0101 at 3"
 assert_ok "map 0x8103" -- "$PKEY" map "$VF" 0x0200c0fffea80105 0x8103
-file_is 6 "$PI1/0" "0x8103 -> the only entry 0x0103 at 6"
-file_is 5 "$PI1/1" "index 1 unchanged"
+mlx4_file_is 6 "$PI1/0" "0x8103 -> the only entry 0x0103 at 6"
+mlx4_file_is 5 "$PI1/1" "index 1 unchanged"
 
 # A new tenant on the same VF: new GUID, new partition, nothing of the old.
 assert_ok "remap to another tenant" -- "$PKEY" map "$VF" 02:00:c0:ff:fe:a8:01:09 0x8102
-file_is 200c0fffea80109 "$IOV/ports/1/admin_guids/2" "new GUID (byte form parsed)"
-file_is 2 "$PI1/0" "pkey_idx/0 -> physical 2 (0x8102)"
-file_is 5 "$PI1/1" "pkey_idx/1 -> 5"
-assert_eq 125 "$(count_none "$PI1" 2)" "pkey_idx/2..126 none"
+mlx4_file_is 200c0fffea80109 "$IOV/ports/1/admin_guids/2" "new GUID (byte form parsed)"
+mlx4_file_is 2 "$PI1/0" "pkey_idx/0 -> physical 2 (0x8102)"
+mlx4_file_is 5 "$PI1/1" "pkey_idx/1 -> 5"
+assert_eq 125 "$(mlx4_count_none "$PI1" 2)" "pkey_idx/2..126 none"
 
 # A GUID of today's form (VM 42 NIC 1), decoded by show.
 assert_ok "map VM 42 NIC 1's GUID" -- "$PKEY" map "$VF" 0x02000000002a0001 0x8102
-file_is 2000000002a0001 "$IOV/ports/1/admin_guids/2" "the NIC GUID"
+mlx4_file_is 2000000002a0001 "$IOV/ports/1/admin_guids/2" "the NIC GUID"
 assert_ok "show it" -- "$PKEY" show "$VF"
 assert_eq "guid: 0x02000000002a0001
 nic: VM 42 NIC 1" "$(grep -A1 '^guid: ' "$LAST_OUT")" "show decodes the GUID"
@@ -126,8 +106,8 @@ nic: VM 42 NIC 1" "$(grep -A1 '^guid: ' "$LAST_OUT")" "show decodes the GUID"
 snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/before"
 assert_ok "unmap" -- "$PKEY" unmap "$VF"
 assert_eq "" "$(cat "$LAST_OUT" "$LAST_ERR")" "unmap prints nothing"
-file_is ffffffffffffffff "$IOV/ports/1/admin_guids/2" "GUID deleted (all ones)"
-assert_eq 127 "$(count_none "$PI1" 0)" "every pkey_idx none"
+mlx4_file_is ffffffffffffffff "$IOV/ports/1/admin_guids/2" "GUID deleted (all ones)"
+assert_eq 127 "$(mlx4_count_none "$PI1" 0)" "every pkey_idx none"
 snap "$SIM_HOST_DIR/sys" "$target" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "unmap changed nothing else"
 assert_ok "show after unmap" -- "$PKEY" show "$VF"
@@ -155,20 +135,20 @@ diff "$TEST_TMP/before" "$TEST_TMP/after" | sed -n 's/^> .* \.\///p' | sort >"$T
 assert_eq "" "$(grep -Ev "^devices/.*/infiniband/mlx4_0/iov/(ports/2/admin_guids/2|$VF/ports/2/pkey_idx/[0-9]+)$" "$TEST_TMP/changed")" \
 	"port 2 map changed only port 2's files of this VF"
 assert_eq 2 "$(wc -l <"$TEST_TMP/changed")" "two files changed (GUID, pkey_idx/0; 1..126 were none)"
-file_is 200c0fffea80106 "$IOV/ports/2/admin_guids/2" "port 2 GUID"
-file_is 2 "$IOV/$VF/ports/2/pkey_idx/0" "port 2 pkey_idx/0 -> 2 (0x8102)"
-assert_eq 126 "$(count_none "$IOV/$VF/ports/2/pkey_idx" 1)" "port 2 pkey_idx/1..126 none"
-file_is ffffffffffffffff "$IOV/ports/1/admin_guids/2" "port 1 GUID still deleted"
+mlx4_file_is 200c0fffea80106 "$IOV/ports/2/admin_guids/2" "port 2 GUID"
+mlx4_file_is 2 "$IOV/$VF/ports/2/pkey_idx/0" "port 2 pkey_idx/0 -> 2 (0x8102)"
+assert_eq 126 "$(mlx4_count_none "$IOV/$VF/ports/2/pkey_idx" 1)" "port 2 pkey_idx/1..126 none"
+mlx4_file_is ffffffffffffffff "$IOV/ports/1/admin_guids/2" "port 1 GUID still deleted"
 assert_ok "unmap port 2" -- "$PKEY" unmap "$VF" --port 2
-file_is ffffffffffffffff "$IOV/ports/2/admin_guids/2" "port 2 GUID deleted"
-assert_eq 127 "$(count_none "$IOV/$VF/ports/2/pkey_idx" 0)" "port 2 all none"
+mlx4_file_is ffffffffffffffff "$IOV/ports/2/admin_guids/2" "port 2 GUID deleted"
+assert_eq 127 "$(mlx4_count_none "$IOV/$VF/ports/2/pkey_idx" 0)" "port 2 all none"
 
 # --- slave numbering past 8: VF index 7 = slave 8 = dir 0000:03:01.0 ----------
 other="/iov/0000:03:01\\.0/ports/1/pkey_idx/[0-9]+\$|/iov/ports/1/admin_guids/8\$"
 snap "$SIM_HOST_DIR/sys" "$other" >"$TEST_TMP/before"
 assert_ok "map VF index 7" -- "$PKEY" map 0000:03:01.0 0x0200c0fffea80107 0x8101
-file_is 200c0fffea80107 "$IOV/ports/1/admin_guids/8" "slave 8 uses GUID index 8"
-file_is 1 "$IOV/0000:03:01.0/ports/1/pkey_idx/0" "its pkey_idx/0 -> 1"
+mlx4_file_is 200c0fffea80107 "$IOV/ports/1/admin_guids/8" "slave 8 uses GUID index 8"
+mlx4_file_is 1 "$IOV/0000:03:01.0/ports/1/pkey_idx/0" "its pkey_idx/0 -> 1"
 snap "$SIM_HOST_DIR/sys" "$other" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed"
 test_done

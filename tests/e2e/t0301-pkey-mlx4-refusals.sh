@@ -6,29 +6,11 @@
 # blocked (every pkey_idx none, GUID untouched). A write that fails midway
 # is rolled back: the tree is exactly as before.
 . "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/mlx4.sh"
 sim_host cx3
-
-PKEY=${ONEIB_PKEY:-$TOP/build/bin/oneib-pkey}
-[ -x "$PKEY" ] || die "oneib-pkey not built: $PKEY (set ONEIB_PKEY)"
+mlx4_pkey_vf
 S=$SIM_HOST_DIR/sys
-IOV=/sys/class/infiniband/mlx4_0/iov
-VF=0000:03:00.2 # VF index 1 = mlx4 slave 2: dir 0000:03:00.2, GUID index 2
-PI1=$IOV/$VF/ports/1/pkey_idx
 GUID=0x0200c0fffea80105
-
-file_is() { # VALUE FILE MSG   (VALUE plus the kernel's one newline)
-	local got
-	got=$(cat "$2" 2>&1; echo x)
-	assert_eq "$(printf %q "$1"$'\n')" "$(printf %q "${got%x}")" "$3"
-}
-
-count_none() { # DIR FROM   (pkey_idx/<from>..126 reading "none\n")
-	local n c=0
-	for ((n = $2; n < 127; n++)); do
-		[ "$(cat "$1/$n"; echo x)" = $'none\nx' ] && c=$((c + 1))
-	done
-	echo "$c"
-}
 
 # refuse REGEX ARGS...: oneib-pkey ARGS refused (assert_refused), and the
 # whole tree exactly as before.
@@ -121,22 +103,22 @@ done
 
 # --- P_Key not in the port's table: refused, the VF blocked ----------------------
 assert_ok "map $VF to 0x8101 first" -- "$PKEY" map $VF $GUID 0x8101
-file_is 1 "$PI1/0" "mapped to physical 1"
+mlx4_file_is 1 "$PI1/0" "mapped to physical 1"
 target="/iov/$VF/ports/1/pkey_idx/[0-9]+\$"
 snap "$S" "$target" >"$TEST_TMP/before"
 assert_fail "map 0x8123 (absent)" -- "$PKEY" map $VF 0x0200c0fffea80199 0x8123
 assert_eq "oneib-pkey: $VF: P_Key 0x8123 is not in the table of mlx4_0 port 1: VF blocked" \
 	"$(cat "$LAST_ERR")" "one line naming VF, P_Key, device and port"
-assert_eq 127 "$(count_none "$PI1" 0)" "every pkey_idx none: the VF is blocked"
-file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID file unchanged"
+assert_eq 127 "$(mlx4_count_none "$PI1" 0)" "every pkey_idx none: the VF is blocked"
+mlx4_file_is 200c0fffea80105 "$IOV/ports/1/admin_guids/2" "GUID file unchanged"
 snap "$S" "$target" >"$TEST_TMP/after"
 assert_file_eq "$TEST_TMP/before" "$TEST_TMP/after" "nothing else changed (other VFs untouched)"
 assert_ok "show the blocked VF" -- "$PKEY" show $VF
 assert_match '^blocked: yes$' "$(cat "$LAST_OUT")" "show: blocked"
 # Fresh VF (kernel default: index 0 -> 0xffff, a full default member): blocked too.
 assert_fail "map 0x8123 on a fresh VF" -- "$PKEY" map 0000:03:00.5 0x0200c0fffea80155 0x8123
-assert_eq 127 "$(count_none "$IOV/0000:03:00.5/ports/1/pkey_idx" 0)" "fresh VF blocked, out of 0xffff"
-file_is 0 "$IOV/ports/1/admin_guids/5" "its GUID file unchanged"
+assert_eq 127 "$(mlx4_count_none "$IOV/0000:03:00.5/ports/1/pkey_idx" 0)" "fresh VF blocked, out of 0xffff"
+mlx4_file_is 0 "$IOV/ports/1/admin_guids/5" "its GUID file unchanged"
 
 # --- a GUID the host already carries or asks for ------------------------------
 refuse "0000:03:00.6: GUID 0x0200c0fffea80105 is already in use on this host: VF 0000:03:00.2 \(mlx4_0 port 1 admin_guids/2\)$" \
@@ -187,15 +169,15 @@ refuse "0000:03:01.0: .*/smi_enabled: not 0 or 1$" map 0000:03:01.0 0x0200000000
 printf '0\n' >"$V8/smi_enabled"
 printf '1\n' >"$V8/enable_smi_admin"
 assert_ok "map with enable_smi_admin 1" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8101
-file_is 0 "$V8/enable_smi_admin" "enable_smi_admin turned off"
-file_is 1 "$IOV/0000:03:01.0/ports/1/pkey_idx/0" "and the VF mapped"
+mlx4_file_is 0 "$V8/enable_smi_admin" "enable_smi_admin turned off"
+mlx4_file_is 1 "$IOV/0000:03:01.0/ports/1/pkey_idx/0" "and the VF mapped"
 assert_ok "show it" -- "$PKEY" show 0000:03:01.0
 assert_eq "smi_enabled: 0
 enable_smi_admin: 0" "$(grep smi "$LAST_OUT")" "show reads both"
 # ... and it stays off when map fails later (here: a P_Key not in the table).
 printf '1\n' >"$V8/enable_smi_admin"
 assert_fail "map 0x8123" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8123
-file_is 0 "$V8/enable_smi_admin" "enable_smi_admin off after a failed map too"
+mlx4_file_is 0 "$V8/enable_smi_admin" "enable_smi_admin off after a failed map too"
 # A kernel without SMI for VFs has neither file: nothing to check.
 rm "$V8/smi_enabled" "$V8/enable_smi_admin"
 assert_ok "map without the SMI files" -- "$PKEY" map 0000:03:01.0 0x0200000000080001 0x8101
@@ -215,7 +197,7 @@ assert_ok "map $VF to 0x8102" -- "$PKEY" map $VF 0x0200c0fffea80142 0x8102
 ro "$IOV/ports/1/admin_guids/2" || die "cannot bind-mount read-only"
 refuse "$VF: .*/iov/ports/1/admin_guids/2: cannot write '200c0fffea80105': Read-only file system \(restored\)$" \
 	map $VF $GUID 0x8101
-file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
+mlx4_file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
 umount "$IOV/ports/1/admin_guids/2"
 
 # pkey_idx/1 unwritable, with a 0x7fff at physical 5 so map wants 1 -> 5:
@@ -224,8 +206,8 @@ printf '0x7fff\n' >"$IOV/ports/1/pkeys/5"
 ro "$PI1/1" || die "cannot bind-mount read-only"
 refuse "$VF: .*/iov/$VF/ports/1/pkey_idx/1: cannot write '5': Read-only file system \(restored\)$" \
 	map $VF $GUID 0x8101
-file_is 200c0fffea80142 "$IOV/ports/1/admin_guids/2" "GUID back to the previous tenant's"
-file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
+mlx4_file_is 200c0fffea80142 "$IOV/ports/1/admin_guids/2" "GUID back to the previous tenant's"
+mlx4_file_is 2 "$PI1/0" "pkey_idx/0 back to 2"
 umount "$PI1/1"
 state=sys_state
 

@@ -10,10 +10,7 @@
 sim_host cx3
 sim_libvirtd
 kvm_ib_host
-pkey_bin=$TEST_TMP/inst/usr/sbin/oneib-pkey
-[ -x "$pkey_bin" ] || die "oneib-pkey not installed"
-# Production runs "sudo -n /usr/sbin/oneib-pkey"; the test is root already.
-sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$pkey_bin\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+kvm_ib_pkey
 iov=/sys/class/infiniband/mlx4_0/iov
 
 uuid=$(one_deploy 42 ib/0/02:00:c0:a8:01:05/0x8101)
@@ -24,7 +21,7 @@ slave=$(cat "$iov/$vf/ports/1/gid_idx/0")
 assert_eq 2000000002a0000 "$(cat "$iov/ports/1/admin_guids/$slave")" "alias GUID = VM 42 NIC 0"
 assert_eq 1 "$(cat "$iov/$vf/ports/1/pkey_idx/0")" "virtual index 0 -> the physical index of 0x8101"
 assert_eq "" "$(grep -lv '^none$' "$iov/$vf"/ports/1/pkey_idx/* | grep -v '/pkey_idx/0$')" "every other index none"
-"$pkey_bin" show "$vf" >"$TEST_TMP/show"
+"$PKEY_BIN" show "$vf" >"$TEST_TMP/show"
 assert_match "0x02000000002a0000" "$(cat "$TEST_TMP/show")" "oneib-pkey show reads it back"
 
 "$R/vmm/kvm-ib/shutdown" "$uuid" node1 42 node1

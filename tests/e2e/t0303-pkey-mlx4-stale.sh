@@ -9,12 +9,7 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/mlx4.sh"
 sim_host cx3
-
-PKEY=${ONEIB_PKEY:-$TOP/build/bin/oneib-pkey}
-[ -x "$PKEY" ] || die "oneib-pkey not built: $PKEY (set ONEIB_PKEY)"
-IOV=/sys/class/infiniband/mlx4_0/iov
-VF=0000:03:00.2 # VF index 1 = mlx4 slave 2: dir 0000:03:00.2, GUID index 2
-PI1=$IOV/$VF/ports/1/pkey_idx
+mlx4_pkey_vf
 # physical table of port 1: 0 = 0xffff, 1 = 0x8101, 2 = 0x8102
 assert_eq "0xffff 0x8101 0x8102" "$(cat "$IOV"/ports/1/pkeys/{0,1,2} | tr '\n' ' ' | sed 's/ $//')" \
 	"fixture: physical 0, 1, 2"

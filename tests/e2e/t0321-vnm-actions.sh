@@ -39,16 +39,12 @@ EOT
 	rc=$?
 }
 
-leases_of() { # VMID -> number of leases of that VM
-	"$vf" list --format=json | jq "[.leases[] | select(.vm == $1)] | length"
-}
-
 # VM 42: a VF leased by deploy, no domain started (a deploy that died
 # between lease and virsh create).
 mkdir -p "$DS/42"
 vm_xml 42 ib/0/02:00:c0:a8:01:05/0x8101 >"$DS/42/vm.xml"
 domain_xml 42 02:00:c0:a8:01:05 | "$vf" deploy --vm 42 --vm-xml "$DS/42/vm.xml" >/dev/null
-assert_eq 1 "$(leases_of 42)" "VM 42 holds a lease"
+assert_eq 1 "$(vm_lease_count 42)" "VM 42 holds a lease"
 reduced_vm 42 ib/0/02:00:c0:a8:01:05/0x8101 >"$TEST_TMP/vm42.xml"
 
 for step in "pre" "post f0c1d2e3-0000-4000-8000-00000000002a node1" \
@@ -59,7 +55,7 @@ for step in "pre" "post f0c1d2e3-0000-4000-8000-00000000002a node1" \
 	assert_eq 0 "$rc" "${argv[0]}: exit 0"
 	assert_eq "" "$(cat "$TEST_TMP/out" "$TEST_TMP/err")" "${argv[0]}: prints nothing"
 done
-assert_eq 1 "$(leases_of 42)" "pre, post, update_sg, update_nic leave the lease alone"
+assert_eq 1 "$(vm_lease_count 42)" "pre, post, update_sg, update_nic leave the lease alone"
 
 vnm clean "$TEST_TMP/vm42.xml" node1
 assert_eq 0 "$rc" "clean: exit 0"
@@ -79,7 +75,7 @@ cp /var/lib/one/ib/leases "$TEST_TMP/leases.before"
 vnm clean "$TEST_TMP/vm43.xml" node1
 assert_eq 0 "$rc" "clean of a running VM: exit 0"
 assert_match "keeping VF 0000:3b:00.1, domain one-43 still holds it" "$(cat "$TEST_TMP/err")" "clean of a running VM: says why"
-assert_eq 1 "$(leases_of 43)" "clean of a running VM: lease kept"
+assert_eq 1 "$(vm_lease_count 43)" "clean of a running VM: lease kept"
 assert_file_eq "$TEST_TMP/leases.before" /var/lib/one/ib/leases "clean of a running VM: ledger unchanged"
 assert_eq "$uuid" "$(virsh domuuid one-43 | sed '/^$/d')" "clean of a running VM: domain untouched"
 
@@ -87,7 +83,7 @@ assert_eq "$uuid" "$(virsh domuuid one-43 | sed '/^$/d')" "clean of a running VM
 virsh destroy one-43 >/dev/null
 vnm clean "$TEST_TMP/vm43.xml" node1
 assert_eq 0 "$rc" "clean after the domain is gone: exit 0"
-assert_eq 0 "$(leases_of 43)" "clean after the domain is gone: released"
+assert_eq 0 "$(vm_lease_count 43)" "clean after the domain is gone: released"
 
 # Refusals: one line, exit 1 (never 42).
 printf 'not xml' >"$TEST_TMP/bad.xml"
