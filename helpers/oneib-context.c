@@ -67,13 +67,9 @@ int main(int argc, char **argv)
 			o.dry_run = true;
 			break;
 		case 'w':
-			if (dec_parse_int(optarg, &o.wait_s) ||
-			    o.wait_s > WAIT_MAX) {
-				log_msg("--wait '%s': not a number of seconds "
-					"(0-%d)",
-					str_sanitize(optarg).s, WAIT_MAX);
+			if (opt_int("--wait", optarg, 0, WAIT_MAX,
+				    "a number of seconds", &o.wait_s))
 				return 2;
-			}
 			break;
 		case 's':
 			o.state_dir = optarg;

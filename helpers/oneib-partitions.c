@@ -235,17 +235,6 @@ static void print_drift(const struct port_drift *d)
 	putchar('\n');
 }
 
-static int parse_num(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
 static int cmd_verify(int argc, char **argv)
 {
 	struct desired d = { 0 };
@@ -275,14 +264,14 @@ static int cmd_verify(int argc, char **argv)
 			}
 			break;
 		case 'p':
-		case 't':
-			if (parse_num(optarg, 1, o == 'p' ? 254 : 60000,
-				      o == 'p' ? &port : &timeout)) {
-				log_msg("verify: '%.20s': not a %s", optarg,
-					o == 'p' ? "port number"
-						 : "timeout in ms (1-60000)");
+			if (opt_int("--port", optarg, 1, 254, "a port number",
+				    &port))
 				return 2;
-			}
+			break;
+		case 't':
+			if (opt_int("--timeout", optarg, 1, 60000,
+				    "a timeout in ms", &timeout))
+				return 2;
 			break;
 		case 'c':
 		case 'l':

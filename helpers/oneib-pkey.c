@@ -93,7 +93,6 @@ int main(int argc, char **argv)
 	uint64_t guid = 0;
 	const char *cmd;
 	int port = 1, nargs, o, r;
-	char *end;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -105,13 +104,9 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
-			port = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || port < 1 || port > 9) {
-				log_msg("--port '%.20s': not a port number "
-					"(1-9)",
-					optarg);
+			if (opt_int("--port", optarg, 1, 9, "a port number",
+				    &port))
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);

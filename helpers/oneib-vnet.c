@@ -147,8 +147,6 @@ int main(int argc, char **argv)
 	};
 	struct ctx c = { .id = -1, .range = DEFAULT_RANGE };
 	const char *cmd;
-	char *end;
-	long v;
 	int o;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -160,14 +158,9 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'i':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (*optarg < '0' || *optarg > '9' || *end || errno ||
-			    v > INT_MAX) {
-				log_msg("--id: '%s' is not a VNET ID", optarg);
+			if (opt_int("--id", optarg, 0, INT_MAX, "a VNET ID",
+				    &c.id))
 				return 2;
-			}
-			c.id = (int)v;
 			break;
 		case 'p':
 			c.pool = optarg;

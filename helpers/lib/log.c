@@ -58,6 +58,23 @@ int dec_parse_int(const char *s, int *out)
 	return 0;
 }
 
+int opt_int(const char *opt, const char *arg, int lo, int hi, const char *what,
+	    int *out)
+{
+	int v;
+
+	if (!dec_parse_int(arg, &v) && v >= lo && v <= hi) {
+		*out = v;
+		return 0;
+	}
+	if (hi == INT_MAX)
+		log_msg("%s '%s': not %s", opt, str_sanitize(arg).s, what);
+	else
+		log_msg("%s '%s': not %s (%d-%d)", opt, str_sanitize(arg).s,
+			what, lo, hi);
+	return -EINVAL;
+}
+
 struct san_str str_sanitize(const char *in)
 {
 	struct san_str out;

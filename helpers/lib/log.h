@@ -30,6 +30,16 @@ void err_set(char *err, size_t errlen, const char *fmt, ...) ONEIB_PRINTF(3, 4);
  */
 int dec_parse_int(const char *s, int *out);
 
+/*
+ * A main's numeric option: ARG in dec_parse_int's form and LO..HI, into
+ * *out. Otherwise *out is left alone, one line names the option, the value
+ * and WHAT it must be (the range too, unless HI is INT_MAX):
+ *   oneib-context: --wait '-1': not a number of seconds (0-3600)
+ * and the result is -EINVAL.
+ */
+int opt_int(const char *opt, const char *arg, int lo, int hi, const char *what,
+	    int *out);
+
 /* "0".."9", "a".."f", "A".."F" -> 0..15; anything else -> -1 */
 int hex_digit(char c);
 

@@ -161,6 +161,10 @@ pool 5:tenant-a:ib:0x8101
 printf 'not base64!' | PATH="$TEST_TMP/bin:$PATH" "$R/vnm/ib/vnet_create" 7 >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 assert_eq 1 $? "stdin not Base64: exit status 1"
 assert_eq "VNET 7: the VNET XML on stdin is not Base64" "$(cat "$TEST_TMP/err")" "stdin not Base64: one line"
+vnet 7 tenant-b IB_PKEY=0x8102 | base64 -w0 |
+	PATH="$TEST_TMP/bin:$PATH" "$R/vnm/ib/vnet_create" 7x >"$TEST_TMP/out" 2>"$TEST_TMP/err"
+assert_eq 1 $? "a VNET ID that is no number: exit status 1"
+assert_eq "--id '7x': not a VNET ID" "$(cat "$TEST_TMP/err")" "a VNET ID that is no number: one line naming it"
 vnet 8 tenant-x IB_PKEY=0x8102 | base64 -w0 |
 	PATH="$TEST_TMP/bin:$PATH" "$R/vnm/ib/vnet_create" 7 >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 assert_eq 1 $? "XML of another network: exit status 1"

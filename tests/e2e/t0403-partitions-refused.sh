@@ -124,6 +124,12 @@ assert_fail "no input" -- "$INST" --output "$SIM_PARTITIONS"
 assert_eq 2 "$LAST_RC" "no input: exit 2"
 assert_eq "$before" "$(state)" "usage errors changed nothing"
 
+# verify's numbers
+assert_refused --rc 2 "verify --port 0" "^oneib-partitions: --port '0': not a port number \(1-254\)$" -- \
+	"$PART" verify --port 0 --conf "$TEST_TMP/good.conf"
+assert_refused --rc 2 "verify --timeout +5" "^oneib-partitions: --timeout '\+5': not a timeout in ms \(1-60000\)$" -- \
+	"$PART" verify --timeout +5 --conf "$TEST_TMP/good.conf"
+
 # opensm kept the last good partitions all along
 assert_eq "$sweeps" "$(sim_opensm_sweeps)" "opensm was never made to sweep"
 assert_eq "" "$(grep 'Partition configuration in error' "$SIM_OPENSM_LOG")" "opensm never saw a broken file"
