@@ -110,16 +110,21 @@ int rtnl_link_set(int ifindex, unsigned mtu, bool up, char *err, size_t errlen)
 
 /* --- links ---------------------------------------------------------------- */
 
-static int grow(void **v, size_t n, size_t size)
+/* x (size bytes) appended to the array *v of *n: what the dumps collect. */
+static int push(void **v, size_t *n, const void *x, size_t size, char *err,
+		size_t errlen)
 {
-	void *nv;
+	if (*n % 16 == 0) {
+		void *nv = realloc(*v, (*n + 16) * size);
 
-	if (n % 16)
-		return 0;
-	nv = realloc(*v, (n + 16) * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
+		if (!nv) {
+			err_set(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		*v = nv;
+	}
+	memcpy((char *)*v + *n * size, x, size);
+	(*n)++;
 	return 0;
 }
 
@@ -188,12 +193,8 @@ static int link_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	}
 	if (!l.name[0])
 		return 0;
-	if (grow((void **)&out->v, out->n, sizeof(*out->v))) {
-		err_set(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	out->v[out->n++] = l;
-	return 0;
+	return push((void **)&out->v, &out->n, &l, sizeof(*out->v), err,
+		    errlen);
 }
 
 int rtnl_links_get(struct rtnl_links *out, char *err, size_t errlen)
@@ -267,12 +268,8 @@ static int addr_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	a.a.family = ifa.ifa_family;
 	a.a.plen = ifa.ifa_prefixlen;
 	memcpy(a.a.a, local, alen);
-	if (grow((void **)&out->v, out->n, sizeof(*out->v))) {
-		err_set(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	out->v[out->n++] = a;
-	return 0;
+	return push((void **)&out->v, &out->n, &a, sizeof(*out->v), err,
+		    errlen);
 }
 
 int rtnl_addrs_get(struct rtnl_addrs *out, char *err, size_t errlen)
@@ -400,12 +397,8 @@ static int route_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	}
 	if (table != RT_TABLE_MAIN || !gw)
 		return 0;
-	if (grow((void **)&out->v, out->n, sizeof(*out->v))) {
-		err_set(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	out->v[out->n++] = r;
-	return 0;
+	return push((void **)&out->v, &out->n, &r, sizeof(*out->v), err,
+		    errlen);
 }
 
 int rtnl_routes_get(struct rtnl_routes *out, char *err, size_t errlen)
