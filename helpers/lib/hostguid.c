@@ -193,6 +193,13 @@ static int scan_mlx4_iov(struct host_guids *g, const char *dev, const char *pf,
 	return r;
 }
 
+/* Is VF i of PF pf the mlx5 VF being programmed, whose GUIDs do not count? */
+static bool self_mlx5(const struct vf_target *self, const char *pf, int i)
+{
+	return self && self->kind == VF_MLX5 && !strcmp(self->pf_bdf, pf) &&
+	       i == self->index;
+}
+
 /*
  * mlx5 over rtnetlink: every VF's GUIDs as one IPoIB netdev of the PF
  * reports them, in one RTM_GETLINK. 0 also when there is nothing to
@@ -227,9 +234,7 @@ static int nl_vfs(struct host_guids *g, const char *pf, const char *ifname,
 	for (k = 0; k < all.n && !r; k++) {
 		const struct nl_vf_guid *e = &all.v[k];
 
-		if (e->vf > 4096 ||
-		    (self && self->kind == VF_MLX5 &&
-		     !strcmp(self->pf_bdf, pf) && (int)e->vf == self->index))
+		if (e->vf > 4096 || self_mlx5(self, pf, (int)e->vf))
 			continue;
 		vf_name(pf, (int)e->vf, vf, sizeof(vf));
 		r = host_guids_add(g, e->node_guid,
@@ -304,8 +309,7 @@ static int scan_mlx5_vfs(struct host_guids *g, const char *pf,
 		if (strncmp(de->d_name, "virtfn", 6))
 			continue;
 		i = small_number(de->d_name + 6, 4096);
-		if (i < 0 || (self && self->kind == VF_MLX5 &&
-			      !strcmp(self->pf_bdf, pf) && i == self->index))
+		if (i < 0 || self_mlx5(self, pf, i))
 			continue;
 		if (path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d", pf,
 			     i) ||
