@@ -13,10 +13,7 @@ sim_host cx5
 sim_libvirtd
 kvm_ib_host
 L=/var/lib/one/ib
-commit="write leases.tmp.PID
-fsync leases.tmp.PID
-rename leases.tmp.PID leases
-fsync ."
+commit=$(durable_replace leases leases.tmp.PID)
 
 deploy_traced() { # LOG VMID MAC: one_deploy, its commands under strace
 	mkdir -p "$DS/$2"

@@ -37,10 +37,7 @@ cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" >"$TEST_TMP/c2.xml"
 # --- first install: no file yet -----------------------------------------------
 install_traced "$TEST_TMP/first" "$TEST_TMP/c1.xml"
 assert_eq 0 $? "first install succeeds"
-assert_eq "write partitions.conf.XXXXXX
-fsync partitions.conf.XXXXXX
-rename partitions.conf.XXXXXX partitions.conf
-fsync ." "$(durable_steps "$TEST_TMP/first" "$D")" \
+assert_eq "$(durable_replace partitions.conf)" "$(durable_steps "$TEST_TMP/first" "$D")" \
 	"first install: write, fsync(file), rename, fsync(directory)"
 assert_match '=0x0102, ipoib' "$(cat "$D/partitions.conf")" "the file is the cloud's (tenant b's partition)"
 
@@ -48,14 +45,8 @@ assert_match '=0x0102, ipoib' "$(cat "$D/partitions.conf")" "the file is the clo
 cp "$D/partitions.conf" "$TEST_TMP/c1.conf"
 install_traced "$TEST_TMP/second" "$TEST_TMP/c2.xml"
 assert_eq 0 $? "second install succeeds"
-assert_eq "write partitions.conf.bak.XXXXXX
-fsync partitions.conf.bak.XXXXXX
-rename partitions.conf.bak.XXXXXX partitions.conf.bak
-fsync .
-write partitions.conf.XXXXXX
-fsync partitions.conf.XXXXXX
-rename partitions.conf.XXXXXX partitions.conf
-fsync ." "$(durable_steps "$TEST_TMP/second" "$D")" \
+assert_eq "$(durable_replace partitions.conf.bak; durable_replace partitions.conf)" \
+	"$(durable_steps "$TEST_TMP/second" "$D")" \
 	"second install: the backup, then the file, each write, fsync(file), rename, fsync(directory)"
 assert_file_eq "$TEST_TMP/c1.conf" "$D/partitions.conf.bak" "the backup is the previous file"
 assert_fail "the file has changed (VM 12's port)" -- cmp -s "$TEST_TMP/c1.conf" "$D/partitions.conf"
@@ -66,21 +57,12 @@ cp "$D/partitions.conf" "$TEST_TMP/c2.conf"
 # (the reload command writes a line beside the file, so it shows in order)
 install_traced "$TEST_TMP/reload" "$TEST_TMP/c1.xml" --reload-cmd="echo told >>$D/reloaded"
 assert_eq 0 $? "install with a reload succeeds"
-assert_eq "write partitions.conf.reload-pending.XXXXXX
-fsync partitions.conf.reload-pending.XXXXXX
-rename partitions.conf.reload-pending.XXXXXX partitions.conf.reload-pending
-fsync .
-write partitions.conf.bak.XXXXXX
-fsync partitions.conf.bak.XXXXXX
-rename partitions.conf.bak.XXXXXX partitions.conf.bak
-fsync .
-write partitions.conf.XXXXXX
-fsync partitions.conf.XXXXXX
-rename partitions.conf.XXXXXX partitions.conf
-fsync .
-write reloaded
-unlink partitions.conf.reload-pending
-fsync ." "$(durable_steps "$TEST_TMP/reload" "$D")" \
+assert_eq "$(durable_replace partitions.conf.reload-pending
+	durable_replace partitions.conf.bak
+	durable_replace partitions.conf
+	echo "write reloaded"
+	echo "unlink partitions.conf.reload-pending"
+	echo "fsync .")" "$(durable_steps "$TEST_TMP/reload" "$D")" \
 	"with a reload: the mark, the backup, the file, the reload, then the mark removed"
 assert_eq told "$(cat "$D/reloaded")" "opensm was told once"
 rm "$D/reloaded"

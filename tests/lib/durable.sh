@@ -18,6 +18,9 @@
 #       fsync .
 # A call that failed is left out. strace -y names each descriptor's file,
 # so an fsync of the temporary file after its rename shows the new name.
+#
+#   durable_replace FILE [TMP]  those four steps, for FILE replaced through
+#                               TMP (default FILE.XXXXXX, mkstemp's)
 
 durable_trace() { # LOG CMD...
 	local log=$1
@@ -86,4 +89,9 @@ durable_steps() { # LOG DIR
 			print step
 		last = step
 	}' "$1"
+}
+
+durable_replace() { # FILE [TMP]
+	local tmp=${2:-$1.XXXXXX}
+	printf 'write %s\nfsync %s\nrename %s %s\nfsync .\n' "$tmp" "$tmp" "$tmp" "$1"
 }
