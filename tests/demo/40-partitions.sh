@@ -17,8 +17,7 @@ PART=$TOP/build/bin/oneib-partitions
 INST=$TOP/build/bin/oneib-partitions-install
 
 cloud_fabric
-cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
-	"$CLOUD_VM14" "$CLOUD_VM15" >"$TEST_TMP/cloud.xml"
+cloud_listing "${CLOUD_START[@]}" >"$TEST_TMP/cloud.xml"
 chmod 644 "$TEST_TMP/cloud.xml"
 
 say "=== the cloud: tenant a = VNET 5 (IB_PKEY 0x8101), tenant b = VNET 7 (0x8102) ==="

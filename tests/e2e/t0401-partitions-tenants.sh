@@ -20,8 +20,7 @@ cloud_fabric # a cloud without tenants yet: the default partition only
 cp "$SIM_PARTITIONS" "$TEST_TMP/before.conf"
 assert_eq "0x7fff" "$(cloud_pkeys node02-vf0)" "before: a VF holds only the default partition"
 
-cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
-	"$CLOUD_VM14" "$CLOUD_VM15" >"$TEST_TMP/cloud.xml"
+cloud_listing "${CLOUD_START[@]}" >"$TEST_TMP/cloud.xml"
 assert_eq "$(cut -d/ -f5 <<<"$CLOUD_VM10")" "$(cut -d/ -f5 <<<"$CLOUD_VM11")" \
 	"VMs 10 and 11, of two tenants, have the same MAC"
 assert_ok "render, unprivileged" -- sh -c 'setpriv --reuid=nobody --regid=nogroup \

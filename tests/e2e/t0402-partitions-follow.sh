@@ -10,11 +10,9 @@
 sim_host none
 PART=$TOP/build/bin/oneib-partitions
 INST=$TOP/build/bin/oneib-partitions-install
-all_vms=("$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" "$CLOUD_VM14" "$CLOUD_VM15")
+all_vms=("${CLOUD_START[@]}")
 
-cloud_listing "${all_vms[@]}" >"$TEST_TMP/cloud.xml"
-"$PART" render "$TEST_TMP/cloud.xml" >"$TEST_TMP/start.conf" || die "cannot render the start"
-cloud_fabric "$TEST_TMP/start.conf"
+cloud_start_fabric
 assert_ok "the fabric starts in the desired state" -- sim_client sm "$PART" verify --conf "$SIM_PARTITIONS"
 
 # render CLOUD.XML and install it: INSTALLER-OPTIONS... (default --no-reload)

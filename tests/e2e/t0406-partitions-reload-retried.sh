@@ -11,10 +11,7 @@ sim_host none
 PART=$TOP/build/bin/oneib-partitions
 INST=$TOP/build/bin/oneib-partitions-install
 
-cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
-	"$CLOUD_VM14" "$CLOUD_VM15" >"$TEST_TMP/start.xml"
-"$PART" render "$TEST_TMP/start.xml" >"$TEST_TMP/start.conf" || die "cannot render the start"
-cloud_fabric "$TEST_TMP/start.conf"
+cloud_start_fabric
 PENDING=$SIM_PARTITIONS.reload-pending
 
 # VM 14 terminated; telling opensm fails (the pid is not opensm's).

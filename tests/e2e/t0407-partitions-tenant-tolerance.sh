@@ -13,10 +13,7 @@ sim_host none
 PART=$TOP/build/bin/oneib-partitions
 INST=$TOP/build/bin/oneib-partitions-install
 
-cloud_listing "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
-	"$CLOUD_VM14" "$CLOUD_VM15" >"$TEST_TMP/start.xml"
-"$PART" render "$TEST_TMP/start.xml" >"$TEST_TMP/start.conf" || die "cannot render the start"
-cloud_fabric "$TEST_TMP/start.conf"
+cloud_start_fabric
 assert_ok "the fabric starts in the desired state" -- sim_client sm "$PART" verify --conf "$SIM_PARTITIONS"
 b_before=$(sed -n '/^vnet7_tenant-b=/,/;$/p' "$SIM_PARTITIONS")
 assert_match "0x02000000000d0000=full" "$b_before" "VM 13 is in tenant b"

@@ -18,6 +18,9 @@
 #                          the two tenants' networks hand out the same
 #                          addresses, and VMs 10 (a) and 11 (b) got the
 #                          same MAC
+#   cloud_start_fabric     cloud_fabric with the partitions of the whole
+#                          cloud of cloud_start_vms, rendered from
+#                          $TEST_TMP/start.xml into $TEST_TMP/start.conf
 
 cloud_vnets() {
 	cat <<-'XML'
@@ -91,10 +94,10 @@ CLOUD_VM14=14/3/3/node04/02:00:c0:a8:01:0c/5
 # on the ConnectX-3 host: its GUID is an alias on node01's port, not a port
 CLOUD_VM15=15/3/3/node01/02:00:c0:a8:01:0f/7
 
-cloud_start_vms() {
-	cloud_vms "$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" \
-		"$CLOUD_VM14" "$CLOUD_VM15"
-}
+# the VMs of the fabric file
+CLOUD_START=("$CLOUD_VM10" "$CLOUD_VM11" "$CLOUD_VM12" "$CLOUD_VM13" "$CLOUD_VM14" "$CLOUD_VM15")
+
+cloud_start_vms() { cloud_vms "${CLOUD_START[@]}"; }
 
 # The whole cloud listing (the three pools, one after another, as the hook
 # pipes them) for the VMs given as SPECs; hosts from $CLOUD_HOSTS.
@@ -103,6 +106,13 @@ cloud_listing() { # SPEC...
 	# shellcheck disable=SC2086
 	cloud_hosts ${CLOUD_HOSTS:-}
 	cloud_vnets
+}
+
+cloud_start_fabric() {
+	cloud_listing "${CLOUD_START[@]}" >"$TEST_TMP/start.xml"
+	"$TOP/build/bin/oneib-partitions" render "$TEST_TMP/start.xml" >"$TEST_TMP/start.conf" ||
+		die "cannot render the start"
+	cloud_fabric "$TEST_TMP/start.conf"
 }
 
 # The P_Keys (non-zero entries) opensm programmed on NODE's port 1, sorted,
