@@ -488,7 +488,15 @@ int main(int argc, char **argv)
 		log_msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	r = hca_discover(&l, true);
+	/* The monitor probe runs every cycle and needs only free VFs: the
+	 * inventory with every VF's driver, not names, P_Keys and GIDs. */
+	if (fmt == FMT_ONE_MONITOR) {
+		r = hca_inventory(&l);
+		if (!r)
+			hca_probe_all(&l);
+	} else {
+		r = hca_discover(&l, true);
+	}
 	if (r < 0) {
 		log_msg("cannot read /sys: %s", strerror(-r));
 		return 1;

@@ -87,7 +87,7 @@ bool vf_driver_assignable(const char *driver)
 
 bool vf_assignable(const struct vf *vf)
 {
-	return vf_driver_assignable(vf->driver);
+	return !vf->unprobed && !vf->absent && vf_driver_assignable(vf->driver);
 }
 
 /*
@@ -541,6 +541,189 @@ int hca_discover(struct hca_list *out, bool names)
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
 	return 0;
+}
+
+/* "4: ACTIVE" and "InfiniBand" of each port under ports/, by number. */
+static int inventory_ports(struct hca *h)
+{
+	char dir[PATH_MAX], path[PATH_MAX], buf[SYSFS_VALUE_MAX], *end;
+	struct dirent *de;
+	DIR *d;
+
+	if (path_fmt(dir, sizeof(dir), SYS_IB "/%s/ports", h->ibdev))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && h->nports < HCA_MAX_PORTS) {
+		struct ib_port *p = &h->ports[h->nports];
+		long n;
+
+		errno = 0;
+		n = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || *end || errno || n < 1 || n > 255)
+			continue;
+		memset(p, 0, sizeof(*p));
+		p->num = (int)n;
+		p->phys_state = -1;
+		p->state = -1;
+		if (!path_fmt(path, sizeof(path), "%s/%ld/state", dir, n) &&
+		    !sysfs_read_str(path, buf, sizeof(buf))) {
+			p->state = ib_state_parse(buf);
+			if (p->state < 0)
+				log_msg("%s: unexpected value '%s'", path, buf);
+		}
+		if (!path_fmt(path, sizeof(path), "%s/%ld/link_layer", dir,
+			      n) &&
+		    sysfs_read_str(path, p->link_layer, sizeof(p->link_layer)))
+			p->link_layer[0] = '\0';
+		h->nports++;
+	}
+	closedir(d);
+	for (int i = 1; i < h->nports; i++) /* by number, as libibumad */
+		for (int j = i; j > 0 && h->ports[j - 1].num > h->ports[j].num;
+		     j--) {
+			struct ib_port t = h->ports[j];
+
+			h->ports[j] = h->ports[j - 1];
+			h->ports[j - 1] = t;
+		}
+	return 0;
+}
+
+/*
+ * VF n's address from the PF's: routing ID (bus << 8 | devfn) + offset +
+ * n * stride, as the kernel numbers virtfnN. Without those files (an odd
+ * tree), the virtfnN links themselves, read in full.
+ */
+static int inventory_vfs(struct hca *h, const char *bdf)
+{
+	long num = read_optional_long(bdf, "sriov_numvfs", -1);
+	long off = read_optional_long(bdf, "sriov_offset", -1);
+	long stride = read_optional_long(bdf, "sriov_stride", -1);
+	unsigned rid = (unsigned)h->addr.bus << 8 |
+		       (unsigned)h->addr.slot << 3 | h->addr.func;
+	long i;
+
+	if (num < 0 || off < 0 || stride < 0 || num > 0xffff)
+		return read_vfs(h, bdf);
+	h->sriov_numvfs = (int)num;
+	if (num == 0)
+		return 0;
+	h->vfs = calloc((size_t)num, sizeof(*h->vfs));
+	if (!h->vfs)
+		return -ENOMEM;
+	for (i = 0; i < num; i++) {
+		unsigned long v = rid + (unsigned long)off +
+				  (unsigned long)stride * (unsigned long)i;
+		struct vf *vf = &h->vfs[h->nvfs];
+
+		if (v > 0xffff)
+			break;
+		vf->index = (int)i;
+		vf->addr.domain = h->addr.domain;
+		vf->addr.bus = (uint8_t)(v >> 8);
+		vf->addr.slot = (uint8_t)(v >> 3 & 0x1f);
+		vf->addr.func = (uint8_t)(v & 7);
+		vf->iommu_group = -1;
+		vf->numa_node = h->numa_node;
+		vf->vmid = -1;
+		vf->unprobed = true;
+		h->nvfs++;
+	}
+	return 0;
+}
+
+static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
+{
+	char path[PATH_MAX], bdf[64];
+	struct pci_addr addr;
+	struct stat st;
+	struct hca *h;
+
+	if (strlen(ibdev) >= HCA_NAME_MAX)
+		return 0;
+	if (path_fmt(path, sizeof(path), SYS_IB "/%s/device", ibdev) ||
+	    sysfs_link_name(path, bdf, sizeof(bdf)) ||
+	    pci_addr_parse(bdf, &addr))
+		return 0; /* no PCI function: never a PF of VFs */
+	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf) &&
+	    lstat(path, &st) == 0)
+		return 0; /* a VF the host driver holds */
+	if (out->n == *cap) {
+		size_t n = *cap ? *cap * 2 : 4;
+		struct hca *v = reallocarray(out->v, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		*cap = n;
+	}
+	h = &out->v[out->n++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
+	h->has_pci = true;
+	h->addr = addr;
+	h->sriov_totalvfs = -1;
+	h->sriov_numvfs = -1;
+	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	inventory_ports(h);
+	return inventory_vfs(h, bdf);
+}
+
+int hca_inventory(struct hca_list *out)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *sys;
+	int r = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	sys = opendir("/sys");
+	if (!sys)
+		return -errno;
+	closedir(sys);
+	sys = opendir(SYS_IB);
+	if (!sys)
+		return 0; /* no RDMA core loaded: no InfiniBand, not an error */
+	while (!r && (de = readdir(sys)))
+		if (de->d_name[0] != '.')
+			r = inventory_ibdev(out, &cap, de->d_name);
+	closedir(sys);
+	if (r) {
+		hca_list_free(out);
+		return r;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	return 0;
+}
+
+void hca_vf_probe(struct vf *vf)
+{
+	char bdf[PCI_ADDR_STRLEN];
+
+	pci_addr_fmt(&vf->addr, bdf);
+	vf->unprobed = false;
+	vf->absent = !pci_exists(bdf);
+	if (vf->absent)
+		vf->driver[0] = '\0';
+	else
+		read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+}
+
+size_t hca_probe_all(struct hca_list *l)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < l->v[i].nvfs; j++)
+			if (l->v[i].vfs[j].unprobed) {
+				hca_vf_probe(&l->v[i].vfs[j]);
+				n++;
+			}
+	return n;
 }
 
 void hca_list_free(struct hca_list *l)

@@ -26,7 +26,7 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
 	s->l.lock_fd = -1;
-	r = hca_discover(&s->hcas, false);
+	r = hca_inventory(&s->hcas);
 	if (r) {
 		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
 		return r;
@@ -64,6 +64,40 @@ static int guid_free(const struct ledger *l, int vmid, int nic_id,
 	return -EEXIST;
 }
 
+/* The host's VF at addr, or NULL. */
+static struct vf *host_vf(struct hca_list *hcas, const struct pci_addr *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < hcas->n; i++)
+		for (j = 0; j < hcas->v[i].nvfs; j++)
+			if (!pci_addr_cmp(&hcas->v[i].vfs[j].addr, a))
+				return &hcas->v[i].vfs[j];
+	return NULL;
+}
+
+/*
+ * placement_choose over an inventory whose VFs are probed as it goes: a
+ * choice not probed yet is probed and the question asked again; a refusal
+ * is final once every VF is probed (its counts are then exact).
+ */
+static int choose(struct leasing *s, const struct placement_request *rq,
+		  struct placement *ch, char *err, size_t errlen)
+{
+	for (;;) {
+		int r = placement_choose(&s->hcas, &s->l, &s->doms, rq, ch, err,
+					 errlen);
+
+		if (!r && ch->vf->unprobed) {
+			hca_vf_probe(host_vf(&s->hcas, &ch->vf->addr));
+			continue;
+		}
+		if (r == -EBUSY && hca_probe_all(&s->hcas))
+			continue;
+		return r;
+	}
+}
+
 int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
 		    char *err, size_t errlen)
@@ -75,6 +109,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		const struct ib_nic *nic = &nics[i];
 		const struct placement_request rq = { vmid, nic, numa_nodes };
 		long k = ledger_find_nic(l, vmid, nic->nic_id);
+		struct vf *own = k >= 0 ? host_vf(&s->hcas, &l->v[k].vf) : NULL;
 		struct lease x = { 0 };
 		struct placement ch;
 		uint64_t guid;
@@ -86,6 +121,8 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			r = guid_free(l, vmid, nic->nic_id, guid, err, errlen);
 		if (r)
 			return r;
+		if (own && own->unprobed)
+			hca_vf_probe(own);
 		if (k >= 0 && placement_lease_fits(&s->hcas, &s->doms, &l->v[k],
 						   nic, vmid)) {
 			/* Deploying twice is safe: the NIC keeps its VF, and
@@ -102,8 +139,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		}
 		if (k >= 0)
 			ledger_remove(l, (size_t)k);
-		r = placement_choose(&s->hcas, l, &s->doms, &rq, &ch, err,
-				     errlen);
+		r = choose(s, &rq, &ch, err, errlen);
 		if (r)
 			return r;
 		x.vf = ch.vf->addr;
@@ -559,7 +595,7 @@ int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
 		r = virt_scan(cfg->uri, &doms, err, errlen);
 	if (r)
 		goto out;
-	r = hca_discover(&hcas, false);
+	r = hca_inventory(&hcas);
 	if (r) {
 		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
 		goto out;

@@ -155,7 +155,11 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 			for (j = 0; j < h->nvfs; j++) {
 				const struct vf *vf = &h->vfs[j];
 
-				if (!vf_assignable(vf) || vf_taken(l, doms, vf))
+				/* Unprobed: the caller probes it and asks
+				 * again (hca_inventory reads drivers only
+				 * when asked). */
+				if ((!vf->unprobed && !vf_assignable(vf)) ||
+				    vf_taken(l, doms, vf))
 					continue;
 				out->pf = h;
 				out->port = &h->ports[p];

@@ -13,7 +13,9 @@
  *     (if any) and has an eligible port: ACTIVE InfiniBand, and the NIC's
  *     IB_PORT (if any);
  *   - a VF is free when it is assignable (no host driver holds it), no
- *     lease records it and no libvirt domain holds it;
+ *     lease records it and no libvirt domain holds it; an unprobed VF
+ *     (struct vf.unprobed, hca_inventory) is chosen as if assignable, for
+ *     the caller to probe and ask again;
  *   - PFs on the NUMA nodes of the VM's pinned vCPUs come first, then the
  *     others; PFs in address order, VFs by index, the first eligible port.
  */
@@ -49,7 +51,8 @@ struct placement {
  *   VM 42 NIC 1: IB_PF 0000:5e:00.0 port 2 is not an ACTIVE InfiniBand port on this host
  *   no ACTIVE InfiniBand port on this host for VM 42 NIC 1
  * "leased" counts every assignable VF of the eligible PFs that the ledger
- * records or a domain holds (a ConnectX-3 VF serving both ports once).
+ * records or a domain holds (a ConnectX-3 VF serving both ports once): the
+ * caller probes every VF before taking a refusal's counts as final.
  */
 int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 		     const struct virt_domains *doms,
@@ -58,9 +61,9 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 
 /*
  * A NIC's existing lease is reused only while it still fits: same MAC and
- * P_Key, the VF still an assignable VF of an eligible PF port, and no domain
- * but the VM's own holding it (a VF a foreign domain took since is never
- * handed out twice).
+ * P_Key, the VF still an assignable VF of an eligible PF port (probed by
+ * the caller), and no domain but the VM's own holding it (a VF a foreign
+ * domain took since is never handed out twice).
  */
 bool placement_lease_fits(const struct hca_list *hcas,
 			  const struct virt_domains *doms,

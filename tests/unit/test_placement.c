@@ -266,6 +266,31 @@ static void eligibility(void **state)
 				 "VM 42 NIC 0");
 }
 
+static void unprobed_vfs(void **state)
+{
+	struct ib_nic n = nic(0);
+	struct placement p;
+
+	(void)state;
+	/* hca_inventory's VFs: the driver not read yet. The first free one
+	 * comes back for the caller to probe, a taken one never does. */
+	vfs_a[0].unprobed = true;
+	vfs_a[1].unprobed = true;
+	lease_vf(0x3b, 1, 7);
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	assert_true(p.vf->unprobed);
+	/* Probed: the host driver holds it, so the next one. */
+	vfs_a[1].unprobed = false;
+	snprintf(vfs_a[1].driver, sizeof(vfs_a[1].driver), "mlx5_core");
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 3, 1);
+	/* Probed and absent (a dangling virtfnN): never. */
+	vfs_a[2].absent = true;
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 4, 1);
+}
+
 static void tallies(void **state)
 {
 	struct ib_nic n = nic(0);
@@ -359,6 +384,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pin_to_what_is_not_there, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(eligibility, setup, teardown),
+		cmocka_unit_test_setup_teardown(unprobed_vfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(tallies, setup, teardown),
 		cmocka_unit_test_setup_teardown(lease_fits, setup, teardown),
 	};
