@@ -9,6 +9,8 @@
  *       NICs turned into PCI hostdevs; nothing changes when it fails
  *   oneib-vf release --vm 42        the VM's leases, once no domain holds them
  *       [--nic N | --vm-xml FILE --mac MAC]   only that NIC's
+ *       [--domain-gone]   right after the stock shutdown/cancel ended
+ *       the VM's domain: libvirt is not asked (deploy stays the gate)
  *   oneib-vf lease --vm 42 --vm-xml FILE [--nic N | --mac MAC] [--reserve]
  *       a VF for each InfiniBand NIC (or that one), programmed; with
  *       --reserve set aside for a migration and not programmed. Prints
@@ -61,13 +63,14 @@ struct ctx {
 	int nic_id; /* --nic, -1 when not given */
 	bool reserve;
 	enum leasing_which which;
+	bool domain_gone;
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: oneib-vf deploy --vm ID --vm-xml FILE < domain.xml\n"
 	      "       oneib-vf release --vm ID [--nic N | --vm-xml FILE "
-	      "--mac MAC]\n"
+	      "--mac MAC] [--domain-gone]\n"
 	      "       oneib-vf lease --vm ID --vm-xml FILE [--nic N | --mac "
 	      "MAC] [--reserve]\n"
 	      "       oneib-vf hostdevs --vm ID [--nic N | --vm-xml FILE "
@@ -309,7 +312,8 @@ static int cmd_release(const struct ctx *c)
 		printf("%s, nothing to release\n", err);
 		return 0;
 	}
-	r = leasing_release_nic(&c->cfg, c->vmid, nic_id, &n, err, sizeof(err));
+	r = leasing_release_nic(&c->cfg, c->vmid, nic_id, c->domain_gone, &n,
+				err, sizeof(err));
 	if (r) {
 		log_msg("VM %d: %s", c->vmid, err[0] ? err : strerror(-r));
 		return 1;
@@ -440,6 +444,7 @@ int main(int argc, char **argv)
 		{ "reserve", no_argument, NULL, 'R' },
 		{ "held", no_argument, NULL, 'H' },
 		{ "not-held", no_argument, NULL, 'N' },
+		{ "domain-gone", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -520,6 +525,9 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'G':
+			c.domain_gone = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -805,6 +805,16 @@ long ledger_find_nic(const struct ledger *l, int vmid, int nic_id)
 	return -1;
 }
 
+long ledger_find_vm(const struct ledger *l, int vmid)
+{
+	size_t i;
+
+	for (i = 0; vmid >= 0 && i < l->n; i++)
+		if (l->v[i].vmid == vmid)
+			return (long)i;
+	return -1;
+}
+
 long ledger_find_guid(const struct ledger *l, uint64_t guid)
 {
 	size_t i;

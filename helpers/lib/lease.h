@@ -6,7 +6,9 @@
  *
  *   leases        the ledger, one line per lease, sorted by VF
  *   leases.lock   what writers flock; leases itself is replaced by rename,
- *                 so a lock on it would be a lock on a file about to vanish
+ *                 so a lock on it would be a lock on a file about to vanish.
+ *                 Its content is the lock holder's cache of what libvirt
+ *                 domains hold (domview.h), never part of the ledger
  *   leases.tmp.N  the next version being written by pid N
  *
  *   # one-ib VF leases, written by oneib-vf under flock; see INSTALL ...
@@ -96,6 +98,8 @@ void ledger_remove(struct ledger *l, size_t i);
 /* Index or -1. Adopted leases have no NIC and are never found by NIC. */
 long ledger_find_vf(const struct ledger *l, const struct pci_addr *vf);
 long ledger_find_nic(const struct ledger *l, int vmid, int nic_id);
+/* Index of a lease of VM vmid (any NIC), or -1. */
+long ledger_find_vm(const struct ledger *l, int vmid);
 /* Index of the NIC lease carrying that port GUID, or -1. */
 long ledger_find_guid(const struct ledger *l, uint64_t guid);
 

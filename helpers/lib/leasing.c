@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "domview.h"
 #include "guid.h"
 #include "leasing.h"
 #include "log.h"
@@ -18,11 +19,35 @@ static bool programs(const struct leasing_cfg *cfg)
 	return cfg->pkey_cmd && *cfg->pkey_cmd;
 }
 
+/*
+ * Which domains' XML a scan must read. An OpenNebula domain one-N whose VM
+ * N holds leases holds exactly the VFs leased to it: deploy put them in its
+ * XML, and every other way a VF enters a domain of ours goes through the
+ * ledger as well. Its VFs are taken already, so reading it would only cost
+ * a round trip per VM on the host. Every other domain is read: foreign
+ * ones, and one-N without a lease. (reconcile, the safety net, reads all.)
+ */
+struct vouch {
+	const struct ledger *l;
+	int vmid; /* always read this VM's domain; -1: none */
+};
+
+static bool need_xml(const char *name, int vmid, void *ctx)
+{
+	const struct vouch *v = ctx;
+
+	(void)name;
+	return vmid < 0 || vmid == v->vmid || ledger_find_vm(v->l, vmid) < 0;
+}
+
 int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 		 size_t errlen)
 {
+	struct vouch v = { .l = &s->l, .vmid = -1 };
+	struct domview_moment since;
 	int r;
 
+	domview_now(&since);
 	memset(s, 0, sizeof(*s));
 	s->cfg = cfg;
 	s->l.lock_fd = -1;
@@ -32,8 +57,11 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 		return r;
 	}
 	r = ledger_open(&s->l, cfg->ledger_dir, err, errlen);
+	/* What libvirt says, shared with the deploys queued behind on the
+	 * lock (domview.h). */
 	if (!r)
-		r = virt_scan(cfg->uri, &s->doms, err, errlen);
+		r = domview_get(s->l.lock_fd, cfg->uri, &since, need_xml, &v,
+				&s->doms, err, errlen);
 	if (r)
 		leasing_close(s);
 	return r;
@@ -404,8 +432,12 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 	int r;
 
 	r = ledger_read(&l, cfg->ledger_dir, err, errlen);
-	if (!r)
-		r = virt_scan(cfg->uri, &doms, err, errlen);
+	if (!r) {
+		/* The VM's own domain, and any the ledger does not vouch for. */
+		struct vouch v = { .l = &l, .vmid = vmid };
+
+		r = virt_scan(cfg->uri, need_xml, &v, &doms, err, errlen);
+	}
 	if (r)
 		goto out;
 	d = virt_find_vm(&doms, vmid);
@@ -434,17 +466,20 @@ out:
 	return r;
 }
 
-int leasing_release(const struct leasing_cfg *cfg, int vmid,
+int leasing_release(const struct leasing_cfg *cfg, int vmid, bool domain_gone,
 		    struct leasing_counts *c, char *err, size_t errlen)
 {
-	return leasing_release_nic(cfg, vmid, LEASING_ALL_NICS, c, err, errlen);
+	return leasing_release_nic(cfg, vmid, LEASING_ALL_NICS, domain_gone, c,
+				   err, errlen);
 }
 
 int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
-			struct leasing_counts *c, char *err, size_t errlen)
+			bool domain_gone, struct leasing_counts *c, char *err,
+			size_t errlen)
 {
 	struct virt_domains doms = { 0 };
 	struct ledger l = { .lock_fd = -1 };
+	struct vouch v = { .l = &l, .vmid = vmid };
 	char addr[PCI_ADDR_STRLEN];
 	int failed = 0;
 	size_t i;
@@ -452,8 +487,8 @@ int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
 
 	memset(c, 0, sizeof(*c));
 	r = ledger_open(&l, cfg->ledger_dir, err, errlen);
-	if (!r)
-		r = virt_scan(cfg->uri, &doms, err, errlen);
+	if (!r && !domain_gone && ledger_find_vm(&l, vmid) >= 0)
+		r = virt_scan(cfg->uri, need_xml, &v, &doms, err, errlen);
 	if (r)
 		goto out;
 	for (i = l.n; i-- > 0;) {
@@ -592,7 +627,7 @@ int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
 	memset(c, 0, sizeof(*c));
 	r = ledger_open(&l, cfg->ledger_dir, err, errlen);
 	if (!r)
-		r = virt_scan(cfg->uri, &doms, err, errlen);
+		r = virt_scan(cfg->uri, NULL, NULL, &doms, err, errlen);
 	if (r)
 		goto out;
 	r = hca_inventory(&hcas);

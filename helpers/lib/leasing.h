@@ -134,15 +134,21 @@ struct leasing_counts {
  * kept while the VM's own domain holds it (logged), recorded as adopted
  * when another domain does. A VF whose unmapping fails stays leased and
  * the call fails with the pkey command's line, after the others went.
+ *
+ * domain_gone: the caller has just seen the VM's domain end (the stock
+ * shutdown or cancel succeeded), so libvirt is not asked: the leases go.
+ * Safe because deploy is the gate: it never hands out a VF a domain
+ * holds, whatever the ledger says, and reconcile adopts such a VF.
  */
-int leasing_release(const struct leasing_cfg *cfg, int vmid,
+int leasing_release(const struct leasing_cfg *cfg, int vmid, bool domain_gone,
 		    struct leasing_counts *c, char *err, size_t errlen);
 /*
  * The same for one NIC of the VM (nic_id), or all (LEASING_ALL_NICS). A
  * reservation goes without unmapping: it was never programmed.
  */
 int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
-			struct leasing_counts *c, char *err, size_t errlen);
+			bool domain_gone, struct leasing_counts *c, char *err,
+			size_t errlen);
 
 /*
  * oneib-vf reconcile: the ledger brought in line with libvirt at time now.

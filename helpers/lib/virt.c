@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +11,67 @@
 
 #include "domxml.h"
 #include "virt.h"
+
+/*
+ * libvirt is loaded when a scan needs it, not when the program starts:
+ * linking it costs every run of oneib-vf ~12 ms of dynamic linking (56
+ * shared libraries) before main, also for the commands that never talk to
+ * libvirt. The table holds the entry points once loaded; the types come
+ * from libvirt's own header, so a mismatch fails the build.
+ */
+struct virt_api {
+	__typeof__(virSetErrorFunc) *set_error_func;
+	__typeof__(virConnectOpenReadOnly) *open_ro;
+	__typeof__(virConnectClose) *close;
+	__typeof__(virConnectListAllDomains) *list_all;
+	__typeof__(virDomainGetName) *dom_name;
+	__typeof__(virDomainGetXMLDesc) *dom_xml;
+	__typeof__(virDomainFree) *dom_free;
+	__typeof__(virGetLastError) *last_error;
+	__typeof__(virGetLastErrorCode) *last_error_code;
+};
+
+#define VIRT_SYM(api, field, name)                                             \
+	((api)->field = (__typeof__((api)->field))dlsym(h, name)) != NULL
+
+/* The table, loaded on first use (the same every time after). */
+static const struct virt_api *virt_load(char *err, size_t errlen)
+{
+	static struct virt_api api;
+	static bool loaded;
+	void *h;
+
+	if (loaded)
+		return &api;
+	h = dlopen("libvirt.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "cannot load libvirt: %s", dlerror());
+		return NULL;
+	}
+	if (!(VIRT_SYM(&api, set_error_func, "virSetErrorFunc") &&
+	      VIRT_SYM(&api, open_ro, "virConnectOpenReadOnly") &&
+	      VIRT_SYM(&api, close, "virConnectClose") &&
+	      VIRT_SYM(&api, list_all, "virConnectListAllDomains") &&
+	      VIRT_SYM(&api, dom_name, "virDomainGetName") &&
+	      VIRT_SYM(&api, dom_xml, "virDomainGetXMLDesc") &&
+	      VIRT_SYM(&api, dom_free, "virDomainFree") &&
+	      VIRT_SYM(&api, last_error, "virGetLastError") &&
+	      VIRT_SYM(&api, last_error_code, "virGetLastErrorCode"))) {
+		snprintf(err, errlen, "cannot load libvirt: %s", dlerror());
+		return NULL; /* h stays open: dlclose of libvirt is not safe */
+	}
+	loaded = true;
+	return &api;
+}
+
+static void free_names(char **names, int n)
+{
+	int i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
 
 /* libvirt prints every error on stderr by default; we report our own line. */
 static void quiet(void *opaque, virErrorPtr e)
@@ -32,78 +94,142 @@ int virt_vmid_of(const char *name)
 	return (int)v;
 }
 
-static const char *last_error(void)
+static const char *last_error(const struct virt_api *api)
 {
-	virErrorPtr e = virGetLastError();
+	virErrorPtr e = api->last_error();
 
 	return e && e->message ? e->message : "unknown libvirt error";
 }
 
-static int scan_domain(virDomainPtr dom, struct virt_domain *d, char *err,
-		       size_t errlen)
+static int scan_domain(const struct virt_api *api, virDomainPtr dom,
+		       bool active, bool paused, virt_need_xml need, void *ctx,
+		       struct virt_domain *d, char *err, size_t errlen)
 {
-	const char *name = virDomainGetName(dom);
+	const char *name = api->dom_name(dom);
 	char *xml;
-	int r, state;
+	int r;
 
 	d->name = strdup(name ? name : "");
 	if (!d->name)
 		return -ENOMEM;
 	d->vmid = virt_vmid_of(d->name);
-	d->active = virDomainIsActive(dom) == 1;
-	d->paused = virDomainGetState(dom, &state, NULL, 0) == 0 &&
-		    state == VIR_DOMAIN_PAUSED;
-	xml = virDomainGetXMLDesc(dom, 0);
+	d->active = active;
+	d->paused = paused;
+	if (need && !need(d->name, d->vmid, ctx))
+		return 0;
+	xml = api->dom_xml(dom, 0);
 	if (!xml) {
 		/* Vanished between listing and asking: holds nothing now. Any
 		 * other failure must not make its VFs look free. */
-		if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN)
+		if (api->last_error_code() == VIR_ERR_NO_DOMAIN)
 			return 0;
 		snprintf(err, errlen, "cannot read domain %s from libvirt: %s",
-			 d->name, last_error());
+			 d->name, last_error(api));
 		return -EIO;
 	}
+	d->read = true;
 	r = domxml_pci_hostdevs(xml, strlen(xml), &d->pcis, &d->npcis, err,
 				errlen);
 	free(xml);
 	return r;
 }
 
-int virt_scan(const char *uri, struct virt_domains *out, char *err,
-	      size_t errlen)
+/*
+ * The names of the domains listed with flags, e.g. the running ones: one
+ * round trip for all, where asking each domain its state is one each.
+ */
+static int list_names(const struct virt_api *api, virConnectPtr conn,
+		      unsigned flags, char ***names, int *n)
 {
 	virDomainPtr *doms = NULL;
+	int i, k = api->list_all(conn, &doms, flags);
+
+	*names = NULL;
+	*n = 0;
+	if (k < 0)
+		return -EIO;
+	*names = calloc(k ? (size_t)k : 1, sizeof(**names));
+	for (i = 0; i < k; i++) {
+		const char *name = api->dom_name(doms[i]);
+
+		if (*names && name && ((*names)[*n] = strdup(name)))
+			(*n)++;
+		api->dom_free(doms[i]);
+	}
+	free(doms);
+	if (!*names || *n != k) {
+		free_names(*names, *n);
+		*names = NULL;
+		*n = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool named(char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+int virt_scan(const char *uri, virt_need_xml need, void *ctx,
+	      struct virt_domains *out, char *err, size_t errlen)
+{
+	const struct virt_api *api;
+	virDomainPtr *doms = NULL;
+	char **active = NULL, **paused = NULL;
+	int nactive = 0, npaused = 0;
 	virConnectPtr conn;
 	int i, n, r = 0;
 
 	out->v = NULL;
 	out->n = 0;
-	virSetErrorFunc(NULL, quiet);
-	conn = virConnectOpenReadOnly(uri);
+	api = virt_load(err, errlen);
+	if (!api)
+		return -ENOENT;
+	api->set_error_func(NULL, quiet);
+	conn = api->open_ro(uri);
 	if (!conn) {
 		snprintf(err, errlen, "cannot connect to libvirt at %s: %s",
-			 uri, last_error());
+			 uri, last_error(api));
 		return -ECONNREFUSED;
 	}
-	n = virConnectListAllDomains(conn, &doms, 0);
-	if (n < 0) {
+	n = api->list_all(conn, &doms, 0);
+	if (n < 0 ||
+	    list_names(api, conn, VIR_CONNECT_LIST_DOMAINS_ACTIVE, &active,
+		       &nactive) ||
+	    list_names(api, conn, VIR_CONNECT_LIST_DOMAINS_PAUSED, &paused,
+		       &npaused)) {
 		snprintf(err, errlen, "cannot list libvirt domains at %s: %s",
-			 uri, last_error());
-		virConnectClose(conn);
-		return -EIO;
+			 uri, last_error(api));
+		r = -EIO;
+		n = n < 0 ? 0 : n;
 	}
-	out->v = calloc(n ? (size_t)n : 1, sizeof(*out->v));
-	if (!out->v)
-		r = -ENOMEM;
+	if (!r) {
+		out->v = calloc(n ? (size_t)n : 1, sizeof(*out->v));
+		if (!out->v)
+			r = -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
+		const char *name = api->dom_name(doms[i]);
+
 		if (!r) {
-			r = scan_domain(doms[i], &out->v[out->n], err, errlen);
+			r = scan_domain(api, doms[i],
+					named(active, nactive, name),
+					named(paused, npaused, name), need, ctx,
+					&out->v[out->n], err, errlen);
 			out->n++;
 		}
-		virDomainFree(doms[i]);
+		api->dom_free(doms[i]);
 	}
 	free(doms);
-	virConnectClose(conn);
+	free_names(active, nactive);
+	free_names(paused, npaused);
+	api->close(conn);
 	if (r)
 		virt_domains_free(out);
 	return r;

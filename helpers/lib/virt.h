@@ -19,6 +19,7 @@ struct virt_domain {
 	int vmid; /* -1: not an OpenNebula domain */
 	bool active;
 	bool paused; /* e.g. the destination of a live migration until it ends */
+	bool read; /* its XML was read: pcis is all it holds */
 	struct pci_addr *pcis;
 	size_t npcis;
 };
@@ -28,9 +29,20 @@ struct virt_domains {
 	size_t n;
 };
 
-/* uri: e.g. "qemu:///system"; read-only connection. */
-int virt_scan(const char *uri, struct virt_domains *out, char *err,
-	      size_t errlen);
+/*
+ * Whether a domain's XML must be read: false when the caller already knows
+ * what that domain holds (its pcis stay empty, read false).
+ */
+typedef bool (*virt_need_xml)(const char *name, int vmid, void *ctx);
+
+/*
+ * Every domain of uri (e.g. "qemu:///system"; read-only connection), and
+ * the PCI functions of those need() wants read (need NULL: all). libvirt
+ * is loaded here, on first use: "cannot load libvirt: ..." if it is not
+ * installed.
+ */
+int virt_scan(const char *uri, virt_need_xml need, void *ctx,
+	      struct virt_domains *out, char *err, size_t errlen);
 void virt_domains_free(struct virt_domains *d);
 /* The domain holding this PCI function, or NULL. */
 const struct virt_domain *virt_pci_user(const struct virt_domains *d,

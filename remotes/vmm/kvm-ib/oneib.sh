@@ -19,14 +19,15 @@ oneib_vf() {
 
 # stock_then_release ACTION ARGS...: the stock kvm ACTION with OpenNebula's
 # arguments ('<deploy_id>' '<host>' <vmid> <host>), then, once the domain is
-# gone, the VM's VFs back to the pool. A release problem is logged but does
-# not fail an action whose domain is already gone: oneib-vf reconcile heals
-# the ledger, and a VF a domain holds is never leased anyway.
+# gone, the VM's VFs back to the pool (--domain-gone: the stock action just
+# ended the domain, so libvirt is not asked again). A release problem is
+# logged but does not fail an action whose domain is already gone: oneib-vf
+# reconcile heals the ledger, and deploy never leases a VF a domain holds.
 stock_then_release() {
 	local action=$1
 	shift
 	"$DRIVER_PATH/../kvm/$action" "$@" || exit $?
-	if ! out=$(oneib_vf release "$3" 2>&1); then
+	if ! out=$(oneib_vf release "$3" --domain-gone 2>&1); then
 		log_error "$out"
 	fi
 	return 0
