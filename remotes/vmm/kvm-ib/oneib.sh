@@ -1,10 +1,28 @@
 # shellcheck shell=bash
 # Shared by the kvm-ib actions (sourced, not an action itself).
+#
+# Every process started here is paid on every deploy and shutdown (each
+# fork and exec costs about what /bin/true does), so paths come from
+# parameter expansion, not dirname, and OpenNebula's scripts_common.sh is
+# sourced the first time log, log_error or error_message is called: a
+# deploy that has nothing to say never reads it.
 
-DRIVER_PATH=$(dirname "$0")
-source "$DRIVER_PATH/../../scripts_common.sh"
+case $0 in
+*/*) DRIVER_PATH=${0%/*} ;;
+*) DRIVER_PATH=. ;;
+esac
 source "$DRIVER_PATH/../../etc/vmm/kvm/kvmrc"
 source "$DRIVER_PATH/../../etc/vmm/kvm-ib/kvm-ibrc"
+
+# scripts_common.sh on first use: each stub is replaced by the real
+# function when the file is sourced, and then called.
+_oneib_common() {
+	unset -f log log_error error_message
+	source "$DRIVER_PATH/../../scripts_common.sh"
+}
+log() { _oneib_common && log "$@"; }
+log_error() { _oneib_common && log_error "$@"; }
+error_message() { _oneib_common && error_message "$@"; }
 
 ONEIB_VF="$DRIVER_PATH/../../ib/bin/oneib-vf"
 
