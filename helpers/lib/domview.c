@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,8 +74,8 @@ static int add_vf(struct virt_domains *out, size_t *cap,
  * The view in text, if it is whole and was taken at or after since; else
  * -ESTALE (old, from another boot, torn or not ours: ask libvirt).
  */
-static int parse(char *text, const struct domview_moment *since,
-		 struct virt_domains *out)
+static int parse(char *text, const char *uri,
+		 const struct domview_moment *since, struct virt_domains *out)
 {
 	char boot[DOMVIEW_BOOT_LEN], vf[PCI_ADDR_STRLEN + 1], vm[16];
 	char *line, *next;
@@ -93,6 +94,14 @@ static int parse(char *text, const struct domview_moment *since,
 	*next++ = '\0';
 	if (sscanf(line, "boot=%39s at=%" SCNu64 "%n", boot, &at, &n) != 2 ||
 	    line[n] || strcmp(boot, since->boot) || at < since->ns)
+		return -ESTALE;
+	/* of this libvirt: "uri=qemu:///system" */
+	line = next;
+	next = strchr(line, '\n');
+	if (!next)
+		return -ESTALE;
+	*next++ = '\0';
+	if (strncmp(line, "uri=", 4) || strcmp(line + 4, uri))
 		return -ESTALE;
 	for (line = next; *line; line = next) {
 		next = strchr(line, '\n');
@@ -124,8 +133,8 @@ fail:
 	return r;
 }
 
-static int format(const struct virt_domains *d, const struct domview_moment *at,
-		  struct strbuf *sb)
+static int format(const char *uri, const struct virt_domains *d,
+		  const struct domview_moment *at, struct strbuf *sb)
 {
 	char vf[PCI_ADDR_STRLEN];
 	size_t i, j;
@@ -133,7 +142,8 @@ static int format(const struct virt_domains *d, const struct domview_moment *at,
 
 	r = sb_adds(sb, header);
 	if (!r)
-		r = sb_addf(sb, "boot=%s at=%" PRIu64 "\n", at->boot, at->ns);
+		r = sb_addf(sb, "boot=%s at=%" PRIu64 "\nuri=%s\n", at->boot,
+			    at->ns, uri);
 	for (i = 0; i < d->n && !r; i++) {
 		for (j = 0; j < d->v[i].npcis && !r; j++) {
 			pci_addr_fmt(&d->v[i].pcis[j], vf);
@@ -150,13 +160,13 @@ static int format(const struct virt_domains *d, const struct domview_moment *at,
 }
 
 /* Best effort: a view that cannot be written is simply not shared. */
-static void store(int fd, const struct virt_domains *d,
+static void store(int fd, const char *uri, const struct virt_domains *d,
 		  const struct domview_moment *at)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t off = 0;
 
-	if (format(d, at, &sb) || ftruncate(fd, 0))
+	if (strchr(uri, '\n') || format(uri, d, at, &sb) || ftruncate(fd, 0))
 		goto out;
 	while (off < sb.len) {
 		ssize_t w = pwrite(fd, sb.buf + off, sb.len - off, (off_t)off);
@@ -171,27 +181,63 @@ out:
 	sb_release(&sb);
 }
 
-int domview_get(int fd, const char *uri, const struct domview_moment *since,
-		virt_need_xml need, void *ctx, struct virt_domains *out,
-		char *err, size_t errlen)
+/*
+ * The view's shared memory object, "/oneib-view-<hash>", one per ledger
+ * (its directory's device and inode: every simulated host's ledger is
+ * another) and user; the view names its libvirt URI. -1 when it cannot be shared:
+ * no such directory, or an object another user made (only one we own and
+ * nobody else may write is ever believed).
+ */
+static int view_open(const char *dir)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	char name[64];
+	struct stat st;
+	uint64_t key[3];
+	size_t i;
+	int fd;
+
+	if (stat(dir, &st))
+		return -1;
+	key[0] = (uint64_t)st.st_dev;
+	key[1] = (uint64_t)st.st_ino;
+	key[2] = (uint64_t)geteuid();
+	for (i = 0; i < sizeof(key); i++)
+		h = (h ^ ((const unsigned char *)key)[i]) * 1099511628211ull;
+	snprintf(name, sizeof(name), "/oneib-view-%016" PRIx64, h);
+	fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || st.st_size > VIEW_MAX) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int domview_get(const char *dir, const char *uri,
+		const struct domview_moment *since, virt_need_xml need,
+		void *ctx, struct virt_domains *out, char *err, size_t errlen)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct domview_moment at;
+	int fd = since->boot[0] ? view_open(dir) : -1;
 	struct stat st;
-	bool shared = fd >= 0 && since->boot[0] && !fstat(fd, &st) &&
-		      S_ISREG(st.st_mode) && st.st_size <= VIEW_MAX;
 	int r;
 
 	out->v = NULL;
 	out->n = 0;
-	if (shared && st.st_size > 0 && !sb_grow(&text, (size_t)st.st_size)) {
+	if (fd >= 0 && !fstat(fd, &st) && st.st_size > 0 &&
+	    !sb_grow(&text, (size_t)st.st_size)) {
 		ssize_t n = pread(fd, text.buf, (size_t)st.st_size, 0);
 
 		if (n == st.st_size) {
 			text.len = (size_t)n;
 			text.buf[n] = '\0';
-			if (parse(text.buf, since, out) == 0) {
+			if (parse(text.buf, uri, since, out) == 0) {
 				sb_release(&text);
+				close(fd);
 				return 0;
 			}
 		}
@@ -200,7 +246,9 @@ int domview_get(int fd, const char *uri, const struct domview_moment *since,
 	/* Stale or absent: ask libvirt, from now on. */
 	domview_now(&at);
 	r = virt_scan(uri, need, ctx, out, err, errlen);
-	if (!r && shared && at.boot[0])
-		store(fd, out, &at);
+	if (!r && fd >= 0 && at.boot[0])
+		store(fd, uri, out, &at);
+	if (fd >= 0)
+		close(fd);
 	return r;
 }

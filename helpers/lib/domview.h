@@ -10,21 +10,23 @@
  * started at t uses a view taken at t' >= t. Whatever a view taken at t'
  * misses, a scan of the deploy's own at t would have missed too.
  *
- * The view is kept in the ledger's lock file, leases.lock, read and written
- * only by the holder of the ledger lock (so it needs no file and no rename
- * of its own; a writer killed half way leaves no "end" line, and a torn
- * view is never used):
+ * The view is kept in POSIX shared memory (/dev/shm, cleared at boot, never
+ * on disk), one object per ledger and user, read and written
+ * only by the holder of the ledger lock (a writer killed half way leaves no
+ * "end" line, and a torn view is never used); only an object the user owns
+ * and nobody else can write is believed:
  *
- *   /var/lib/one/ib/leases.lock
+ *   /dev/shm/oneib-view-3f2a9c0d18e4b7a5
  *     # one-ib: VFs libvirt domains held when oneib-vf last asked; a cache
  *     boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 at=183340571223
+ *     uri=qemu:///system
  *     vf=0000:03:00.1 vm=-
  *     vf=0000:3b:00.2 vm=42
  *     end
  *
  * boot is the kernel's boot id and at CLOCK_BOOTTIME in ns when the listing
- * started: a view from before a reboot is never fresh. Emptying the file
- * is always safe.
+ * started; a view of another libvirt (uri) is never used either. Deleting
+ * the object is always safe.
  */
 #ifndef ONEIB_DOMVIEW_H
 #define ONEIB_DOMVIEW_H
@@ -47,14 +49,14 @@ void domview_now(struct domview_moment *m);
 
 /*
  * The domains and the PCI functions they hold, as seen at or after
- * `since`: the view kept in lock_fd (the ledger's lock file, held) if one
- * that fresh is there, else a new virt_scan (need/ctx as there: the
- * domains whose holdings the caller's ledger already knows), kept there
- * for the deploys queued behind. Domains of a kept view carry no name ("")
- * and hold one VF each. A view that cannot be kept (no boot id, lock_fd
- * -1) is still returned, just not shared.
+ * `since`: the shared view of the ledger in dir (whose lock the caller
+ * holds) if one that fresh is there, else a new virt_scan (need/ctx as
+ * there: the domains whose holdings the caller's ledger already knows),
+ * shared for the deploys queued behind. Domains of a shared view carry no
+ * name ("") and hold one VF each. A view that cannot be shared (no boot id,
+ * no shared memory) is still returned, just not shared.
  */
-int domview_get(int lock_fd, const char *uri,
+int domview_get(const char *dir, const char *uri,
 		const struct domview_moment *since, virt_need_xml need,
 		void *ctx, struct virt_domains *out, char *err, size_t errlen);
 

@@ -6,9 +6,7 @@
  *
  *   leases        the ledger, one line per lease, sorted by VF
  *   leases.lock   what writers flock; leases itself is replaced by rename,
- *                 so a lock on it would be a lock on a file about to vanish.
- *                 Its content is the lock holder's cache of what libvirt
- *                 domains hold (domview.h), never part of the ledger
+ *                 so a lock on it would be a lock on a file about to vanish
  *   leases.tmp.N  the next version being written by pid N
  *
  *   # one-ib VF leases, written by oneib-vf under flock; see INSTALL ...

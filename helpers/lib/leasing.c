@@ -60,7 +60,7 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 	/* What libvirt says, shared with the deploys queued behind on the
 	 * lock (domview.h). */
 	if (!r)
-		r = domview_get(s->l.lock_fd, cfg->uri, &since, need_xml, &v,
+		r = domview_get(cfg->ledger_dir, cfg->uri, &since, need_xml, &v,
 				&s->doms, err, errlen);
 	if (r)
 		leasing_close(s);

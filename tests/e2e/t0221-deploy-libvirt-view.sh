@@ -5,7 +5,7 @@
 #  - a view taken after a deploy started is used by it without asking
 #    libvirt again (the deploys of a burst share a few scans), one taken
 #    before is not (shown with a libvirt URI that cannot be reached: only
-#    the deploy that must ask fails);
+#    the deploy that must ask fails); a view of another libvirt URI never;
 #  - release --domain-gone frees without asking libvirt; if the domain was
 #    in fact still there, the next deploy still never hands its VF out
 #    (one-N without a lease is read), and reconcile adopts it;
@@ -18,7 +18,7 @@ sim_host cx3
 sim_libvirtd
 kvm_ib_host
 VF=$R/ib/bin/oneib-vf
-LOCK=/var/lib/one/ib/leases.lock
+LOCK=/var/lib/one/ib/leases.lock # the ledger lock: the view is read and written under it
 
 vf_of() { "$VF" list --format=json | jq -r ".leases[] | select(.vm == $1) | .vf"; }
 hostdev() { # NAME BUS.FN...: a running domain holding those VFs of bus 03
@@ -37,15 +37,18 @@ hostdev() { # NAME BUS.FN...: a running domain holding those VFs of bus 03
 # --- a view is never older than the deploy using it -------------------------
 one_deploy 1 ib/0/02:00:0a:06:00:01/0x8101 >/dev/null
 assert_eq 0000:03:00.1 "$(vf_of 1)" "VM 1 gets the first VF"
-assert_match "^# one-ib: VFs libvirt domains held" "$(head -n 1 "$LOCK")" "its view of libvirt is kept in the lock file"
+VIEW=$(echo /dev/shm/oneib-view-*) # kvm_ib_host gives the test its own /dev/shm
+assert_match "^# one-ib: VFs libvirt domains held" "$(head -n 1 "$VIEW")" "its view of libvirt is kept in shared memory"
+assert_eq "600 $(id -u)" "$(stat -c '%a %u' "$VIEW")" "readable and writable by its user alone"
 hostdev "legacy db" 2
 one_deploy 2 ib/0/02:00:0a:06:00:02/0x8101 >/dev/null
 assert_eq 0000:03:00.3 "$(vf_of 2)" "VM 2 does not get 03:00.2, which a domain took after VM 1's deploy"
 
 # --- a view taken after a deploy started is shared ---------------------------
 # A deploy that cannot reach libvirt succeeds only if it uses a view it did
-# not take itself. The lock is held here while it waits, and the view is
-# written under that lock, as a deploy ahead of it in the queue would.
+# not take itself. The ledger lock is held here while it waits, and the
+# view is written under that lock, as a deploy ahead of it in the queue
+# would.
 bad_uri="test+unix:///default?socket=$TEST_TMP/no-such-socket"
 mkdir -p "$DS/3" "$DS/4"
 vm_xml 3 ib/0/02:00:0a:06:00:03/0x8101 >"$DS/3/vm.xml"
@@ -55,8 +58,9 @@ boot=$(cat /proc/sys/kernel/random/boot_id)
 # "before" is at or before now, "after" at or after now.
 before_ns() { awk '{ printf "%.0f", $1 * 1e9 }' /proc/uptime; }
 after_ns() { awk '{ printf "%.0f", ($1 + 0.01) * 1e9 }' /proc/uptime; }
-view() { # the view format of domview.h: legacy db's VF held, nothing else known
-	printf '# one-ib: VFs libvirt domains held when oneib-vf last asked; a cache\nboot=%s at=%s\nvf=0000:03:00.2 vm=-\nend\n' "$boot" "$1"
+view() { # AT [VF]: the view format of domview.h, of libvirt at $bad_uri
+	printf '# one-ib: VFs libvirt domains held when oneib-vf last asked; a cache\nboot=%s at=%s\nuri=%s\nvf=%s vm=-\nend\n' \
+		"$boot" "$1" "$bad_uri" "${2:-0000:03:00.2}"
 }
 waits_on_lock() { grep -q -- "-> FLOCK .* $1 " /proc/locks; }
 
@@ -66,25 +70,25 @@ domain_xml 3 02:00:0a:06:00:03 | "$VF" deploy --vm 3 --vm-xml "$DS/3/vm.xml" --c
 	>"$TEST_TMP/out.3" 2>"$TEST_TMP/err.3" &
 pid=$!
 wait_for 20 waits_on_lock $pid
-view "$(after_ns)" >"$LOCK"
+view "$(after_ns)" >"$VIEW"
 flock -u 9
 wait $pid
 assert_eq "0 " "$? $(cat "$TEST_TMP/err.3")" "VM 3, deployed without reaching libvirt, used the view taken after it started"
 assert_eq 0000:03:00.4 "$(vf_of 3)" "and what that view says: 03:00.2 held, so 03:00.4"
 
 flock 9
-view "$(before_ns)" >"$LOCK"
+view "$(before_ns)" >"$VIEW"
 domain_xml 4 02:00:0a:06:00:04 | "$VF" deploy --vm 4 --vm-xml "$DS/4/vm.xml" --connect "$bad_uri" \
 	>"$TEST_TMP/out.4" 2>"$TEST_TMP/err.4" &
 pid=$!
 wait_for 20 waits_on_lock $pid
 flock -u 9
-exec 9>&-
 wait $pid
 assert_eq 1 $? "VM 4, whose deploy started after the view was taken, asks libvirt"
 assert_match "cannot connect to libvirt at test\\+unix:///default\\?socket=$TEST_TMP/no-such-socket" \
 	"$(cat "$TEST_TMP/err.4")" "and fails on the URI it cannot reach"
 assert_eq "" "$(vf_of 4)" "VM 4 holds nothing"
+exec 9>&-
 
 # --- release --domain-gone, and a domain that was not gone --------------------
 assert_eq 0000:03:00.1 "$(virsh dumpxml one-1 | sed -n "s/.*bus='0x03' slot='0x00' function='0x\(.\)'.*/0000:03:00.\1/p")" \
@@ -106,4 +110,19 @@ assert_match "VF 0000:03:00.6: held by domain one-2 without a lease, adopted" "$
 	"reconcile adopts a VF a leased VM's domain holds beyond its leases"
 one_deploy 6 ib/0/02:00:0a:06:00:06/0x8101 >/dev/null
 assert_eq 0000:03:00.7 "$(vf_of 6)" "then deploy leaves it alone"
+
+# --- a view of another libvirt is never used -----------------------------------
+# Fresh for VM 7's deploy, but taken of $bad_uri: it says 03:01.0 is held.
+mkdir -p "$DS/7"
+vm_xml 7 ib/0/02:00:0a:06:00:07/0x8101 >"$DS/7/vm.xml"
+exec 9<>"$LOCK"
+flock 9
+domain_xml 7 02:00:0a:06:00:07 | "$VF" deploy --vm 7 --vm-xml "$DS/7/vm.xml" >/dev/null 2>"$TEST_TMP/err.7" &
+pid=$!
+wait_for 20 waits_on_lock $pid
+view "$(after_ns)" 0000:03:01.0 >"$VIEW"
+flock -u 9
+exec 9>&-
+wait $pid
+assert_eq "0 0000:03:01.0" "$? $(vf_of 7)" "VM 7 asked its own libvirt, where 03:01.0 is free"
 test_done

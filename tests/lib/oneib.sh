@@ -262,6 +262,8 @@ EOS
 kvm_ib_host() {
 	mkdir -p /var/lib/one
 	mount -t tmpfs none /var/lib/one || die "cannot mount /var/lib/one"
+	# the views of libvirt oneib-vf shares (domview.h) go with the test
+	mount -t tmpfs -o mode=1777 none /dev/shm || die "cannot mount /dev/shm"
 	stock_remotes "$TEST_TMP/inst"
 	stock_vmm "$TEST_TMP/inst"
 	install_tree "$TEST_TMP/inst" 2>/dev/null
