@@ -38,7 +38,8 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
-            strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap
+            strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
+            libxml2-utils
 
 B       := build
 LIB_SRC := $(wildcard helpers/lib/*.c)

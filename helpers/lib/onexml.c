@@ -197,6 +197,10 @@ char *xml_leaf_text(const xmlNode *e)
 		if (c->type != XML_TEXT_NODE &&
 		    c->type != XML_CDATA_SECTION_NODE)
 			return NULL;
+	/* most values: one text or CDATA piece, read as it is */
+	c = e->children;
+	if (c && !c->next)
+		return strdup(c->content ? (const char *)c->content : "");
 	v = xmlNodeGetContent(e);
 	s = strdup(v ? (const char *)v : "");
 	xmlFree(v);

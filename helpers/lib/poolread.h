@@ -5,13 +5,11 @@
  * the partitions renderer and for vnet_create's view of the other networks.
  *
  * Documents are read one at a time, in any order and any number per pool
- * (a pool listed in pages), each child (<VM>, <HOST>, <VNET>) expanded
- * alone and freed once its facts are kept: a large cloud's listings are far
- * larger than the facts. They are untrusted (tenants choose names and
- * values): no DTD, no entity, no network; every refusal is one line.
- *
- * This is the whole interface: another reader (a SAX push parser, say)
- * only has to fill the same facts.
+ * (a pool listed in pages), by libxml2's SAX2 parser: of each child (<VM>,
+ * <HOST>, <VNET>) only the values the facts need are built, and freed once
+ * its facts are kept; the rest (most of a listing) is tokenized and
+ * dropped. They are untrusted (tenants choose names and values): no DTD,
+ * no entity, no network; every refusal is one line.
  */
 #ifndef ONEIB_POOLREAD_H
 #define ONEIB_POOLREAD_H

@@ -207,6 +207,76 @@ static void step(struct pool_stream *s, char c)
 	s->prev = c;
 }
 
+/*
+ * The first '<' in [p, stop), or NULL: eight bytes at a time (a listing
+ * has a '<' every dozen bytes or so, too close for memchr's setup to pay).
+ */
+static const char *find_lt(const char *p, const char *stop)
+{
+	const uint64_t ones = 0x0101010101010101ull, lt = ones * '<';
+
+	while (stop - p >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		w ^= lt; /* a '<' byte is now 0 */
+		if ((w - ones) & ~w & (ones << 7)) {
+			while (*p != '<')
+				p++;
+			return p;
+		}
+		p += 8;
+	}
+	for (; p < stop; p++)
+		if (*p == '<')
+			return p;
+	return NULL;
+}
+
+/*
+ * How many bytes from s->at (at most room) need no state: text, ordinary
+ * tags and CDATA sections that close within them, up to the first '<'
+ * that may start a comment, a PI, the root's end tag or a CDATA section
+ * not closed yet ("<!--", "<?", "</VM_POOL", "<![CDATA[..."), or one too
+ * near the end of the buffer to tell (markup() reads on). That is nearly
+ * all of a listing: OpenNebula writes every value as CDATA.
+ */
+static size_t plain_run(const struct pool_stream *s, size_t room)
+{
+	const char *name = pool_root_name[s->kind];
+	size_t n = strlen(name);
+	const char *at = s->buf + s->at, *p = at, *lt, *close;
+	const char *stop = at + (s->len - s->at < room ? s->len - s->at : room);
+	const char *sure = s->buf + s->len - (s->eof ? 0 : LOOKAHEAD);
+
+	while ((lt = find_lt(p, stop))) {
+		size_t left = (size_t)(s->buf + s->len - lt); /* from '<' */
+
+		if (lt >= sure || left < 2 || lt[1] == '?')
+			return (size_t)(lt - at);
+		if (lt[1] == '!') {
+			if (left < 9 || lt[2] != '[' ||
+			    memcmp(lt, "<![CDATA[", 9))
+				return (size_t)(lt - at);
+			if (stop - lt < 12)
+				return (size_t)(lt - at);
+			close = memmem(lt + 9, (size_t)(stop - lt) - 9, "]]>",
+				       3);
+			if (!close)
+				return (size_t)(lt - at);
+			p = close + 3;
+			continue;
+		}
+		if (lt[1] == '/' &&
+		    (left <= n + 2 ||
+		     (lt[2] == name[0] && !memcmp(lt + 2, name, n) &&
+		      delim(s, (size_t)(lt + 2 + n - s->buf)))))
+			return (size_t)(lt - at);
+		p = lt + 1;
+	}
+	return (size_t)(stop - at);
+}
+
 int pool_stream_read(void *ctx, char *out, int len)
 {
 	struct pool_stream *s = ctx;
@@ -222,21 +292,40 @@ int pool_stream_read(void *ctx, char *out, int len)
 				 ferror(s->f) ? " (read error)" : "");
 			return -1;
 		}
-		if (s->state == TEXT && !s->copy && s->buf[s->at] != '<') {
-			/* most of a document: text up to the next markup */
-			size_t room = (size_t)(len - n), run = s->len - s->at;
-			const char *lt;
+		if (s->state == CDATA && !s->copy && !s->count) {
+			/* OpenNebula writes every value as CDATA: its text up
+			 * to "]]>" at once (the ']'s and the '>' go through
+			 * step(), which closes the section) */
+			size_t k = s->len - s->at;
+			const char *at = s->buf + s->at, *p;
 
-			if (run > room)
-				run = room;
-			lt = memchr(s->buf + s->at, '<', run);
-			if (lt)
-				run = (size_t)(lt - (s->buf + s->at));
-			memcpy(out + n, s->buf + s->at, run);
-			s->at += run;
-			n += (int)run;
-			s->prev = out[n - 1];
-			continue;
+			if (k > (size_t)(len - n))
+				k = (size_t)(len - n);
+			p = memmem(at, k, "]]>", 3);
+			if (p)
+				k = (size_t)(p - at);
+			while (!p && k && at[k - 1] == ']')
+				k--;
+			if (k) {
+				memcpy(out + n, at, k);
+				s->at += k;
+				n += (int)k;
+				s->prev = out[n - 1];
+				continue;
+			}
+		}
+		if (s->state == TEXT && !s->copy) {
+			/* most of a document: text and ordinary tags, up to
+			 * the next markup that needs a look */
+			size_t run = plain_run(s, (size_t)(len - n));
+
+			if (run) {
+				memcpy(out + n, s->buf + s->at, run);
+				s->at += run;
+				n += (int)run;
+				s->prev = out[n - 1];
+				continue;
+			}
 		}
 		if (s->state == TEXT && !s->copy)
 			markup(s);

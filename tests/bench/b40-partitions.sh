@@ -104,6 +104,21 @@ bench() {
 		"$RUNSTAT" "$runs" "$INST" --output "$inst" --no-reload "$out" || return
 	ri=$(cat "$LAST_OUT")
 
+	# The parse floor: libxml2 reading the same input with a SAX handler
+	# that does nothing (xmllint --sax --noout), runs interleaved with
+	# renders so that both see the same machine.
+	: >"$d/floor.raw"
+	: >"$d/first2.raw"
+	for i in $(seq "$runs"); do
+		"$RUNSTAT" 1 xmllint --sax --noout "$@" >>"$d/floor.raw" ||
+			{ bad="xmllint, run $i"; break; }
+		rm -f "$out"
+		"$RUNSTAT" 1 "$PART" render --output "$out" "$@" >>"$d/first2.raw" ||
+			{ bad="first render beside xmllint, run $i"; break; }
+	done
+	assert_eq "" "$bad" "P=$p G=$g $shape: xmllint --sax --noout reads the input too" || return
+	sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' "$d/floor.raw" >"$d/floor"
+	sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' "$d/first2.raw" >"$d/first2"
 	sed -n 's/.* median_ms=\([0-9.]*\) .*/\1/p' "$d/first.raw" >"$d/first"
 	rss1=$(sed -n 's/.* max_rss_kb=\([0-9]*\).*/\1/p' "$d/first.raw" | sort -n | tail -n 1)
 	rss2=$(field max_rss_kb "$r")
@@ -117,6 +132,9 @@ bench() {
 		"(vms $(mb "$(field bytes_vms "$gen")"), hosts $(mb "$(field bytes_hosts "$gen")")," \
 		"vnets $(mb "$(field bytes_vnets "$gen")")), output $(mb "$(wc -c <"$out")") MB"
 	echo "bench:   first render:        runs=$runs $fs max_rss_kb=$rss1 (goal for P=32767 G=100000: < 250 ms, < 65536 kB)"
+	fl=$(field p50_ms "$(stats "$d/floor")") f2=$(field p50_ms "$(stats "$d/first2")")
+	echo "bench:   parse floor, xmllint --sax --noout of the same input: runs=$runs p50_ms=$fl;" \
+		"first render beside it p50_ms=$f2 = $(awk -v a="$f2" -v b="$fl" 'BEGIN { printf "%.2f", a / b }')x the floor (goal for P=32767 G=100000: <= 1.5x)"
 	echo "bench:   unchanged re-render: runs=$runs $us max_rss_kb=$rss2 (goal: < 50 ms)"
 	echo "bench:   install, unchanged:  runs=$runs p50_ms=$(field median_ms "$ri") p99_ms=$(field p99_ms "$ri") max_rss_kb=$(field max_rss_kb "$ri") (root: re-parse, re-render, compare)"
 	rm -rf "$d" # hundreds of MB for the big shapes
