@@ -640,6 +640,7 @@ static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
 	struct pci_addr addr;
 	struct stat st;
 	struct hca *h;
+	int r;
 
 	if (strlen(ibdev) >= HCA_NAME_MAX)
 		return 0;
@@ -668,7 +669,11 @@ static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
 	h->sriov_numvfs = -1;
 	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
 	inventory_ports(h);
-	return inventory_vfs(h, bdf);
+	read_link(bdf, "driver", h->driver, sizeof(h->driver));
+	r = inventory_vfs(h, bdf);
+	if (!r)
+		read_vf_guids(h, bdf); /* whether its VFs can get GUIDs */
+	return r;
 }
 
 int hca_inventory(struct hca_list *out)

@@ -103,8 +103,9 @@ int hca_discover(struct hca_list *out, bool names);
 /*
  * What VF placement needs and no more, for oneib-vf's every deploy (a full
  * hca_discover of 508 VFs is ~6000 sysfs reads, ~11 ms): the PFs with their
- * PCI address and NUMA node, their ports' number, state and link layer
- * (read from sysfs directly: libibumad would read all 128 P_Keys of each),
+ * PCI address, driver and NUMA node, their ports' number, state, link
+ * layer (read from sysfs directly: libibumad would read all 128 P_Keys of
+ * each) and how their VFs get GUIDs (vf_guids),
  * and their VFs' index and address, numbered as the kernel numbers them
  * (VF n = the PF's routing ID + sriov_offset + n * sriov_stride), each
  * left unprobed: hca_vf_probe reads its driver when placement asks.
