@@ -23,7 +23,8 @@
 #   101, so its port holds 1 + K <= 101 keys; the rest are mlx5 hosts with
 #   one or two IB_PFs in cluster 100.
 # - VMs, IDs from 1000 with gaps: 90 % in a state that holds a host
-#   (RUNNING mostly, some PROLOG/BOOT/UNKNOWN/HOTPLUG, POWEROFF, SUSPENDED),
+#   (RUNNING mostly, some PROLOG/BOOT/UNKNOWN/HOTPLUG, POWEROFF, SUSPENDED;
+#   only the ACTIVE ones are partition members),
 #   10 % not (PENDING, HOLD, STOPPED, UNDEPLOYED). Each has a bridge NIC and
 #   1 (70 %), 2 (20 %) or 4 (10 %) InfiniBand NICs with unique MACs
 #   02:00:0a:.., on networks drawn with a skew (low IDs are the big tenants,
@@ -141,7 +142,10 @@ BEGIN {
 		else if (u < 0.95) st = 2
 		else if (u < 0.97) st = 4
 		else st = 9
-		member = st == 3 || st == 5 || st == 8
+		# a host: ACTIVE, POWEROFF, SUSPENDED; a member (its VFs in the
+		# partitions): ACTIVE only (partitions.h, vm_has_host)
+		hosted = st == 3 || st == 5 || st == 8
+		member = st == 3
 		u = rnd(); n = u < 0.7 ? 1 : u < 0.9 ? 2 : 4
 		if (member && n > vm_target - got) n = vm_target - got
 		shared = 1
@@ -156,7 +160,7 @@ BEGIN {
 		if (shared && nvm % 3 == 0 && hcount[nvm % M4] < 16) { h = nvm % M4; cid = 101 }
 		else { h = M4 + nvm % M5; cid = 100 }
 		hasdh = st == 3 || st == 5 || st == 8 || st == 4 || st == 9
-		if (member) { hvms[h] = hvms[h] E("      ", "ID", id); hcount[h]++ }
+		if (hosted) { hvms[h] = hvms[h] E("      ", "ID", id); hcount[h]++ }
 		uid = 2 + nvm % 97; name = "mpi-" id
 		s = "  <VM>\n" E("    ", "ID", id)
 		if (!lean) s = s E("    ", "UID", uid) E("    ", "GID", 100 + uid % 7) \
@@ -167,7 +171,7 @@ BEGIN {
 		s = s E("    ", "STATE", st) E("    ", "LCM_STATE", lcm)
 		if (ext) s = s E("    ", "PREV_STATE", st) E("    ", "PREV_LCM_STATE", lcm)
 		if (!lean) s = s E("    ", "RESCHED", 0) E("    ", "STIME", now - nvm * 7) \
-			E("    ", "ETIME", 0) E("    ", "DEPLOY_ID", member ? "one-" id : "")
+			E("    ", "ETIME", 0) E("    ", "DEPLOY_ID", hosted ? "one-" id : "")
 		if (ext) s = s "    <MONITORING>\n" C("      ", "CPU", "398.05") \
 			C("      ", "DISKRDBYTES", 1948106240) C("      ", "DISKRDIOPS", 51213) \
 			C("      ", "DISKWRBYTES", 88123392) C("      ", "DISKWRIOPS", 6102) \
@@ -259,15 +263,15 @@ BEGIN {
 			s = s "    <HISTORY_RECORDS>\n      <HISTORY>\n" E("        ", "OID", id) \
 				E("        ", "SEQ", 0) E("        ", "HOSTNAME", sprintf("node%04d", h)) \
 				E("        ", "HID", h) E("        ", "CID", cid)
-			if (ext) s = s E("        ", "STIME", now - nvm * 7) E("        ", "ETIME", member ? 0 : now) \
+			if (ext) s = s E("        ", "STIME", now - nvm * 7) E("        ", "ETIME", hosted ? 0 : now) \
 				C("        ", "VM_MAD", "kvm-ib") C("        ", "TM_MAD", "ssh") E("        ", "DS_ID", 0) \
 				E("        ", "PSTIME", now - nvm * 7) E("        ", "PETIME", now - nvm * 7 + 12) \
-				E("        ", "RSTIME", now - nvm * 7 + 12) E("        ", "RETIME", member ? 0 : now) \
-				E("        ", "ESTIME", member ? 0 : now) E("        ", "EETIME", member ? 0 : now + 3) \
-				E("        ", "ACTION", member ? 0 : st == 4 ? 11 : 28) E("        ", "UID", -1) \
+				E("        ", "RSTIME", now - nvm * 7 + 12) E("        ", "RETIME", hosted ? 0 : now) \
+				E("        ", "ESTIME", hosted ? 0 : now) E("        ", "EETIME", hosted ? 0 : now + 3) \
+				E("        ", "ACTION", hosted ? 0 : st == 4 ? 11 : 28) E("        ", "UID", -1) \
 				E("        ", "GID", -1) E("        ", "REQUEST_ID", -1)
 			else s = s E("        ", "DS_ID", 0) E("        ", "VM_MAD", "kvm-ib") \
-				E("        ", "TM_MAD", "ssh") E("        ", "ACTION", member ? 0 : st == 4 ? 11 : 28)
+				E("        ", "TM_MAD", "ssh") E("        ", "ACTION", hosted ? 0 : st == 4 ? 11 : 28)
 			s = s "      </HISTORY>\n    </HISTORY_RECORDS>\n"
 		}
 		printf "%s  </VM>\n", s > vmf
