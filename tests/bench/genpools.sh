@@ -231,7 +231,7 @@ BEGIN {
 			s = s "      </NIC>\n"
 		}
 		for (j = 0; j < n; j++) {
-			k = net[j]; nic = lean ? j : j + 1
+			k = net[j]; nic = j + 1 # NIC 0 is the public one, left out of lean
 			s = s "      <NIC>\n"
 			if (ext) s = s C("        ", "AR_ID", 0) C("        ", "BRIDGE_TYPE", "none") \
 				C("        ", "CLUSTER_ID", k < K ? "100,101" : "100") \
