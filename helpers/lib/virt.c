@@ -2,12 +2,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <libxml/parser.h>
 
 #include "domxml.h"
 #include "virt.h"
@@ -176,6 +179,84 @@ static bool named(char *const *names, int n, const char *name)
 	return false;
 }
 
+/*
+ * Reading the domains' XML is one round trip each, and reconcile reads
+ * every domain: on a host with 100 it is most of the time spent. libvirt's
+ * connection takes calls from several threads at once, and the daemon
+ * serves up to max_client_requests (5 by default) of them in parallel, so a
+ * few readers share the list. Every domain is still read; a failure of any
+ * one fails the scan.
+ */
+#define SCAN_READERS 4
+#define SCAN_PER_READER 8 /* fewer domains than this each: one reader */
+
+struct scan_job {
+	const struct virt_api *api;
+	virDomainPtr *doms;
+	int n;
+	char *const *active, *const *paused;
+	int nactive, npaused;
+	virt_need_xml need;
+	void *ctx;
+	struct virt_domain *out;
+	atomic_int next;
+	atomic_bool failed;
+	pthread_mutex_t mu; /* guards r and err */
+	int r;
+	char err[512];
+};
+
+static void *scan_reader(void *arg)
+{
+	struct scan_job *j = arg;
+	char err[sizeof(j->err)];
+	int i;
+
+	while (!atomic_load(&j->failed) &&
+	       (i = atomic_fetch_add(&j->next, 1)) < j->n) {
+		const char *name = j->api->dom_name(j->doms[i]);
+		int r;
+
+		err[0] = '\0';
+		r = scan_domain(j->api, j->doms[i],
+				named(j->active, j->nactive, name),
+				named(j->paused, j->npaused, name), j->need,
+				j->ctx, &j->out[i], err, sizeof(err));
+		if (r) {
+			pthread_mutex_lock(&j->mu);
+			if (!j->r) {
+				j->r = r;
+				snprintf(j->err, sizeof(j->err), "%s",
+					 err[0] ? err : "out of memory");
+			}
+			pthread_mutex_unlock(&j->mu);
+			atomic_store(&j->failed, true);
+		}
+	}
+	return NULL;
+}
+
+/* Reads doms[0..n) into out[0..n) with up to SCAN_READERS threads. */
+static int scan_all(struct scan_job *j, char *err, size_t errlen)
+{
+	pthread_t t[SCAN_READERS - 1];
+	int k, started = 0, want = j->n / SCAN_PER_READER;
+
+	if (want > SCAN_READERS)
+		want = SCAN_READERS;
+	if (want > 1)
+		xmlInitParser(); /* once, before threads parse (domxml.c) */
+	for (k = 0; k + 1 < want; k++)
+		if (!pthread_create(&t[k], NULL, scan_reader, j))
+			started++;
+	scan_reader(j); /* this thread reads too; alone if none started */
+	for (k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	if (j->r)
+		snprintf(err, errlen, "%s", j->err);
+	return j->r;
+}
+
 int virt_scan(const char *uri, virt_need_xml need, void *ctx,
 	      struct virt_domains *out, char *err, size_t errlen)
 {
@@ -214,18 +295,29 @@ int virt_scan(const char *uri, virt_need_xml need, void *ctx,
 		if (!out->v)
 			r = -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		const char *name = api->dom_name(doms[i]);
+	if (!r) {
+		struct scan_job j = {
+			.api = api,
+			.doms = doms,
+			.n = n,
+			.active = active,
+			.nactive = nactive,
+			.paused = paused,
+			.npaused = npaused,
+			.need = need,
+			.ctx = ctx,
+			.out = out->v,
+		};
 
-		if (!r) {
-			r = scan_domain(api, doms[i],
-					named(active, nactive, name),
-					named(paused, npaused, name), need, ctx,
-					&out->v[out->n], err, errlen);
-			out->n++;
-		}
-		api->dom_free(doms[i]);
+		atomic_init(&j.next, 0);
+		atomic_init(&j.failed, false);
+		pthread_mutex_init(&j.mu, NULL);
+		out->n = (size_t)n; /* unread entries are zero: free is safe */
+		r = scan_all(&j, err, errlen);
+		pthread_mutex_destroy(&j.mu);
 	}
+	for (i = 0; i < n; i++)
+		api->dom_free(doms[i]);
 	free(doms);
 	free_names(active, nactive);
 	free_names(paused, npaused);

@@ -11,7 +11,10 @@
 #    (one-N without a lease is read), and reconcile adopts it;
 #  - reconcile reads every domain, also the OpenNebula ones deploy trusts
 #    the ledger for, so a VF such a domain holds beyond its leases is
-#    adopted.
+#    adopted;
+#  - on a host with many domains, read by several threads at once (virt.c),
+#    every domain is still read: each free VF but one taken by its own
+#    foreign domain, among idle ones, leaves deploy exactly that one.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host cx3
@@ -125,4 +128,35 @@ flock -u 9
 exec 9>&-
 wait $pid
 assert_eq "0 0000:03:01.0" "$? $(vf_of 7)" "VM 7 asked its own libvirt, where 03:01.0 is free"
+
+# --- many domains: every one is read -------------------------------------------
+# Enough domains for virt_scan to read with all its threads; the VFs sit in
+# domains spread over the whole listing.
+"$R/ib/bin/oneib-discover" --format=json |
+	jq -r '.hcas[].vfs[] | select(.vm == null) | .address' >"$TEST_TMP/free"
+"$VF" list --format=json | jq -r '.leases[].vf' >"$TEST_TMP/leased"
+grep -vxF -f "$TEST_TMP/leased" "$TEST_TMP/free" | grep -vx 0000:03:00.2 >"$TEST_TMP/unheld"
+last=$(tail -n 1 "$TEST_TMP/unheld")
+held=$(($(wc -l <"$TEST_TMP/unheld") - 1))
+i=0
+head -n "$held" "$TEST_TMP/unheld" | while IFS=':.' read -r _ bus slot fn; do
+	i=$((i + 1))
+	printf "<domain type='kvm'><name>tenant-%02d</name><memory>1024</memory><vcpu>1</vcpu><os><type arch='x86_64'>hvm</type></os><devices><hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' bus='0x%s' slot='0x%s' function='0x%s'/></source></hostdev></devices></domain>\n" \
+		"$i" "$bus" "$slot" "$fn" >"$TEST_TMP/tenant.xml"
+	virsh create "$TEST_TMP/tenant.xml" >/dev/null
+	for j in 1 2 3 4; do
+		printf "<domain type='kvm'><name>idle-%02d-%d</name><memory>1024</memory><vcpu>1</vcpu><os><type arch='x86_64'>hvm</type></os></domain>\n" \
+			"$i" "$j" >"$TEST_TMP/idle.xml"
+		virsh create "$TEST_TMP/idle.xml" >/dev/null
+	done
+done
+ndom=$(virsh list --all --name | grep -c .)
+assert_ok "$ndom domains, $held of them each holding one of the free VFs" -- test "$held" -ge 4 -a "$ndom" -ge 32
+one_deploy 8 ib/0/02:00:0a:06:00:08/0x8101 >/dev/null
+assert_eq "$last" "$(vf_of 8)" "VM 8 gets $last, the one free VF no domain holds"
+mkdir -p "$DS/9"
+vm_xml 9 ib/0/02:00:0a:06:00:09/0x8101 >"$DS/9/vm.xml"
+domain_xml 9 02:00:0a:06:00:09 >"$TEST_TMP/dom.9"
+assert_refused "VM 9, with every VF held" "no free VF on .* for VM 9" -- \
+	sh -c "exec '$VF' deploy --vm 9 --vm-xml '$DS/9/vm.xml' <'$TEST_TMP/dom.9'"
 test_done
