@@ -65,33 +65,43 @@ view() { # AT [VF]: the view format of domview.h, of libvirt at $bad_uri
 	printf '# one-ib: VFs libvirt domains held when oneib-vf last asked; a cache\nboot=%s at=%s\nuri=%s\nvf=%s vm=-\nend\n' \
 		"$boot" "$1" "$bad_uri" "${2:-0000:03:00.2}"
 }
+# The lock is held by a live flock(1) process: /proc/locks of a pid
+# namespace leaves out a lock whose taker has exited (as "flock FD" does),
+# and with it the processes waiting for it.
+hold_lock() {
+	coproc HOLDER { flock "$LOCK" sh -c 'echo held; read -r _'; }
+	read -r _ <&"${HOLDER[0]}" || die "cannot take $LOCK"
+}
+release_lock() {
+	local p=$HOLDER_PID
+	echo >&"${HOLDER[1]}"
+	wait "$p"
+}
 waits_on_lock() { grep -q -- "-> FLOCK .* $1 " /proc/locks; }
 
-exec 9<>"$LOCK"
-flock 9
+hold_lock
 domain_xml 3 02:00:0a:06:00:03 | "$VF" deploy --vm 3 --vm-xml "$DS/3/vm.xml" --connect "$bad_uri" \
 	>"$TEST_TMP/out.3" 2>"$TEST_TMP/err.3" &
 pid=$!
-wait_for 20 waits_on_lock $pid
+assert_ok "VM 3's deploy waits for the ledger lock" -- wait_for 20 waits_on_lock $pid
 view "$(after_ns)" >"$VIEW"
-flock -u 9
+release_lock
 wait $pid
 assert_eq "0 " "$? $(cat "$TEST_TMP/err.3")" "VM 3, deployed without reaching libvirt, used the view taken after it started"
 assert_eq 0000:03:00.4 "$(vf_of 3)" "and what that view says: 03:00.2 held, so 03:00.4"
 
-flock 9
+hold_lock
 view "$(before_ns)" >"$VIEW"
 domain_xml 4 02:00:0a:06:00:04 | "$VF" deploy --vm 4 --vm-xml "$DS/4/vm.xml" --connect "$bad_uri" \
 	>"$TEST_TMP/out.4" 2>"$TEST_TMP/err.4" &
 pid=$!
-wait_for 20 waits_on_lock $pid
-flock -u 9
+assert_ok "VM 4's deploy waits for the ledger lock" -- wait_for 20 waits_on_lock $pid
+release_lock
 wait $pid
 assert_eq 1 $? "VM 4, whose deploy started after the view was taken, asks libvirt"
 assert_match "cannot connect to libvirt at test\\+unix:///default\\?socket=$TEST_TMP/no-such-socket" \
 	"$(cat "$TEST_TMP/err.4")" "and fails on the URI it cannot reach"
 assert_eq "" "$(vf_of 4)" "VM 4 holds nothing"
-exec 9>&-
 
 # --- release --domain-gone, and a domain that was not gone --------------------
 assert_eq 0000:03:00.1 "$(virsh dumpxml one-1 | sed -n "s/.*bus='0x03' slot='0x00' function='0x\(.\)'.*/0000:03:00.\1/p")" \
@@ -118,14 +128,12 @@ assert_eq 0000:03:00.7 "$(vf_of 6)" "then deploy leaves it alone"
 # Fresh for VM 7's deploy, but taken of $bad_uri: it says 03:01.0 is held.
 mkdir -p "$DS/7"
 vm_xml 7 ib/0/02:00:0a:06:00:07/0x8101 >"$DS/7/vm.xml"
-exec 9<>"$LOCK"
-flock 9
+hold_lock
 domain_xml 7 02:00:0a:06:00:07 | "$VF" deploy --vm 7 --vm-xml "$DS/7/vm.xml" >/dev/null 2>"$TEST_TMP/err.7" &
 pid=$!
-wait_for 20 waits_on_lock $pid
+assert_ok "VM 7's deploy waits for the ledger lock" -- wait_for 20 waits_on_lock $pid
 view "$(after_ns)" 0000:03:01.0 >"$VIEW"
-flock -u 9
-exec 9>&-
+release_lock
 wait $pid
 assert_eq "0 0000:03:01.0" "$? $(vf_of 7)" "VM 7 asked its own libvirt, where 03:01.0 is free"
 
