@@ -458,9 +458,7 @@ int main(int argc, char **argv)
 		.which = LEASING_LEASED,
 	};
 	const char *cmd;
-	char *end;
-	long v;
-	int o;
+	int o, grace;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -471,25 +469,20 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'v':
-		case 'g':
-		case 'n':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || errno || v < 0 || v > INT_MAX) {
-				log_msg("--%s: '%s' is not a non-negative "
-					"number",
-					o == 'v'   ? "vm"
-					: o == 'n' ? "nic"
-						   : "grace",
-					str_sanitize(optarg).s);
+			if (opt_int("--vm", optarg, 0, INT_MAX,
+				    "a non-negative number", &c.vmid))
 				return 2;
-			}
-			if (o == 'v')
-				c.vmid = (int)v;
-			else if (o == 'n')
-				c.nic_id = (int)v;
-			else
-				c.cfg.grace = v;
+			break;
+		case 'n':
+			if (opt_int("--nic", optarg, 0, INT_MAX,
+				    "a non-negative number", &c.nic_id))
+				return 2;
+			break;
+		case 'g':
+			if (opt_int("--grace", optarg, 0, INT_MAX,
+				    "a number of seconds", &grace))
+				return 2;
+			c.cfg.grace = grace;
 			break;
 		case 'm':
 			c.mac = optarg;

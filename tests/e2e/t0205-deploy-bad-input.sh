@@ -59,4 +59,15 @@ domain_xml 58 02:00:c0:a8:03:3a | refused "hostile MAC with newline" "VM 58 NIC 
 mkdir -p "$DS/59"
 vm_xml 59 ib/0/02:00:c0:a8:03:3b/0x8101/0000:3b:00.0/2 >"$DS/59/vm.xml"
 domain_xml 59 02:00:c0:a8:03:3b | refused "IB_PF port that does not exist" "IB_PF 0000:3b:00.0 port 2 is not an ACTIVE InfiniBand port" 59
+
+# oneib-vf's numeric options: a usage error (2), the option and value named.
+VF=$R/ib/bin/oneib-vf
+assert_refused --rc 2 --state host_state "--vm of letters" "^oneib-vf: --vm 'x1': not a non-negative number$" -- \
+	"$VF" release --vm x1
+assert_refused --rc 2 --state host_state "negative --nic" "^oneib-vf: --nic '-1': not a non-negative number$" -- \
+	"$VF" release --vm 1 --nic -1
+assert_refused --rc 2 --state host_state "--vm past INT_MAX" "^oneib-vf: --vm '2147483648': not a non-negative number$" -- \
+	"$VF" release --vm 2147483648
+assert_refused --rc 2 --state host_state "--grace with a unit" "^oneib-vf: --grace '10s': not a number of seconds$" -- \
+	"$VF" reconcile --grace 10s
 test_done
