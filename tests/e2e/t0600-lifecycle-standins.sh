@@ -13,11 +13,7 @@
 . "$TOP/tests/lib/qemu.sh"
 . "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
-sim_host cx5
-sim_qemu_libvirtd
-sim_cloud
-sim_hv hv1 cx5
-sim_hv hv2 cx5
+sim_two_hvs cx5
 
 # --- hosts and ssh
 on hv2 touch /var/lib/one/only-on-hv2

@@ -20,11 +20,7 @@
 . "$TOP/tests/lib/qemu.sh"
 . "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
-sim_host cx5
-sim_qemu_libvirtd
-sim_cloud
-sim_hv hv1 cx5
-sim_hv hv2 cx5
+sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0 # programmable here (MLNX_OFED files)
 CKPT=$TEST_TMP/shared-ds/0/42/checkpoint
 

@@ -12,11 +12,7 @@
 . "$TOP/tests/lib/qemu.sh"
 . "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
-sim_host cx3
-sim_qemu_libvirtd
-sim_cloud
-sim_hv hv1 cx3
-sim_hv hv2 cx3
+sim_two_hvs cx3
 iov=/sys/class/infiniband/mlx4_0/iov
 
 one_vm_new 42 0/02:00:c0:a8:01:05/5

@@ -12,6 +12,8 @@
 #                             make install), the stand-ins on PATH
 #   sim_hv NAME FIXTURE       hypervisor NAME with the sysfs tree FIXTURE
 #                             (tests/fixtures/mkhost.sh): see below
+#   sim_two_hvs FIXTURE       all of the above at once, as the life-cycle
+#                             tests want it: hosts hv1 and hv2 on FIXTURE
 #   on NAME cmd...            run cmd on host NAME
 #   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh,
 #                             and crash-in-<action> for the stock save,
@@ -67,6 +69,14 @@ uninject() { rm -f "$SIM_HOSTS/inject/$1"; }
 # make install on top, as on a real front-end), in $SIM_REMOTES; GUIDs and
 # P_Keys programmed through the installed oneib-pkey (root already, no
 # sudo); the stand-ins first on PATH.
+sim_two_hvs() { # FIXTURE
+	sim_host "$1"
+	sim_qemu_libvirtd
+	sim_cloud
+	sim_hv hv1 "$1"
+	sim_hv hv2 "$1"
+}
+
 sim_cloud() {
 	_tl_require_inside sim_cloud
 	[ -n "$SIM_QEMU_LIBVIRTD_PID" ] || die "sim_cloud: start sim_qemu_libvirtd first (the stand-ins validate with it)"
