@@ -504,6 +504,23 @@ static void attach_vf_ibdevs(struct scan *s)
 			}
 }
 
+/*
+ * SYS_IB, open. NULL with *r = 0 when no RDMA core is loaded (a host
+ * without InfiniBand, not an error), with *r = -errno when /sys itself
+ * cannot be read. opendir, not stat: libumad2sim (ibsim) fakes SYS_IB by
+ * wrapping opendir and scandir only.
+ */
+static DIR *open_sys_ib(int *r)
+{
+	DIR *d = opendir("/sys");
+
+	*r = d ? 0 : -errno;
+	if (!d)
+		return NULL;
+	closedir(d);
+	return opendir(SYS_IB);
+}
+
 int hca_discover(struct hca_list *out, bool names)
 {
 	struct umad_device_node *devs, *d;
@@ -513,18 +530,9 @@ int hca_discover(struct hca_list *out, bool names)
 
 	out->v = NULL;
 	out->n = 0;
-	sys = opendir("/sys");
+	sys = open_sys_ib(&r);
 	if (!sys)
-		return -errno;
-	closedir(sys);
-	/*
-	 * No RDMA core loaded: a host without InfiniBand, not an error.
-	 * opendir, not stat: libumad2sim (ibsim) fakes this directory by
-	 * wrapping opendir and scandir only.
-	 */
-	sys = opendir(SYS_IB);
-	if (!sys)
-		return 0;
+		return r;
 	closedir(sys);
 	s.names = names ? pci_names_open() : NULL;
 	devs = umad_get_ca_device_list();
@@ -685,13 +693,9 @@ int hca_inventory(struct hca_list *out)
 
 	out->v = NULL;
 	out->n = 0;
-	sys = opendir("/sys");
+	sys = open_sys_ib(&r);
 	if (!sys)
-		return -errno;
-	closedir(sys);
-	sys = opendir(SYS_IB);
-	if (!sys)
-		return 0; /* no RDMA core loaded: no InfiniBand, not an error */
+		return r;
 	while (!r && (de = readdir(sys)))
 		if (de->d_name[0] != '.')
 			r = inventory_ibdev(out, &cap, de->d_name);
