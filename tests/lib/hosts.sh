@@ -550,32 +550,32 @@ _hostfacts() {
 				printf 'held %s %04x:%02x:%02x.%x\n' "$d" $((16#$a)) $((16#$b)) $((16#$c)) $((16#$f))
 			done
 	done
-	for vf in /sys/bus/pci/devices/*/physfn; do
-		vf=${vf%/physfn}
-		pf=$(readlink -f "$vf/physfn")
-		vf=${vf##*/}
+	# each PF's virtfnN links: VF N's address, one readlink per VF
+	for pf in /sys/bus/pci/devices/*; do
 		for idx in "$pf"/virtfn*; do
-			[ "$(readlink -f "$idx")" = "$(readlink -f "/sys/bus/pci/devices/$vf")" ] && break
-		done
-		idx=${idx##*virtfn}
-		if [ -d "$pf/sriov/$idx" ]; then # mlx5, MLNX_OFED files
-			g=$(tr -d ':\n' <"$pf/sriov/$idx/port")
-			[ "$(cat "$pf/sriov/$idx/policy")" = Down ] && continue
-			case $g in 0000000000000000 | ffffffffffffffff) continue ;; esac
-			echo "prog $vf 0x$g"
-		elif [ -d "$pf/infiniband" ] && [ -d "$(echo "$pf"/infiniband/mlx4_*)/iov/$vf" ]; then
-			d=$(echo "$pf"/infiniband/mlx4_*)
-			for port in 1 2; do
-				[ -d "$d/iov/$vf/ports/$port" ] || continue
-				slave=$(cat "$d/iov/$vf/ports/$port/gid_idx/0")
-				g=$(printf '%016x' "0x$(cat "$d/iov/ports/$port/admin_guids/$slave")")
+			[ -L "$idx" ] || continue
+			vf=$(readlink "$idx")
+			vf=${vf##*/}
+			idx=${idx##*virtfn}
+			if [ -d "$pf/sriov/$idx" ]; then # mlx5, MLNX_OFED files
+				g=$(tr -d ':\n' <"$pf/sriov/$idx/port")
+				[ "$(cat "$pf/sriov/$idx/policy")" = Down ] && continue
 				case $g in 0000000000000000 | ffffffffffffffff) continue ;; esac
-				pi=$(cat "$d/iov/$vf/ports/$port/pkey_idx/0")
-				p=none
-				[ "$pi" = none ] || p=$(cat "$d/ports/$port/pkeys/$pi")
-				echo "prog $vf 0x$g/$p"
-			done
-		fi
+				echo "prog $vf 0x$g"
+			elif [ -d "$pf/infiniband" ] && [ -d "$(echo "$pf"/infiniband/mlx4_*)/iov/$vf" ]; then
+				d=$(echo "$pf"/infiniband/mlx4_*)
+				for port in 1 2; do
+					[ -d "$d/iov/$vf/ports/$port" ] || continue
+					slave=$(cat "$d/iov/$vf/ports/$port/gid_idx/0")
+					g=$(printf '%016x' "0x$(cat "$d/iov/ports/$port/admin_guids/$slave")")
+					case $g in 0000000000000000 | ffffffffffffffff) continue ;; esac
+					pi=$(cat "$d/iov/$vf/ports/$port/pkey_idx/0")
+					p=none
+					[ "$pi" = none ] || p=$(cat "$d/ports/$port/pkeys/$pi")
+					echo "prog $vf 0x$g/$p"
+				done
+			fi
+		done
 	done
 	/var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib |
 		jq -r '.leases[] | if .vm == null then "adopted \(.vf) \(.domain)"
