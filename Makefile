@@ -27,7 +27,7 @@ PKGS    := libvirt libxml-2.0 libpci libibumad
 # needs it (linking it costs every run ~12 ms before main).
 LINK_PKGS := libxml-2.0 libpci libibumad
 CFLAGS  ?= -O2 -g
-XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Ihelpers/lib -Wall -Wextra -Werror -Wshadow -Wformat=2 \
            -Wno-format-nonliteral -fstack-protector-strong -D_FORTIFY_SOURCE=2
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
@@ -42,7 +42,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             libxml2-utils
 
 B       := build
-LIB_SRC := $(wildcard helpers/lib/*.c)
+LIB_SRC := $(wildcard helpers/lib/*/*.c)
 TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-partitions \
            oneib-partitions-install oneib-context
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -84,7 +84,7 @@ deps:
 OBJ_PLAIN := $(patsubst helpers/%.c,$(B)/obj/%.o,$(LIB_SRC))
 OBJ_ASAN  := $(patsubst helpers/%.c,$(B)/asan/obj/%.o,$(LIB_SRC))
 OBJ_FUZZ  := $(patsubst helpers/%.c,$(B)/fuzz/obj/%.o,$(LIB_SRC))
-FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -g -O1 \
+FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Ihelpers/lib -Wall -Wextra -Werror -Wshadow -g -O1 \
              -fsanitize=fuzzer-no-link,address,undefined
 
 $(B)/obj/%.o: helpers/%.c
@@ -141,7 +141,7 @@ $(B)/asan/bin/oneib-partitions-install: $(B)/asan/obj/oneib-partitions-install.o
 # Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
 $(B)/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
 $(B)/tests/%: $(B)/obj/tests/%.o $(B)/lib/liboneib.a
 	@mkdir -p $(dir $@)
@@ -149,7 +149,7 @@ $(B)/tests/%: $(B)/obj/tests/%.o $(B)/lib/liboneib.a
 
 $(B)/asan/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
+	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
 $(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(B)/asan/lib/liboneib.a
 	@mkdir -p $(dir $@)
@@ -158,15 +158,16 @@ $(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(B)/asan/lib/liboneib.a
 # libFuzzer targets for every parser that sees untrusted text (clang only).
 $(B)/fuzz/obj/tests/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZFLAGS) $(pkg_cflags) -Ihelpers -MMD -MP -c -o $@ $<
+	clang $(FUZZFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
 $(B)/fuzz/%: $(B)/fuzz/obj/tests/%.o $(B)/fuzz/lib/liboneib.a
 	@mkdir -p $(dir $@)
 	clang -g -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ \
 		$(pkg_libs) $(GUEST_LIBS)
 
--include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/asan/obj/*.d \
-	$(B)/asan/obj/*/*.d $(B)/fuzz/obj/*/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/obj/*/*/*.d \
+	$(B)/asan/obj/*.d $(B)/asan/obj/*/*.d $(B)/asan/obj/*/*/*.d \
+	$(B)/fuzz/obj/*/*.d $(B)/fuzz/obj/*/*/*.d)
 
 unit-build: $(addprefix $(B)/tests/,$(UNIT))
 fuzz-build: $(addprefix $(B)/fuzz/,$(FUZZ))
@@ -235,7 +236,7 @@ shellcheck:
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \
-		--inline-suppr --suppress=missingIncludeSystem -I helpers helpers
+		--inline-suppr --suppress=missingIncludeSystem -I helpers/lib helpers
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -255,7 +256,7 @@ bench: deps
 	sh tests/bench/run.sh
 
 format:
-	clang-format -i helpers/*.c helpers/lib/*.[ch] tests/unit/*.c tests/bench/*.c
+	clang-format -i helpers/*.c helpers/lib/*/*.[ch] tests/unit/*.c tests/bench/*.c
 
 clean:
 	rm -rf $(B)

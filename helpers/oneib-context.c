@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/guest.h"
-#include "lib/log.h"
+#include "guest/guest.h"
+#include "core/log.h"
 
 #define ERRLEN 512
 #define WAIT_MAX 3600

@@ -28,14 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/guid.h"
-#include "lib/hca.h"
-#include "lib/json.h"
-#include "lib/lease.h"
-#include "lib/log.h"
-#include "lib/onetmpl.h"
-#include "lib/pkey.h"
-#include "lib/strbuf.h"
+#include "core/guid.h"
+#include "host/hca.h"
+#include "core/json.h"
+#include "host/lease.h"
+#include "core/log.h"
+#include "core/onetmpl.h"
+#include "core/pkey.h"
+#include "core/strbuf.h"
 
 enum format { FMT_TABLE, FMT_JSON, FMT_ONE, FMT_ONE_SYSTEM, FMT_ONE_MONITOR };
 

@@ -24,10 +24,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/conffile.h"
-#include "lib/log.h"
-#include "lib/partinstall.h"
-#include "lib/strbuf.h"
+#include "core/conffile.h"
+#include "core/log.h"
+#include "root/partinstall.h"
+#include "core/strbuf.h"
 
 #define ERRLEN 512
 

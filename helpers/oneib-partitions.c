@@ -31,15 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/conffile.h"
-#include "lib/guid.h"
-#include "lib/log.h"
-#include "lib/partconf.h"
-#include "lib/partitions.h"
-#include "lib/partverify.h"
-#include "lib/poolread.h"
-#include "lib/smp.h"
-#include "lib/strbuf.h"
+#include "core/conffile.h"
+#include "core/guid.h"
+#include "core/log.h"
+#include "root/partconf.h"
+#include "fabric/partitions.h"
+#include "fabric/partverify.h"
+#include "fabric/poolread.h"
+#include "fabric/smp.h"
+#include "core/strbuf.h"
 
 #define ERRLEN 512
 

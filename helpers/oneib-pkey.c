@@ -16,7 +16,7 @@
  * use, a GUID one-ib hands out that nothing on this host carries yet, a
  * tenant P_Key in full-member form, as IB_PKEY is: ibattr.h) before
  * any path is built or anything written; a refusal is one line and changes
- * nothing. See vf_map in lib/vf.h.
+ * nothing. See vf_map in lib/root/vf.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,13 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/guid.h"
-#include "lib/ibattr.h"
-#include "lib/log.h"
-#include "lib/pci.h"
-#include "lib/pkey.h"
-#include "lib/strbuf.h"
-#include "lib/vf.h"
+#include "core/guid.h"
+#include "core/ibattr.h"
+#include "core/log.h"
+#include "core/pci.h"
+#include "core/pkey.h"
+#include "core/strbuf.h"
+#include "root/vf.h"
 
 #define ERRLEN 512
 

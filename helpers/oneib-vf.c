@@ -42,14 +42,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/guid.h"
-#include "lib/json.h"
-#include "lib/lease.h"
-#include "lib/leasing.h"
-#include "lib/log.h"
-#include "lib/onexml.h"
-#include "lib/pkey.h"
-#include "lib/strbuf.h"
+#include "core/guid.h"
+#include "core/json.h"
+#include "host/lease.h"
+#include "host/leasing.h"
+#include "core/log.h"
+#include "host/onexml.h"
+#include "core/pkey.h"
+#include "core/strbuf.h"
 
 #define ERRLEN 512
 #define XML_MAX (16 << 20) /* a deployment file is a few kB */

@@ -29,12 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
-#include "lib/onetmpl.h"
-#include "lib/onevnet.h"
-#include "lib/pkey.h"
-#include "lib/poolread.h"
-#include "lib/strbuf.h"
+#include "core/log.h"
+#include "core/onetmpl.h"
+#include "fabric/onevnet.h"
+#include "core/pkey.h"
+#include "fabric/poolread.h"
+#include "core/strbuf.h"
 
 #define ERRLEN 512
 #define XML_MAX (64 << 20) /* a pool of a few thousand networks: a few MB */

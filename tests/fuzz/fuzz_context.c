@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/context.h"
-#include "lib/nicconf.h"
+#include "guest/context.h"
+#include "guest/nicconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

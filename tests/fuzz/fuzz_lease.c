@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/lease.h"
+#include "host/lease.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/domxml.h"
-#include "lib/onexml.h"
+#include "host/domxml.h"
+#include "host/onexml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/partitions.h"
-#include "lib/poolread.h"
+#include "fabric/partitions.h"
+#include "fabric/poolread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lib/pci.h"
-#include "lib/pkey.h"
+#include "core/pci.h"
+#include "core/pkey.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/context.h"
-#include "lib/nicconf.h"
+#include "guest/context.h"
+#include "guest/nicconf.h"
 
 static void parse(const char *text, struct context *c)
 {

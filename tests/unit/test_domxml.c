@@ -21,9 +21,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "lib/domxml.h"
-#include "lib/guid.h"
-#include "lib/strbuf.h"
+#include "host/domxml.h"
+#include "core/guid.h"
+#include "core/strbuf.h"
 
 #define MAC_IB0 0x0200c0a80105ULL /* NIC 0, ib */
 #define MAC_ETH 0x02000a00002aULL /* NIC 1, bridge */

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/guestapply.h"
-#include "lib/guestplan.h"
-#include "lib/guid.h"
+#include "guest/guestapply.h"
+#include "guest/guestplan.h"
+#include "core/guid.h"
 
 #define VM42_NIC1 0x02000000002a0001ULL
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lib/guid.h"
+#include "core/guid.h"
 
 static void hex_forms(void **state)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/hca.h"
-#include "lib/hostguid.h"
+#include "host/hca.h"
+#include "root/hostguid.h"
 
 static void add_and_find(void **state)
 {

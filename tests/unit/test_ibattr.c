@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/ibattr.h"
-#include "lib/onexml.h"
+#include "core/ibattr.h"
+#include "host/onexml.h"
 
 static void accepted(enum ib_attr a, const char *v, struct ib_attrs *out)
 {

@@ -24,8 +24,8 @@
 
 #include "unit.h"
 
-#include "lib/guid.h"
-#include "lib/lease.h"
+#include "core/guid.h"
+#include "host/lease.h"
 
 /* What oneib-vf writes for VM 42's NIC 0 and for a foreign domain. */
 #define LINE_NIC                                                               \

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "lib/log.h"
+#include "core/log.h"
 
 static void dec_forms(void **state)
 {

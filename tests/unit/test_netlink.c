@@ -27,7 +27,7 @@
 #include <cmocka.h>
 #include "unit.h"
 
-#include "lib/netlink.h"
+#include "root/netlink.h"
 
 #define GUID 0x0200c0fffea80105ULL /* 02:00:c0:ff:fe:a8:01:05 */
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/onevnet.h"
+#include "fabric/onevnet.h"
 
 #define VNET_HEAD                                                              \
 	"<VNET><ID>7</ID><UID>3</UID><GID>101</GID>"                           \

@@ -19,7 +19,7 @@
 
 #include "unit.h"
 
-#include "lib/onexml.h"
+#include "host/onexml.h"
 
 static void check_vm42(const struct one_vm *vm)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/partconf.h"
+#include "root/partconf.h"
 
 #define HEAD                                                                   \
 	"# oneib-partitions: generated from the cloud's state, do not edit\n"

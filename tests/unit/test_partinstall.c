@@ -20,8 +20,8 @@
 
 #include "unit.h"
 
-#include "lib/partinstall.h"
-#include "lib/strbuf.h"
+#include "root/partinstall.h"
+#include "core/strbuf.h"
 
 #define HEAD                                                                   \
 	"# oneib-partitions: generated from the cloud's state, do not edit\n"

@@ -23,8 +23,8 @@
 
 #include "unit.h"
 
-#include "lib/guid.h"
-#include "lib/partitions.h"
+#include "core/guid.h"
+#include "fabric/partitions.h"
 
 static const struct render_opts plain = { 0, false, NULL };
 

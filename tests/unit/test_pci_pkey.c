@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "lib/pci.h"
-#include "lib/pkey.h"
+#include "core/pci.h"
+#include "core/pkey.h"
 
 static void pci_good(void **state)
 {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/placement.h"
+#include "host/placement.h"
 
 #define NVF 4
 

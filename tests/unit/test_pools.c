@@ -21,8 +21,8 @@
 
 #include "unit.h"
 
-#include "lib/conffile.h"
-#include "lib/pools.h"
+#include "core/conffile.h"
+#include "fabric/pools.h"
 
 /*
  * Splits text with pool_stream, reading each document in pieces of `chunk`

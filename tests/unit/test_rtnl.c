@@ -28,7 +28,7 @@
 #include <cmocka.h>
 #include "unit.h"
 
-#include "lib/rtnl.h"
+#include "guest/rtnl.h"
 
 static void add_same_as_iproute2(const char *file, enum ipoib_mode mode)
 {

@@ -16,10 +16,10 @@
 
 #include "unit.h"
 
-#include "lib/hca.h"
-#include "lib/json.h"
-#include "lib/onetmpl.h"
-#include "lib/sysfs.h"
+#include "host/hca.h"
+#include "core/json.h"
+#include "core/onetmpl.h"
+#include "core/sysfs.h"
 
 static char dir[64];
 

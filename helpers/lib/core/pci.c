@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/pci.h"
+
+/* n hex digits at s into *v; -1 when any is not hex. */
+static int hexfield(const char *s, int n, unsigned *v)
+{
+	unsigned acc = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int d = hex_digit(s[i]);
+		if (d < 0)
+			return -1;
+		acc = acc * 16 + (unsigned)d;
+	}
+	*v = acc;
+	return 0;
+}
+
+/* "0000:3b:00.2" -> {0, 0x3b, 0, 2}; "3b:00.2", "0000:3b:0.2" -> -EINVAL */
+int pci_addr_parse(const char *s, struct pci_addr *out)
+{
+	unsigned dom, bus, slot, func;
+
+	if (!s || strlen(s) != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.')
+		return -EINVAL;
+	if (hexfield(s, 4, &dom) || hexfield(s + 5, 2, &bus) ||
+	    hexfield(s + 8, 2, &slot) || hexfield(s + 11, 1, &func))
+		return -EINVAL;
+	if (slot > 31 || func > 7)
+		return -EINVAL;
+	out->domain = (uint16_t)dom;
+	out->bus = (uint8_t)bus;
+	out->slot = (uint8_t)slot;
+	out->func = (uint8_t)func;
+	return 0;
+}
+
+void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN])
+{
+	snprintf(buf, PCI_ADDR_STRLEN, "%04x:%02x:%02x.%x", a->domain, a->bus,
+		 a->slot, a->func);
+}
+
+int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b)
+{
+	uint32_t x = (uint32_t)a->domain << 16 | (uint32_t)a->bus << 8 |
+		     (uint32_t)a->slot << 3 | a->func;
+	uint32_t y = (uint32_t)b->domain << 16 | (uint32_t)b->bus << 8 |
+		     (uint32_t)b->slot << 3 | b->func;
+
+	return x < y ? -1 : x > y;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What one-ib needs to know about the cloud, taken out of OpenNebula's pool
+ * listings (`onevm list -x`, `onehost list -x`, `onevnet list -x`) by a
+ * reader (poolread.h) and kept as plain facts, one record per InfiniBand
+ * network, per NIC of a VM that has a host and per ConnectX-3 host:
+ *
+ *   <VNET><ID>7</ID><NAME>tenant-b</NAME><STATE>1</STATE><VN_MAD>ib</VN_MAD>
+ *     <CLUSTERS><ID>100</ID></CLUSTERS>
+ *     <TEMPLATE><IB_PKEY>0x8102</IB_PKEY><IB_SL>16</IB_SL></TEMPLATE></VNET>
+ *   -> { .id = 7, .name = "tenant-b", .ready = true, .clusters = { 100 },
+ *        .bad = "VNET 7 (tenant-b): IB_SL '16' is not a service level 0..15",
+ *        claims: { 7, 0x8102 } }
+ *
+ *   <VM><ID>42</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE><TEMPLATE>
+ *     <NIC><MAC>02:00:c0:a8:01:05</MAC><NETWORK_ID>5</NETWORK_ID>
+ *          <NIC_ID>1</NIC_ID></NIC>...
+ *   -> { .vm = 42, .nic = 1, .net = 5, .mac = 0x0200c0a80105, ... }
+ *
+ * A value a tenant chose that breaks the rules of its attribute makes its
+ * record "bad" (the reason kept, one line), never the whole reading: the
+ * renderer leaves that network or NIC out and names it (design decision
+ * 7). Only a listing that cannot be what oned prints (no ID, no STATE, not
+ * well-formed, a host's PF GUID that is no GUID) fails the reading.
+ */
+#ifndef ONEIB_CLOUDFACTS_H
+#define ONEIB_CLOUDFACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/ibattr.h"
+#include "core/log.h"
+#include "fabric/pools.h"
+
+#define FACT_NONE (-1) /* no text: the record is fine */
+
+/* An InfiniBand network (VN_MAD "ib") of the VNET pool. */
+struct vnet_fact {
+	int id;
+	size_t nth; /* position in the listing, for ties */
+	struct san_str name; /* NAME, sanitized: messages, partition names */
+	/*
+	 * READY (1) or UPDATE_FAILURE (6), or no STATE (before 6.4): it has
+	 * a partition. Otherwise vnet_create has not finished (LOCK_CREATE,
+	 * no IB_PKEY yet) or refused it (ERROR).
+	 */
+	bool ready;
+	struct ib_attrs a; /* every IB_* of TEMPLATE, valid unless bad */
+	int bad; /* text index: why it cannot be rendered, or FACT_NONE */
+	int *clusters; /* CLUSTERS/ID */
+	size_t nclusters;
+};
+
+/*
+ * A partition some network's TEMPLATE/IB_PKEY names, whether or not the
+ * network is well formed or READY: vnet_create never hands it out again
+ * (0x0101 and 0x8101 are one partition).
+ */
+struct vnet_claim {
+	int id;
+	struct san_str name;
+	struct pkey pkey; /* as written */
+};
+
+/*
+ * A NIC, with a NETWORK_ID, of a VM that has a host (see partitions.h).
+ * `onevm list -x` prints NICs without VN_MAD: whether it is InfiniBand is
+ * known only from its network.
+ */
+struct nic_fact {
+	int vm;
+	int nic; /* NIC_ID; FACT_NONE when missing or malformed */
+	int net; /* NETWORK_ID; FACT_NONE when missing (only kept if ib) */
+	bool ib; /* VN_MAD "ib" given */
+	bool has_mac;
+	uint64_t mac;
+	bool has_pkey; /* IB_PKEY given and well formed (full listing) */
+	struct pkey pkey;
+	int bad; /* text index: malformed IB_PKEY, NIC_ID..., or FACT_NONE */
+	int bad_mac; /* text index: malformed MAC, or FACT_NONE */
+};
+
+/* A host with ConnectX-3 ports (IB_PF DRIVER mlx4_core, InfiniBand). */
+struct host_fact {
+	int id;
+	int cluster;
+	int name; /* text index */
+	uint64_t *pf; /* PF port GUIDs */
+	size_t npf;
+};
+
+struct cloud_facts {
+	struct vnet_fact *v; /* listing order */
+	size_t nv, capv;
+	struct vnet_claim *claims;
+	size_t nclaims, capclaims;
+	struct nic_fact *nics;
+	size_t nnics, capnics;
+	struct host_fact *hosts;
+	size_t nhosts, caphosts;
+	char **texts; /* reasons and names, one line each */
+	size_t ntexts, captexts;
+	int docs[POOL_KINDS]; /* documents read per pool */
+	size_t nth[POOL_KINDS]; /* elements seen per pool */
+};
+
+void cloud_facts_free(struct cloud_facts *f);
+
+/* Keeps a copy of s; its index, or -ENOMEM. */
+int cloud_facts_text(struct cloud_facts *f, const char *s);
+
+/* Room for one more record; NULL on ENOMEM. */
+struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f);
+struct vnet_claim *cloud_facts_new_claim(struct cloud_facts *f);
+struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f);
+struct host_fact *cloud_facts_new_host(struct cloud_facts *f);
+
+/* "VNET 7 (tenant-b)" or "VNET 7". */
+#define VNET_LABEL_MAX 96
+void vnet_fact_label(const struct vnet_fact *v, char buf[VNET_LABEL_MAX]);
+
+/*
+ * 0 when every pool in want (bits 1 << POOL_VM ...) was read, else -EINVAL:
+ *   no <HOST_POOL> in the input (onevm/onehost/onevnet list -x)
+ */
+int cloud_facts_complete(const struct cloud_facts *f, unsigned want, char *err,
+			 size_t errlen);
+
+#endif

@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/guid.h"
+#include "core/log.h"
+#include "fabric/partitions.h"
+#include "fabric/poolread.h"
+
+#define NOTE_MAX 512
+
+/* --- small containers ------------------------------------------------------ */
+
+static void *grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : 64;
+	nv = realloc(v, ncap * size);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* --- names ----------------------------------------------------------------- */
+
+/*
+ * "vnet7_tenant_b__lab__2": the ID first, so cutting the rest to opensm's
+ * 31 characters never makes two names equal.
+ */
+static void partition_name(char *buf, size_t size, int id,
+			   const struct san_str *name)
+{
+	size_t n, i;
+
+	n = (size_t)snprintf(buf, size, "vnet%d", id);
+	if (!name->s[0] || n + 2 > PARTCONF_NAME_MAX)
+		return;
+	buf[n++] = '_';
+	for (i = 0; name->s[i] && n < PARTCONF_NAME_MAX && n + 1 < size; i++) {
+		char c = name->s[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_';
+
+		buf[n++] = ok ? c : '_';
+	}
+	buf[n] = '\0';
+}
+
+/* digits up to '_' or the end -> the number, or -1 */
+static int id_prefix(const char *s)
+{
+	int id = 0;
+
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (id > (0x7fffffff - (*s - '0')) / 10)
+			return -1;
+		id = id * 10 + (*s - '0');
+	}
+	return *s == '\0' || *s == '_' ? id : -1;
+}
+
+int partition_vnet_id(const char *name)
+{
+	if (!strncmp(name, "vnet", 4))
+		return id_prefix(name + 4);
+	if (!strncmp(name, "one_vnet_", 9))
+		return id_prefix(name + 9);
+	return -1;
+}
+
+/* --- the work -------------------------------------------------------------- */
+
+enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
+
+struct net {
+	const struct vnet_fact *f;
+	enum net_status status;
+	char *why; /* NET_BAD: the reason, without the outcome (malloc'd) */
+	const struct partition *inst; /* its partition in the installed file */
+	long part; /* index into out->p, -1 when it has none */
+};
+
+struct by_id {
+	int id;
+	size_t i;
+};
+
+/* One claim on a GUID: a member of partition part. */
+enum { SRC_PF = -1, SRC_KEPT = -2 };
+struct entry {
+	uint64_t guid;
+	uint32_t part;
+	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
+	long src; /* a NIC index, SRC_PF or SRC_KEPT */
+};
+
+struct note {
+	int kind, a, b; /* sort keys: 0 networks by ID, 1 NICs by VM, NIC */
+	char *text;
+};
+
+struct work {
+	const struct cloud_facts *f;
+	const struct render_opts *o;
+	struct net *nets;
+	size_t nnets;
+	struct by_id *ids; /* nets by VNET ID */
+	struct by_id *inst; /* installed partitions by VNET ID */
+	size_t ninst;
+	uint64_t *pf; /* every ConnectX-3 PF port GUID, sorted */
+	size_t npf;
+	struct entry *e;
+	size_t ne, cape;
+	bool *nic_out; /* per NIC fact: left out */
+	struct note *notes;
+	size_t nnotes, capnotes;
+	struct partitions *out;
+	size_t capp;
+	char *err;
+	size_t errlen;
+};
+
+static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
+		    ...) ONEIB_PRINTF(5, 6);
+static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
+		    ...)
+{
+	char line[NOTE_MAX];
+	struct note *n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = grow(w->notes, &w->capnotes, w->nnotes, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	w->notes = n;
+	n = &n[w->nnotes];
+	n->kind = kind;
+	n->a = a;
+	n->b = b;
+	n->text = strdup(line);
+	if (!n->text)
+		return -ENOMEM;
+	w->nnotes++;
+	return 0;
+}
+
+static int cmp_by_id(const void *a, const void *b)
+{
+	const struct by_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].id == id ? &v[lo] : NULL;
+}
+
+static struct net *net_of(const struct work *w, int id)
+{
+	const struct by_id *b = find_id(w->ids, w->nnets, id);
+
+	return b ? &w->nets[b->i] : NULL;
+}
+
+/* Every InfiniBand network once, by ID; the installed partitions by ID. */
+static int index_nets(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	const struct partitions *in = w->o->installed;
+	size_t i;
+
+	w->nnets = f->nv;
+	w->nets = calloc(f->nv + 1, sizeof(*w->nets));
+	w->ids = calloc(f->nv + 1, sizeof(*w->ids));
+	w->inst = calloc((in ? in->n : 0) + 1, sizeof(*w->inst));
+	if (!w->nets || !w->ids || !w->inst)
+		return -ENOMEM;
+	for (i = 0; i < f->nv; i++) {
+		w->nets[i].f = &f->v[i];
+		w->nets[i].part = -1;
+		w->nets[i].status = f->v[i].ready ? NET_FRESH : NET_PENDING;
+		w->ids[i].id = f->v[i].id;
+		w->ids[i].i = i;
+	}
+	qsort(w->ids, w->nnets, sizeof(*w->ids), cmp_by_id);
+	for (i = 1; i < w->nnets; i++)
+		if (w->ids[i].id == w->ids[i - 1].id) {
+			err_set(w->err, w->errlen,
+				"VNET pool: VNET %d listed twice",
+				w->ids[i].id);
+			return -EINVAL;
+		}
+	for (i = 0; in && i < in->n; i++) {
+		int id = partition_vnet_id(in->p[i].name);
+
+		if (id < 0)
+			continue;
+		w->inst[w->ninst].id = id;
+		w->inst[w->ninst++].i = i;
+	}
+	qsort(w->inst, w->ninst, sizeof(*w->inst), cmp_by_id);
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i];
+		const struct by_id *b = find_id(w->inst, w->ninst, n->f->id);
+
+		n->inst = b ? &in->p[b->i] : NULL;
+		if (n->status == NET_FRESH && n->f->bad != FACT_NONE) {
+			n->status = NET_BAD;
+			n->why = strdup(f->texts[n->f->bad]);
+			if (!n->why)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static uint16_t base_of(const struct net *n)
+{
+	return pkey_base(n->f->a.pkey);
+}
+
+static int cmp_net_base(const void *a, const void *b)
+{
+	const struct net *x = *(struct net *const *)a,
+			 *y = *(struct net *const *)b;
+
+	if (base_of(x) != base_of(y))
+		return base_of(x) < base_of(y) ? -1 : 1;
+	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
+}
+
+/*
+ * Two networks on one partition would merge two tenants: the one that held
+ * it in the installed file keeps it, the others are left out; when none
+ * held it, all are.
+ */
+static int settle_collisions(struct work *w)
+{
+	struct net **v = calloc(w->nnets + 1, sizeof(*v));
+	size_t n = 0, i, j, k;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].status == NET_FRESH)
+			v[n++] = &w->nets[i];
+	qsort(v, n, sizeof(*v), cmp_net_base);
+	for (i = 0; i < n; i = j) {
+		struct net *holder = NULL;
+
+		for (j = i + 1; j < n && base_of(v[j]) == base_of(v[i]); j++)
+			;
+		if (j - i == 1)
+			continue;
+		for (k = i; k < j; k++)
+			if (v[k]->inst && v[k]->inst->pkey == base_of(v[k]))
+				holder = v[k];
+		for (k = i; k < j; k++) {
+			const struct net *other =
+				holder ? holder : v[k == i ? i + 1 : i];
+			char me[VNET_LABEL_MAX], it[VNET_LABEL_MAX];
+			char pk[PKEY_STRLEN];
+
+			if (v[k] == holder)
+				continue;
+			vnet_fact_label(v[k]->f, me);
+			vnet_fact_label(other->f, it);
+			pkey_fmt(v[k]->f->a.pkey, pk);
+			if (asprintf(&v[k]->why,
+				     "%s: IB_PKEY %s is partition 0x%04x, %s "
+				     "%s",
+				     me, pk, base_of(v[k]),
+				     holder ? "held by" : "also claimed by",
+				     it) < 0) {
+				v[k]->why = NULL;
+				free(v);
+				return -ENOMEM;
+			}
+			v[k]->status = NET_BAD;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static struct partition *new_partition(struct work *w, struct net *n)
+{
+	struct partition *p = grow(w->out->p, &w->capp, w->out->n, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	w->out->p = p;
+	p = &p[w->out->n];
+	memset(p, 0, sizeof(*p));
+	partition_name(p->name, sizeof(p->name), n->f->id, &n->f->name);
+	n->part = (long)w->out->n++;
+	return p;
+}
+
+/*
+ * A partition per network: its own for a good one, the installed one for
+ * a bad one (unless the cloud gave its key to a good network since).
+ */
+static int make_partitions(struct work *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i];
+		const struct ib_attrs *a = &n->f->a;
+		struct partition *p;
+
+		if (n->status != NET_FRESH)
+			continue;
+		p = new_partition(w, n);
+		if (!p)
+			return -ENOMEM;
+		p->pkey = pkey_base(a->pkey);
+		p->ipoib = true;
+		p->mtu = ibattr_has(a, IBA_MTU) ? ibattr_mtu_enum(a->mtu) : 0;
+		p->rate = ibattr_has(a, IBA_RATE) ? a->rate : 0;
+		p->sl = ibattr_has(a, IBA_SL) ? a->sl : -1;
+	}
+	for (i = 0; i < w->nnets; i++) {
+		struct net *n = &w->nets[i], *taker = NULL;
+		char me[VNET_LABEL_MAX], it[VNET_LABEL_MAX];
+		struct partition *p;
+		int r;
+
+		if (n->status != NET_BAD)
+			continue;
+		vnet_fact_label(n->f, me);
+		for (j = 0; n->inst && j < w->nnets; j++)
+			if (w->nets[j].status == NET_FRESH &&
+			    base_of(&w->nets[j]) == n->inst->pkey)
+				taker = &w->nets[j];
+		if (!n->inst) {
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, no partition (none was "
+				     "installed)",
+				     n->why);
+		} else if (taker) {
+			vnet_fact_label(taker->f, it);
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, and its installed "
+				     "partition "
+				     "0x%04x is now %s's: no partition",
+				     n->why, n->inst->pkey, it);
+		} else {
+			r = note_add(w, 0, n->f->id, 0,
+				     "%s; left out, its installed partition "
+				     "0x%04x kept",
+				     n->why, n->inst->pkey);
+		}
+		if (r)
+			return r;
+		if (!n->inst || taker)
+			continue;
+		p = new_partition(w, n);
+		if (!p)
+			return -ENOMEM;
+		p->pkey = n->inst->pkey;
+		p->ipoib = n->inst->ipoib;
+		p->mtu = n->inst->mtu;
+		p->rate = n->inst->rate;
+		p->sl = n->inst->sl;
+	}
+	return 0;
+}
+
+static int add_entry(struct work *w, uint64_t g, size_t part, long src)
+{
+	struct entry *e = grow(w->e, &w->cape, w->ne, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	w->e = e;
+	e[w->ne].guid = g;
+	e[w->ne].part = (uint32_t)part;
+	e[w->ne].src = src;
+	e[w->ne++].drop = false;
+	return 0;
+}
+
+static bool in_cluster(const struct vnet_fact *v, int cluster)
+{
+	size_t i;
+
+	for (i = 0; i < v->nclusters; i++)
+		if (v->clusters[i] == cluster)
+			return true;
+	return false;
+}
+
+/* A ConnectX-3 host's PF ports join every good network of its cluster. */
+static int host_entries(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t h, i, j, n = 0;
+	int r = 0;
+
+	for (h = 0; h < f->nhosts; h++)
+		n += f->hosts[h].npf;
+	w->pf = calloc(n + 1, sizeof(*w->pf));
+	if (!w->pf)
+		return -ENOMEM;
+	for (h = 0; h < f->nhosts && !r; h++) {
+		const struct host_fact *hf = &f->hosts[h];
+
+		for (j = 0; j < hf->npf; j++)
+			w->pf[w->npf++] = hf->pf[j];
+		for (i = 0; i < w->nnets && !r; i++) {
+			const struct net *net = &w->nets[i];
+
+			if (net->status != NET_FRESH ||
+			    !in_cluster(net->f, hf->cluster))
+				continue;
+			for (j = 0; j < hf->npf && !r; j++)
+				r = add_entry(w, hf->pf[j], (size_t)net->part,
+					      SRC_PF);
+		}
+	}
+	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
+	return r;
+}
+
+static bool is_pf(const struct work *w, uint64_t g)
+{
+	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+}
+
+static int nic_out(struct work *w, size_t i, const struct net *net,
+		   const char *fmt, ...) ONEIB_PRINTF(4, 5);
+static int nic_out(struct work *w, size_t i, const struct net *net,
+		   const char *fmt, ...)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	char why[NOTE_MAX], label[VNET_LABEL_MAX];
+	va_list ap;
+
+	if (w->nic_out[i])
+		return 0;
+	w->nic_out[i] = true;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!net)
+		return note_add(w, 1, n->vm, n->nic, "%s; left out", why);
+	vnet_fact_label(net->f, label);
+	return note_add(w, 1, n->vm, n->nic, "%s; left out of %s", why, label);
+}
+
+/* Each NIC of a good network: its GUID(s), or why it has none. */
+static int nic_entries(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < f->nnics && !r; i++) {
+		const struct nic_fact *n = &f->nics[i];
+		const struct net *net = n->net == FACT_NONE ? NULL
+							    : net_of(w, n->net);
+		char why[256];
+		uint64_t g;
+
+		/*
+		 * `onevm list -x` lists a NIC without VN_MAD: a NIC is
+		 * InfiniBand when its network is, whatever the form.
+		 */
+		if (!net && n->ib && n->bad != FACT_NONE)
+			r = nic_out(w, i, NULL, "%s", f->texts[n->bad]);
+		else if (!net && n->ib)
+			r = nic_out(w, i, NULL,
+				    "VM %d NIC %d: network %d is not an "
+				    "InfiniBand network of the pool",
+				    n->vm, n->nic, n->net);
+		if (r || !net || net->status != NET_FRESH)
+			continue;
+		if (n->bad != FACT_NONE) {
+			r = nic_out(w, i, net, "%s", f->texts[n->bad]);
+			continue;
+		}
+		if (n->has_pkey && n->pkey.raw != net->f->a.pkey.raw) {
+			char pk[PKEY_STRLEN], want[PKEY_STRLEN];
+
+			pkey_fmt(n->pkey, pk);
+			pkey_fmt(net->f->a.pkey, want);
+			r = nic_out(w, i, net,
+				    "VM %d NIC %d: IB_PKEY %s is not its "
+				    "network's %s",
+				    n->vm, n->nic, pk, want);
+			continue;
+		}
+		if (guid_for_nic_checked((int)w->o->cloud_id, n->vm, n->nic, &g,
+					 why, sizeof(why))) {
+			r = nic_out(w, i, net, "%s", why);
+			continue;
+		}
+		if (w->o->legacy_guids && !n->has_mac) {
+			r = nic_out(w, i, net, "%s (--legacy-guids)",
+				    f->texts[n->bad_mac]);
+			continue;
+		}
+		r = add_entry(w, g, (size_t)net->part, (long)i);
+		if (!r && w->o->legacy_guids)
+			r = add_entry(w, guid_from_mac(n->mac),
+				      (size_t)net->part, (long)i);
+	}
+	return r;
+}
+
+/* The members of every kept partition, as installed. */
+static int kept_entries(struct work *w)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; i < w->nnets && !r; i++) {
+		const struct net *n = &w->nets[i];
+
+		if (n->status != NET_BAD || n->part < 0)
+			continue;
+		for (j = 0; j < n->inst->n && !r; j++)
+			r = add_entry(w, n->inst->guids[j], (size_t)n->part,
+				      SRC_KEPT);
+	}
+	return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return x->src < y->src ? -1 : x->src > y->src;
+}
+
+static bool same_nic(const struct nic_fact *a, const struct nic_fact *b)
+{
+	return a->vm == b->vm && a->nic == b->nic;
+}
+
+/* The network label of an output partition's network. */
+static void part_label(const struct work *w, size_t part,
+		       char buf[VNET_LABEL_MAX])
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].part == (long)part)
+			vnet_fact_label(w->nets[i].f, buf);
+}
+
+/*
+ * One GUID, one partition (decision 2): every NIC whose GUID another NIC
+ * (of another VM, NIC or network) or a host port has is left out; a kept
+ * partition's member the cloud has elsewhere is dropped.
+ */
+static int settle_guids(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t i, j, k;
+	int r = 0;
+
+	if (w->ne)
+		qsort(w->e, w->ne, sizeof(*w->e), cmp_entry);
+	for (i = 0; i < w->ne && !r; i = j) {
+		const struct entry *nic = NULL, *other = NULL;
+		bool pf = is_pf(w, w->e[i].guid), parts = false;
+		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+		for (j = i + 1; j < w->ne && w->e[j].guid == w->e[i].guid; j++)
+			parts |= w->e[j].part != w->e[i].part;
+		/* Does the group hold two different NICs (or one NIC in two
+		 * partitions)? */
+		for (k = i; k < j; k++) {
+			if (w->e[k].src < 0)
+				continue;
+			if (!nic)
+				nic = &w->e[k];
+			else if (!other && (w->e[k].part != nic->part ||
+					    !same_nic(&f->nics[w->e[k].src],
+						      &f->nics[nic->src])))
+				other = &w->e[k];
+		}
+		for (k = i; k < j; k++)
+			if (w->e[k].src == SRC_KEPT && !pf && (nic || parts))
+				w->e[k].drop = true;
+		if (!nic || (!other && !pf))
+			continue;
+		guid_fmt_hex(w->e[i].guid, g);
+		guid_describe(w->e[i].guid, desc);
+		for (k = i; k < j && !r; k++) {
+			const struct entry *o = other;
+			const struct nic_fact *me;
+			char it[VNET_LABEL_MAX];
+
+			if (w->e[k].src < 0)
+				continue;
+			me = &f->nics[w->e[k].src];
+			if (pf) {
+				r = nic_out(w, (size_t)w->e[k].src,
+					    net_of(w, me->net),
+					    "VM %d NIC %d: GUID %s (%s) is a "
+					    "ConnectX-3 host's port",
+					    me->vm, me->nic, g, desc);
+				continue;
+			}
+			if (same_nic(&f->nics[o->src], me) &&
+			    o->part == w->e[k].part)
+				o = nic;
+			part_label(w, o->part, it);
+			r = nic_out(w, (size_t)w->e[k].src, net_of(w, me->net),
+				    "VM %d NIC %d: GUID %s (%s) is also VM %d "
+				    "NIC %d's, on %s",
+				    me->vm, me->nic, g, desc,
+				    f->nics[o->src].vm, f->nics[o->src].nic,
+				    it);
+		}
+	}
+	return r;
+}
+
+/* The members of each partition: what is left of the entries. */
+static int fill_members(struct work *w)
+{
+	size_t i, *count = calloc(w->out->n + 1, sizeof(*count));
+
+	if (!count)
+		return -ENOMEM;
+	for (i = 0; i < w->ne; i++)
+		count[w->e[i].part]++;
+	for (i = 0; i < w->out->n; i++) {
+		w->out->p[i].guids = malloc((count[i] + 1) * sizeof(uint64_t));
+		if (!w->out->p[i].guids) {
+			free(count);
+			return -ENOMEM;
+		}
+	}
+	free(count);
+	/* entries are sorted by GUID: each partition's list comes sorted */
+	for (i = 0; i < w->ne; i++) {
+		const struct entry *e = &w->e[i];
+		struct partition *p = &w->out->p[e->part];
+
+		if (e->drop || (e->src >= 0 && w->nic_out[e->src]))
+			continue;
+		if (p->n && p->guids[p->n - 1] == e->guid)
+			continue; /* a PF in two of the clusters, a VM twice */
+		p->guids[p->n++] = e->guid;
+	}
+	return 0;
+}
+
+/* The network a partition index belongs to (fresh or kept), or NULL. */
+static const struct net *net_of_part(const struct work *w, uint32_t part)
+{
+	size_t i;
+
+	for (i = 0; i < w->nnets; i++)
+		if (w->nets[i].part == (long)part)
+			return &w->nets[i];
+	return NULL;
+}
+
+static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
+{
+	const struct work *w = arg;
+	const struct net *x = net_of_part(w, *(const uint32_t *)a);
+	const struct net *y = net_of_part(w, *(const uint32_t *)b);
+	int ix = x ? x->f->id : -1, iy = y ? y->f->id : -1;
+
+	return ix < iy ? -1 : ix > iy;
+}
+
+/*
+ * ConnectX-3: the default partition plus at most 126 tenant keys on a PF
+ * port. A port the cloud would give more keeps the 126 networks with the
+ * lowest IDs (the oldest: what already runs there keeps running) and is
+ * left out of the others, one note each; a VM of such a network cannot be
+ * mapped on that host (deploy fails there, the key not being on the port)
+ * while every other tenant follows the cloud. Entries are sorted by GUID
+ * and partition; runs before fill_members.
+ */
+static int limit_mlx4_ports(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	const size_t max = PARTITIONS_MLX4_MAX_PKEYS - 1;
+	size_t i, j, h, k;
+	uint32_t *parts = NULL;
+	int r = 0;
+
+	for (i = 0; i < w->ne && !r; i = j) {
+		uint64_t g = w->e[i].guid;
+		const char *host = "?";
+		char guid[GUID_STRLEN];
+		int host_id = -1;
+		size_t nparts = 0;
+
+		for (j = i; j < w->ne && w->e[j].guid == g; j++)
+			if (!w->e[j].drop &&
+			    (!nparts || w->e[j].part != parts[nparts - 1])) {
+				uint32_t *np = realloc(
+					parts, (nparts + 1) * sizeof(*np));
+
+				if (!np) {
+					free(parts);
+					return -ENOMEM;
+				}
+				parts = np;
+				parts[nparts++] = w->e[j].part;
+			}
+		if (nparts <= max || !is_pf(w, g))
+			continue;
+		qsort_r(parts, nparts, sizeof(*parts), cmp_part_by_vnet, w);
+		for (h = 0; h < f->nhosts && host_id < 0; h++)
+			for (k = 0; k < f->hosts[h].npf; k++)
+				if (f->hosts[h].pf[k] == g) {
+					host_id = f->hosts[h].id;
+					host = f->texts[f->hosts[h].name];
+					break;
+				}
+		guid_fmt_hex(g, guid);
+		for (k = max; k < nparts && !r; k++) {
+			const struct net *n = net_of_part(w, parts[k]);
+			char label[VNET_LABEL_MAX] = "?";
+			size_t e;
+
+			for (e = i; e < j; e++)
+				if (w->e[e].part == parts[k])
+					w->e[e].drop = true;
+			if (n)
+				vnet_fact_label(n->f, label);
+			r = note_add(w, 0, n ? n->f->id : -1, host_id,
+				     "%s: HOST %d (%s) port %s already holds "
+				     "the %zu tenant keys a ConnectX-3 port "
+				     "can; left out on that port",
+				     label, host_id, host, guid, max);
+		}
+	}
+	free(parts);
+	return r;
+}
+
+static int cmp_partition(const void *a, const void *b)
+{
+	const struct partition *x = a, *y = b;
+
+	return x->pkey < y->pkey ? -1 : x->pkey > y->pkey;
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct note *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+static int finish(struct work *w)
+{
+	size_t i;
+	int r = 0;
+
+	if (w->out->n)
+		qsort(w->out->p, w->out->n, sizeof(*w->out->p), cmp_partition);
+	if (w->nnotes)
+		qsort(w->notes, w->nnotes, sizeof(*w->notes), cmp_note);
+	for (i = 0; i < w->nnotes && !r; i++)
+		if (!i || strcmp(w->notes[i].text, w->notes[i - 1].text))
+			r = partitions_add_note(w->out, w->notes[i].text);
+	return r;
+}
+
+int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
+		       struct partitions *out, char *err, size_t errlen)
+{
+	struct work w = {
+		.f = f, .o = o, .out = out, .err = err, .errlen = errlen
+	};
+	size_t i;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = cloud_facts_complete(f, 7, err, errlen);
+	if (r)
+		return r;
+	if (o->cloud_id > GUID_CLOUD_MAX) {
+		err_set(err, errlen, "cloud id %u is not in 0..%d", o->cloud_id,
+			GUID_CLOUD_MAX);
+		return -EINVAL;
+	}
+	w.nic_out = calloc(f->nnics + 1, sizeof(*w.nic_out));
+	r = w.nic_out ? index_nets(&w) : -ENOMEM;
+	if (!r)
+		r = settle_collisions(&w);
+	if (!r)
+		r = make_partitions(&w);
+	if (!r)
+		r = host_entries(&w);
+	if (!r)
+		r = nic_entries(&w);
+	if (!r)
+		r = kept_entries(&w);
+	if (!r)
+		r = settle_guids(&w);
+	if (!r)
+		r = limit_mlx4_ports(&w);
+	if (!r)
+		r = fill_members(&w);
+	if (!r)
+		r = finish(&w);
+	if (r == -ENOMEM)
+		err_set(err, errlen, "partitions: out of memory");
+	if (r)
+		partitions_free(out);
+	for (i = 0; i < w.nnotes; i++)
+		free(w.notes[i].text);
+	free(w.notes);
+	for (i = 0; w.nets && i < w.nnets; i++)
+		free(w.nets[i].why);
+	free(w.nets);
+	free(w.ids);
+	free(w.inst);
+	free(w.pf);
+	free(w.e);
+	free(w.nic_out);
+	return r;
+}
+
+int partitions_build(const char *vms, size_t vms_len, const char *hosts,
+		     size_t hosts_len, const char *vnets, size_t vnets_len,
+		     const struct render_opts *o, struct partitions *out,
+		     char *err, size_t errlen)
+{
+	struct cloud_facts f = { 0 };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	/* networks first: the order the messages of the tests expect */
+	r = poolread_mem(&f, POOL_VNET, vnets, vnets_len, "VNET pool", err,
+			 errlen);
+	if (!r)
+		r = poolread_mem(&f, POOL_HOST, hosts, hosts_len, "HOST pool",
+				 err, errlen);
+	if (!r)
+		r = poolread_mem(&f, POOL_VM, vms, vms_len, "VM pool", err,
+				 errlen);
+	if (!r)
+		r = partitions_desired(&f, o, out, err, errlen);
+	cloud_facts_free(&f);
+	return r;
+}

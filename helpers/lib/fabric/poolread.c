@@ -1,0 +1,890 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/SAX2.h>
+#include <libxml/parser.h>
+
+#include "core/guid.h"
+#include "core/log.h"
+#include "host/onexml.h"
+#include "fabric/poolread.h"
+
+/* --- tree walking ---------------------------------------------------------- */
+
+/* The only child element called name, NULL with *count 0 or > 1. */
+static xmlNodePtr only_child(const xmlNode *parent, const char *name,
+			     int *count)
+{
+	xmlNodePtr found = xml_child(parent, name, count);
+
+	return *count == 1 ? found : NULL;
+}
+
+/* The text of the only child called name: -ENOENT absent, -EINVAL twice. */
+static int leaf(const xmlNode *parent, const char *name, char **out)
+{
+	int count;
+	xmlNodePtr e = only_child(parent, name, &count);
+
+	*out = NULL;
+	if (count == 0)
+		return -ENOENT;
+	if (count > 1)
+		return -EINVAL;
+	*out = xml_leaf_text(e);
+	return *out ? 0 : -EINVAL;
+}
+
+static int leaf_uint(const xmlNode *parent, const char *name, int *out)
+{
+	char *v;
+	int r = leaf(parent, name, &v);
+
+	if (!r)
+		r = dec_parse_int(v, out) ? -EINVAL : 0;
+	free(v);
+	return r;
+}
+
+static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
+{
+	char *v;
+	bool eq = !leaf(parent, name, &v) && !strcmp(v, want);
+
+	free(v);
+	return eq;
+}
+
+static const char *const pool_label[POOL_KINDS] = { "VM", "HOST", "VNET" };
+
+/* The <ID> every element of a pool has; without it nothing is known. */
+static int elem_id(const xmlNode *e, int kind, size_t nth, int *id, char *err,
+		   size_t errlen)
+{
+	int count, r = leaf_uint(e, "ID", id);
+
+	if (!r)
+		return 0;
+	xml_child(e, "ID", &count);
+	err_set(err, errlen, "%s pool: %s element %zu has %s", pool_label[kind],
+		pool_label[kind], nth,
+		count == 1 ? "a malformed <ID>" : "no single <ID>");
+	return -EINVAL;
+}
+
+/* A text kept in the facts; *at its index. */
+static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
+	ONEIB_PRINTF(3, 4);
+static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r = cloud_facts_text(f, line);
+	if (r < 0)
+		return r;
+	*at = r;
+	return 0;
+}
+
+/* --- the <VNET_POOL> ------------------------------------------------------- */
+
+/*
+ * OpenNebula 6.4+ networks have a STATE: vnet_create runs after
+ * one.vn.allocate returns (LOCK_CREATE, no IB_PKEY yet), and a network it
+ * refused stays in ERROR. Only READY (1) and UPDATE_FAILURE (6, in use,
+ * its last update failed) networks have a partition; older networks have
+ * no STATE and are all ready.
+ */
+static bool vnet_ready(const xmlNode *vnet)
+{
+	int state = 1;
+
+	if (leaf_uint(vnet, "STATE", &state) == -ENOENT)
+		return true;
+	return state == 1 || state == 6;
+}
+
+/* Every TEMPLATE/IB_PKEY that reads as a number names a partition. */
+static int vnet_claims(const xmlNode *vnet, const struct vnet_fact *v,
+		       struct cloud_facts *f)
+{
+	const xmlNode *t, *k;
+
+	for (t = vnet->children; t; t = t->next) {
+		if (!xml_is_elem(t, "TEMPLATE"))
+			continue;
+		for (k = t->children; k; k = k->next) {
+			struct vnet_claim *c;
+			struct pkey pk;
+			char *s;
+			int r;
+
+			if (!xml_is_elem(k, "IB_PKEY"))
+				continue;
+			s = xml_leaf_text(k);
+			r = s ? pkey_parse(s, &pk) : -EINVAL;
+			free(s);
+			if (r)
+				continue; /* names no partition */
+			c = cloud_facts_new_claim(f);
+			if (!c)
+				return -ENOMEM;
+			c->id = v->id;
+			c->name = v->name;
+			c->pkey = pk;
+		}
+	}
+	return 0;
+}
+
+static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
+			 const char *label, struct cloud_facts *f)
+{
+	const xmlNode *c, *cl;
+	int count;
+
+	cl = only_child(vnet, "CLUSTERS", &count);
+	if (!cl)
+		return 0; /* in no cluster: no host can run its VMs */
+	for (c = cl->children; c; c = c->next) {
+		int id, *n;
+		char *s;
+
+		if (!xml_is_elem(c, "ID"))
+			continue;
+		s = xml_leaf_text(c);
+		if (dec_parse_int(s, &id)) {
+			int r = keep(f, &v->bad,
+				     "%s: CLUSTERS/ID '%s' is not an ID", label,
+				     str_sanitize(s).s);
+			free(s);
+			return r;
+		}
+		free(s);
+		n = realloc(v->clusters, (v->nclusters + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		v->clusters = n;
+		v->clusters[v->nclusters++] = id;
+	}
+	return 0;
+}
+
+/* A READY network's attributes; a rule broken makes it bad, not an error. */
+static int vnet_attrs(const xmlNode *vnet, struct vnet_fact *v,
+		      struct cloud_facts *f)
+{
+	char label[VNET_LABEL_MAX], why[512];
+	const xmlNode *t;
+	int count;
+
+	vnet_fact_label(v, label);
+	t = only_child(vnet, "TEMPLATE", &count);
+	if (t && xml_ib_attrs(t, IBA_ALL, XML_IB_EMPTY_PKEY_ABSENT, &v->a,
+			      label, why, sizeof(why)))
+		return keep(f, &v->bad, "%s", why);
+	if (!ibattr_has(&v->a, IBA_PKEY))
+		return keep(f, &v->bad, "%s: no IB_PKEY", label);
+	return vnet_clusters(vnet, v, label, f);
+}
+
+static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
+			size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_VNET];
+	struct vnet_fact *v;
+	char *name = NULL;
+	int id, r;
+
+	r = elem_id(c, POOL_VNET, nth, &id, err, errlen);
+	if (r || !leaf_is(c, "VN_MAD", "ib"))
+		return r;
+	v = cloud_facts_new_vnet(f);
+	if (!v)
+		return -ENOMEM;
+	v->id = id;
+	v->nth = nth;
+	leaf(c, "NAME", &name);
+	v->name = str_sanitize(name ? name : "");
+	free(name);
+	v->ready = vnet_ready(c);
+	r = vnet_claims(c, v, f);
+	if (!r && v->ready)
+		r = vnet_attrs(c, v, f);
+	return r;
+}
+
+/* --- the <VM_POOL> --------------------------------------------------------- */
+
+#define VM_STATE_ACTIVE 3
+#define LCM_INIT 0
+
+/* See the membership rule in partitions.h: a VM holding VFs or about to
+ * (not POWEROFF nor SUSPENDED: kvm-ib releases their VFs). */
+static bool vm_has_host(int state, int lcm)
+{
+	return state == VM_STATE_ACTIVE && lcm != LCM_INIT;
+}
+
+/* Kept as a record: whether it is InfiniBand depends on its network. */
+static int vm_nic(const xmlNode *nic, int vm_id, size_t nth,
+		  struct cloud_facts *f)
+{
+	struct ib_attrs a = { 0 };
+	struct nic_fact *n;
+	char label[64], why[512], *s = NULL;
+	bool ib = leaf_is(nic, "VN_MAD", "ib");
+	int net, count, r;
+
+	if (leaf_uint(nic, "NETWORK_ID", &net)) {
+		if (!ib)
+			return 0; /* not on a network of the pool */
+		net = FACT_NONE;
+	}
+	n = cloud_facts_new_nic(f);
+	if (!n)
+		return -ENOMEM;
+	n->vm = vm_id;
+	n->ib = ib;
+	n->net = net;
+	if (leaf_uint(nic, "NIC_ID", &n->nic)) {
+		n->nic = FACT_NONE;
+		return keep(f, &n->bad, "VM %d (NIC element %zu): no NIC_ID",
+			    vm_id, nth);
+	}
+	if (net == FACT_NONE)
+		return keep(f, &n->bad, "VM %d NIC %d: no NETWORK_ID", vm_id,
+			    n->nic);
+
+	r = leaf(nic, "MAC", &s);
+	if (!r && !mac_parse(s, &n->mac))
+		n->has_mac = true;
+	else if (r == -ENOENT)
+		r = keep(f, &n->bad_mac, "VM %d NIC %d: no MAC", vm_id, n->nic);
+	else
+		r = keep(f, &n->bad_mac, "VM %d NIC %d: malformed MAC '%s'",
+			 vm_id, n->nic, str_sanitize(s ? s : "").s);
+	free(s);
+	if (r)
+		return r;
+
+	/* Only the full listing (--extended) carries the inherited key. */
+	if (!xml_child(nic, "IB_PKEY", &count))
+		return 0;
+	snprintf(label, sizeof(label), "VM %d NIC %d", vm_id, n->nic);
+	if (xml_ib_attrs(nic, IBA_BIT(IBA_PKEY), 0, &a, label, why,
+			 sizeof(why)))
+		return keep(f, &n->bad, "%s", why);
+	n->has_pkey = ibattr_has(&a, IBA_PKEY);
+	n->pkey = a.pkey;
+	return 0;
+}
+
+static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
+		      size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_VM], k = 0;
+	const xmlNode *t, *c;
+	int id, state, lcm = 0, count, r;
+
+	r = elem_id(vm, POOL_VM, nth, &id, err, errlen);
+	if (r)
+		return r;
+	if (leaf_uint(vm, "STATE", &state) ||
+	    (state == VM_STATE_ACTIVE && leaf_uint(vm, "LCM_STATE", &lcm))) {
+		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
+		return -EINVAL;
+	}
+	if (!vm_has_host(state, lcm))
+		return 0;
+	t = only_child(vm, "TEMPLATE", &count);
+	if (!t)
+		return 0;
+	for (c = t->children; c; c = c->next) {
+		if (!xml_is_elem(c, "NIC"))
+			continue;
+		r = vm_nic(c, id, ++k, f);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* --- the <HOST_POOL> ------------------------------------------------------- */
+
+/*
+ *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
+ *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
+ *   </IB_PF>  -> 0x0002c90300a1b2c1; other drivers and Ethernet ports: none.
+ * The host's monitoring writes these, not a tenant: a malformed one means
+ * the listing is not what it seems, and nothing is rendered from it.
+ */
+static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
+			 struct host_fact *h, char *err, size_t errlen)
+{
+	const xmlNode *c;
+
+	for (c = t->children; c; c = c->next) {
+		char *v = NULL;
+		uint64_t g, *n;
+
+		if (!xml_is_elem(c, "IB_PF") ||
+		    !leaf_is(c, "DRIVER", "mlx4_core"))
+			continue;
+		if (!leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBand")) {
+			free(v);
+			continue;
+		}
+		free(v);
+		if (leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) || !g) {
+			err_set(err, errlen,
+				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
+				"GUID",
+				id, name->s, str_sanitize(v ? v : "").s);
+			free(v);
+			return -EINVAL;
+		}
+		free(v);
+		n = realloc(h->pf, (h->npf + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->pf = n;
+		h->pf[h->npf++] = g;
+	}
+	return 0;
+}
+
+static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
+			size_t errlen)
+{
+	size_t nth = ++f->nth[POOL_HOST];
+	struct host_fact h = { 0 };
+	struct san_str name;
+	const xmlNode *t;
+	char *v = NULL;
+	int id, cluster, count, r;
+
+	r = elem_id(host, POOL_HOST, nth, &id, err, errlen);
+	if (r)
+		return r;
+	leaf(host, "NAME", &v);
+	name = str_sanitize(v ? v : "");
+	free(v);
+	t = only_child(host, "TEMPLATE", &count);
+	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
+		return 0;
+	r = host_pf_guids(t, id, &name, &h, err, errlen);
+	if (!r && h.npf)
+		r = keep(f, &h.name, "%s", name.s);
+	if (!r && h.npf) {
+		struct host_fact *slot = cloud_facts_new_host(f);
+
+		if (!slot) {
+			r = -ENOMEM;
+		} else {
+			h.id = id;
+			h.cluster = cluster;
+			*slot = h;
+			h.pf = NULL;
+		}
+	}
+	free(h.pf);
+	return r;
+}
+
+/* --- reading ---------------------------------------------------------------- */
+
+/*
+ * A SAX2 push parser builds only the part of each pool element that the
+ * functions above read, with libxml2's own SAX2 tree builder, so what they
+ * see is exactly what a full parse would give them:
+ *
+ *   depth 1  <VM_POOL>, <HOST_POOL>, <VNET_POOL>   checked, kept (empty)
+ *   depth 2  <VM>, <HOST>, <VNET>                   kept; read and freed at
+ *                                                   its end tag
+ *   below    a container (TEMPLATE, NIC)            kept, only some children
+ *            a value (ID, MAC, IB_PKEY, IB_PF...)   kept whole: all it holds
+ *            anything else                          skipped with all it holds
+ *
+ * In OpenNebula's listings most of the bytes are what is skipped (a VM's
+ * history, disks, permissions...): no node is made for them, the parser
+ * only tokenizes them.
+ */
+enum keep { SKIP, CONTAINER, WHOLE };
+
+/*
+ * The element names the filter looks at, compared as the parser's own
+ * dictionary pointers (every name it hands over is interned there): one
+ * compare per name instead of a strcmp.
+ */
+enum name {
+	N_ID,
+	N_NAME,
+	N_STATE,
+	N_LCM_STATE,
+	N_TEMPLATE,
+	N_NIC,
+	N_VN_MAD,
+	N_NETWORK_ID,
+	N_NIC_ID,
+	N_MAC,
+	N_IB_PKEY,
+	N_CLUSTER_ID,
+	N_IB_PF,
+	N_CLUSTERS,
+	N_COUNT
+};
+
+static const char *const name_text[N_COUNT] = {
+	"ID",	   "NAME",	 "STATE",      "LCM_STATE", "TEMPLATE",
+	"NIC",	   "VN_MAD",	 "NETWORK_ID", "NIC_ID",    "MAC",
+	"IB_PKEY", "CLUSTER_ID", "IB_PF",      "CLUSTERS",
+};
+
+#define B(x) (1u << (x))
+
+/* What to do with element `name` (no namespace) at `level` under a pool
+ * element (level 1), inside container `parent`. */
+static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
+			    const xmlChar *parent, const xmlChar *name)
+{
+	/* the values of each pool element, and of a VM's NIC */
+	static const unsigned values[POOL_KINDS] = {
+		B(N_ID) | B(N_STATE) | B(N_LCM_STATE),
+		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID),
+		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS),
+	};
+	static const unsigned nic_values = B(N_VN_MAD) | B(N_NETWORK_ID) |
+					   B(N_NIC_ID) | B(N_MAC) |
+					   B(N_IB_PKEY);
+	unsigned set;
+	int i;
+
+	if (level == 2) {
+		if (name == nm[N_TEMPLATE])
+			return CONTAINER;
+		set = values[kind];
+	} else if (level == 3 && parent == nm[N_TEMPLATE]) {
+		if (kind == POOL_VM)
+			return name == nm[N_NIC] ? CONTAINER : SKIP;
+		if (kind == POOL_HOST)
+			return name == nm[N_IB_PF] ? WHOLE : SKIP;
+		return ibattr_by_name((const char *)name) >= 0 ? WHOLE : SKIP;
+	} else if (level == 4 && kind == POOL_VM && parent == nm[N_NIC]) {
+		set = nic_values;
+	} else {
+		return SKIP;
+	}
+	for (i = 0; i < N_COUNT; i++)
+		if ((set & B(i)) && name == nm[i])
+			return WHOLE;
+	return SKIP;
+}
+
+struct read_note {
+	char msg[160];
+	int line;
+};
+
+#define CONTAINER_DEPTH 5 /* root, VM, TEMPLATE, NIC, a value */
+
+struct sax {
+	xmlParserCtxtPtr ctxt;
+	struct cloud_facts *f;
+	int expect, kind; /* kind: -1 until the root is known */
+	const char *what;
+	char *err;
+	size_t errlen;
+	int r; /* a refusal of the facts' reading, or -ENOMEM */
+	int depth; /* open elements */
+	int skip; /* depth of the skipped element we are in, or 0 */
+	int whole; /* depth of the value kept whole we are in, or 0 */
+	const xmlChar *names[CONTAINER_DEPTH + 1]; /* open containers' names */
+	const xmlChar *nm[N_COUNT]; /* name_text in the parser's dictionary */
+	struct read_note note;
+	struct sax_in {
+		int (*read)(void *ctx, char *buf, int len);
+		void *ctx;
+		bool failed;
+	} in;
+};
+
+static int sax_read(void *arg, char *buf, int len)
+{
+	struct sax_in *in = arg;
+	int n = in->read(in->ctx, buf, len);
+
+	if (n < 0)
+		in->failed = true;
+	return n;
+}
+
+static void sax_stop(struct sax *s, int r)
+{
+	if (!s->r)
+		s->r = r;
+	xmlStopParser(s->ctxt);
+}
+
+static void sax_error(void *ctx, xmlErrorPtr e)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+	char raw[160];
+
+	if (!e || s->note.msg[0] || e->level < XML_ERR_ERROR)
+		return;
+	/* libxml2's messages end with a newline: cut it before sanitizing,
+	 * which would make it a '?' */
+	snprintf(raw, sizeof(raw), "%s", e->message ? e->message : "");
+	raw[strcspn(raw, "\n")] = '\0';
+	snprintf(s->note.msg, sizeof(s->note.msg), "%s",
+		 str_sanitize(raw[0] ? raw : "parse error").s);
+	s->note.line = e->line;
+}
+
+static int kind_of(const xmlChar *name)
+{
+	int k;
+
+	for (k = 0; k < POOL_KINDS; k++)
+		if (name && !strcmp((const char *)name, pool_root_name[k]))
+			return k;
+	return -1;
+}
+
+static const char *const child_name[POOL_KINDS] = { "VM", "HOST", "VNET" };
+
+/*
+ * Whitespace is judged ignorable or not (XML_PARSE_NOBLANKS: libxml2's
+ * heuristic, which looks at the element the text is in) only inside a
+ * value kept whole, the only place it is read; elsewhere the parser is
+ * told it is all characters (ignorableWhitespace == characters), which
+ * sax_chars drops at once, and the heuristic is not run for every
+ * indentation of the listing.
+ */
+static void blanks_judged(struct sax *s, bool on)
+{
+	s->ctxt->sax->ignorableWhitespace = on ? xmlSAX2IgnorableWhitespace
+					       : s->ctxt->sax->characters;
+}
+
+static void sax_start(void *ctx, const xmlChar *localname,
+		      const xmlChar *prefix, const xmlChar *uri, int nb_ns,
+		      const xmlChar **ns, int nb_attrs, int nb_defaulted,
+		      const xmlChar **attrs)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+	const char *name = (const char *)localname;
+	int d = ++s->depth;
+	enum keep k;
+
+	if (s->skip)
+		return;
+	if (d == 1) {
+		/* the root: by its qualified name, as the pool's */
+		s->kind = prefix ? -1 : kind_of(localname);
+		if (s->kind < 0 || (s->expect >= 0 && s->kind != s->expect)) {
+			if (s->expect >= 0)
+				err_set(s->err, s->errlen,
+					"%s: expected a <%s> document", s->what,
+					pool_root_name[s->expect]);
+			else
+				err_set(s->err, s->errlen,
+					"%s: expected <VM_POOL>, <HOST_POOL> "
+					"or <VNET_POOL>",
+					s->what);
+			s->kind = -1;
+			sax_stop(s, -EINVAL);
+			return;
+		}
+		s->f->docs[s->kind]++;
+		k = CONTAINER;
+	} else if (s->whole) {
+		k = WHOLE;
+	} else if (d == 2) {
+		k = !prefix && !strcmp(name, child_name[s->kind]) ? CONTAINER
+								  : SKIP;
+	} else {
+		/* the functions above match elements without a namespace */
+		k = uri || d > CONTAINER_DEPTH
+			    ? SKIP
+			    : keep_child(s->nm, s->kind, d - 1, s->names[d - 1],
+					 localname);
+	}
+	if (k == SKIP) {
+		s->skip = d;
+		return;
+	}
+	if (k == WHOLE && !s->whole) {
+		s->whole = d;
+		blanks_judged(s, true);
+	}
+	if (k == CONTAINER)
+		s->names[d] = localname; /* the parser's dictionary keeps it */
+	xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_ns, ns, nb_attrs,
+			      nb_defaulted, attrs);
+}
+
+/* The pool element just ended: its facts, then it goes. */
+static void sax_element_done(struct sax *s)
+{
+	xmlNodePtr root = s->ctxt->node, node = root ? root->last : NULL;
+	int r;
+
+	if (!node)
+		return;
+	if (s->kind == POOL_VM)
+		r = vm_element(node, s->f, s->err, s->errlen);
+	else if (s->kind == POOL_HOST)
+		r = host_element(node, s->f, s->err, s->errlen);
+	else
+		r = vnet_element(node, s->f, s->err, s->errlen);
+	xmlUnlinkNode(node);
+	xmlFreeNode(node);
+	if (r)
+		sax_stop(s, r);
+}
+
+static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+		    const xmlChar *uri)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+	int d = s->depth--;
+
+	if (s->skip) {
+		if (d == s->skip)
+			s->skip = 0;
+		return;
+	}
+	xmlSAX2EndElementNs(ctx, localname, prefix, uri);
+	if (d == s->whole) {
+		s->whole = 0;
+		blanks_judged(s, false);
+	}
+	if (d == 2 && !s->r)
+		sax_element_done(s);
+}
+
+/* Text, CDATA, comments, entity references: only inside a value kept
+ * whole, the only place any of them is read. */
+static void sax_chars(void *ctx, const xmlChar *ch, int len)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (s->whole && !s->skip)
+		xmlSAX2Characters(ctx, ch, len);
+}
+
+static void sax_cdata(void *ctx, const xmlChar *value, int len)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (s->whole && !s->skip)
+		xmlSAX2CDataBlock(ctx, value, len);
+}
+
+static void sax_comment(void *ctx, const xmlChar *value)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (s->whole && !s->skip)
+		xmlSAX2Comment(ctx, value);
+}
+
+static void sax_pi(void *ctx, const xmlChar *target, const xmlChar *data)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (s->whole && !s->skip)
+		xmlSAX2ProcessingInstruction(ctx, target, data);
+}
+
+static void sax_reference(void *ctx, const xmlChar *name)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	if (s->whole && !s->skip)
+		xmlSAX2Reference(ctx, name);
+}
+
+static void sax_doctype(void *ctx, const xmlChar *name, const xmlChar *eid,
+			const xmlChar *sid)
+{
+	struct sax *s = ((xmlParserCtxtPtr)ctx)->_private;
+
+	(void)name;
+	(void)eid;
+	(void)sid;
+	err_set(s->err, s->errlen,
+		"%s: DOCTYPE refused (no DTD or entity is accepted)", s->what);
+	sax_stop(s, -EINVAL);
+}
+
+static void sax_handler(xmlSAXHandler *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->initialized = XML_SAX2_MAGIC;
+	h->setDocumentLocator = xmlSAX2SetDocumentLocator;
+	h->startDocument = xmlSAX2StartDocument;
+	h->endDocument = xmlSAX2EndDocument;
+	h->internalSubset = sax_doctype;
+	h->startElementNs = sax_start;
+	h->endElementNs = sax_end;
+	h->characters = sax_chars;
+	h->cdataBlock = sax_cdata;
+	h->comment = sax_comment;
+	h->processingInstruction = sax_pi;
+	h->reference = sax_reference;
+	h->serror = sax_error;
+}
+
+int poolread_doc(struct cloud_facts *f, int expect,
+		 int (*read)(void *ctx, char *buf, int len), void *ctx,
+		 const char *what, char *err, size_t errlen)
+{
+	struct sax s = { .f = f,
+			 .expect = expect,
+			 .kind = -1,
+			 .what = what,
+			 .err = err,
+			 .errlen = errlen };
+	xmlSAXHandler h;
+	int n, r;
+
+	xmlInitParser();
+	err[0] = '\0';
+	sax_handler(&h);
+	/* Pulled through read, as xmllint --sax reads a file (the push
+	 * parser re-checks its buffer at every token). No user data: the
+	 * SAX2 builder's callbacks get the parser's context. */
+	s.in.read = read;
+	s.in.ctx = ctx;
+	s.ctxt = xmlCreateIOParserCtxt(&h, NULL, sax_read, NULL, &s.in,
+				       XML_CHAR_ENCODING_NONE);
+	if (!s.ctxt) {
+		err_set(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	s.ctxt->_private = &s;
+	for (n = 0; n < N_COUNT; n++) {
+		s.nm[n] =
+			xmlDictLookup(s.ctxt->dict, BAD_CAST name_text[n], -1);
+		if (!s.nm[n])
+			s.r = -ENOMEM;
+	}
+	/* No XML_PARSE_NOENT: entities are never substituted; no DTD loads.
+	 * NODICT: the kept values' texts (70,000 VM IDs...) are not interned
+	 * in the dictionary every element name is looked up in. */
+	xmlCtxtUseOptions(s.ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR |
+					  XML_PARSE_NOBLANKS |
+					  XML_PARSE_NOWARNING |
+					  XML_PARSE_NODICT);
+	blanks_judged(&s, false); /* after the options, which set it */
+	if (!s.r)
+		xmlParseDocument(s.ctxt);
+	r = s.r;
+	/* well-formedness, as the tree reader judged it (a namespace error
+	 * alone is not fatal); the input failing is (the reader says why) */
+	if (!r && (!s.ctxt->wellFormed || s.in.failed))
+		r = -EINVAL;
+	if (r == -ENOMEM)
+		err_set(err, errlen, "%s: out of memory", what);
+	else if ((r || s.kind < 0) && !err[0] && s.note.line)
+		err_set(err, errlen, "%s: not well-formed XML: line %d: %s",
+			what, s.note.line,
+			s.note.msg[0] ? s.note.msg : "parse error");
+	else if ((r || s.kind < 0) && !err[0])
+		err_set(err, errlen, "%s: not well-formed XML: %s", what,
+			s.note.msg[0] ? s.note.msg : "no root element");
+	if (s.kind < 0 && !r)
+		r = -EINVAL;
+	if (s.ctxt->myDoc)
+		xmlFreeDoc(s.ctxt->myDoc);
+	xmlFreeParserCtxt(s.ctxt);
+	return r;
+}
+
+struct mem_in {
+	const char *p;
+	size_t len, at;
+};
+
+static int mem_read(void *ctx, char *buf, int len)
+{
+	struct mem_in *in = ctx;
+	size_t n = in->len - in->at;
+
+	if (n > (size_t)len)
+		n = (size_t)len;
+	memcpy(buf, in->p + in->at, n);
+	in->at += n;
+	return (int)n;
+}
+
+int poolread_mem(struct cloud_facts *f, int expect, const char *xml, size_t len,
+		 const char *what, char *err, size_t errlen)
+{
+	struct mem_in in = { xml, len, 0 };
+
+	if (!xml || !len) {
+		err_set(err, errlen, "%s: empty document", what);
+		return -EINVAL;
+	}
+	return poolread_doc(f, expect, mem_read, &in, what, err, errlen);
+}
+
+int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
+		   char *err, size_t errlen)
+{
+	struct pool_stream *s = malloc(sizeof(*s));
+	bool stdin_read = false;
+	int i, r = s ? 0 : -ENOMEM;
+
+	err[0] = '\0';
+	for (i = 0; i < (n ? n : 1) && !r; i++) {
+		const char *a = n ? paths[i] : "-";
+		enum pool_kind kind;
+		FILE *in = stdin;
+
+		if (!strcmp(a, "-")) {
+			if (stdin_read) {
+				err_set(err, errlen, "- given twice");
+				r = -EINVAL;
+				break;
+			}
+			stdin_read = true;
+			pool_stream_init(s, stdin, "standard input");
+		} else {
+			in = fopen(a, "re");
+			if (!in) {
+				r = -errno;
+				err_set(err, errlen, "%.200s: %s", a,
+					strerror(-r));
+				break;
+			}
+			pool_stream_init(s, in, a);
+		}
+		while (!r &&
+		       (r = pool_stream_next(s, &kind, err, errlen)) == 1) {
+			r = poolread_doc(f, expect, pool_stream_read, s,
+					 s->origin, err, errlen);
+			if (r && s->err[0]) /* the input, not the XML */
+				err_set(err, errlen, "%s", s->err);
+		}
+		if (in != stdin)
+			fclose(in);
+	}
+	if (r == -ENOMEM && !err[0])
+		err_set(err, errlen, "out of memory");
+	free(s);
+	return r;
+}

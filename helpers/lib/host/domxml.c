@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlsave.h>
+
+#include "host/domxml.h"
+#include "core/guid.h"
+#include "core/log.h"
+#include "host/onexml.h"
+
+static xmlNodePtr first_elem(const xmlNode *parent, const char *name)
+{
+	int n;
+
+	return xml_child(parent, name, &n);
+}
+
+static bool attr_is(const xmlNode *e, const char *name, const char *value)
+{
+	xmlChar *v = xmlGetNoNsProp(e, BAD_CAST name);
+	bool eq = v && xmlStrcmp(v, BAD_CAST value) == 0;
+
+	xmlFree(v);
+	return eq;
+}
+
+/*
+ * The document and the name errors call it by: "domain one-42". Only a root
+ * <domain> is accepted; anything else is not a deployment file.
+ */
+struct dom {
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	struct san_str name;
+};
+
+static int dom_open(struct dom *d, const char *xml, size_t len, char *err,
+		    size_t errlen)
+{
+	xmlNodePtr n;
+	xmlChar *v;
+
+	d->doc = xml_read_untrusted(xml, len, "domain XML", err, errlen);
+	if (!d->doc)
+		return -EINVAL;
+	d->root = xmlDocGetRootElement(d->doc);
+	if (!xml_is_elem(d->root, "domain")) {
+		err_set(err, errlen,
+			"domain XML: root element <%s> is not <domain>",
+			str_sanitize((const char *)d->root->name).s);
+		xmlFreeDoc(d->doc);
+		d->doc = NULL;
+		return -EINVAL;
+	}
+	n = first_elem(d->root, "name");
+	v = n ? xmlNodeGetContent(n) : NULL;
+	d->name = str_sanitize(v && *v ? (const char *)v : "(unnamed)");
+	xmlFree(v);
+	return 0;
+}
+
+/* --- rewrite -------------------------------------------------------------- */
+
+/* <interface> whose <mac address='02:00:C0:a8:01:05'/> parses to mac. */
+static bool iface_has_mac(const xmlNode *iface, uint64_t mac)
+{
+	xmlNodePtr c;
+
+	for (c = iface->children; c; c = c->next) {
+		xmlChar *v;
+		uint64_t m;
+		bool eq;
+
+		if (!xml_is_elem(c, "mac"))
+			continue;
+		v = xmlGetNoNsProp(c, BAD_CAST "address");
+		eq = v && mac_parse((const char *)v, &m) == 0 && m == mac;
+		xmlFree(v);
+		if (eq)
+			return true;
+	}
+	return false;
+}
+
+/* Interfaces in every <devices> (libvirt reads ./devices/interface). */
+static size_t find_ifaces(const xmlNode *root, uint64_t mac, xmlNodePtr *hit)
+{
+	xmlNodePtr d, c;
+	size_t count = 0;
+
+	for (d = root->children; d; d = d->next) {
+		if (!xml_is_elem(d, "devices"))
+			continue;
+		for (c = d->children; c; c = c->next) {
+			if (xml_is_elem(c, "interface") &&
+			    iface_has_mac(c, mac)) {
+				*hit = c;
+				count++;
+			}
+		}
+	}
+	return count;
+}
+
+/*
+ * The indentation after the last newline of a blank text node:
+ * "\n\t\t" before <interface> -> "\t\t". False when the node is not blank
+ * or holds no newline (a one-line document stays one line).
+ */
+static bool indent_of(const xmlNode *ws, char *buf, size_t len)
+{
+	const char *s, *nl;
+
+	if (!ws || ws->type != XML_TEXT_NODE || !ws->content)
+		return false;
+	s = (const char *)ws->content;
+	if (strspn(s, " \t\r\n") != strlen(s))
+		return false;
+	nl = strrchr(s, '\n');
+	if (!nl || strlen(nl + 1) >= len)
+		return false;
+	memcpy(buf, nl + 1, strlen(nl + 1) + 1);
+	return true;
+}
+
+#define INDENT_MAX 64
+
+/* Builds the hostdev; oom is sticky so the calls read as the XML does. */
+struct build {
+	xmlDocPtr doc;
+	bool pretty;
+	bool oom;
+	char outer[INDENT_MAX]; /* of <interface>: "\t\t" */
+	char inner[INDENT_MAX]; /* of its children: "\t\t\t" */
+	char deeper[2 * INDENT_MAX]; /* one step more: "\t\t\t\t" */
+};
+
+static xmlNodePtr add_elem(struct build *b, xmlNodePtr parent, const char *name)
+{
+	xmlNodePtr e = xmlNewDocNode(b->doc, NULL, BAD_CAST name, NULL);
+
+	if (!e) {
+		b->oom = true;
+		return NULL;
+	}
+	if (parent)
+		xmlAddChild(parent, e);
+	return e;
+}
+
+static void add_attr(struct build *b, xmlNodePtr e, const char *name,
+		     const char *value)
+{
+	if (e && !xmlNewProp(e, BAD_CAST name, BAD_CAST value))
+		b->oom = true;
+}
+
+static void add_indent(struct build *b, xmlNodePtr parent, const char *indent)
+{
+	char text[2 * INDENT_MAX + 2];
+	xmlNodePtr t;
+
+	if (!b->pretty || !parent)
+		return;
+	snprintf(text, sizeof(text), "\n%s", indent);
+	t = xmlNewDocText(b->doc, BAD_CAST text);
+	if (!t)
+		b->oom = true;
+	else
+		xmlAddChild(parent, t);
+}
+
+/* Indent the hostdev like its neighbours when the file is indented. */
+static void build_layout(struct build *b, const xmlNode *iface)
+{
+	size_t lo, li;
+
+	b->pretty = indent_of(iface->prev, b->outer, INDENT_MAX) &&
+		    indent_of(iface->children, b->inner, INDENT_MAX);
+	lo = strlen(b->outer);
+	li = strlen(b->inner);
+	if (b->pretty && (li <= lo || strncmp(b->outer, b->inner, lo) != 0))
+		b->pretty = false;
+	if (b->pretty)
+		snprintf(b->deeper, sizeof(b->deeper), "%s%s", b->inner,
+			 b->inner + lo);
+}
+
+/* The interface's guest PCI slot, if it was given one. */
+static xmlNodePtr guest_pci_address(const xmlNode *iface)
+{
+	xmlNodePtr c;
+
+	for (c = iface->children; c; c = c->next)
+		if (xml_is_elem(c, "address") && attr_is(c, "type", "pci"))
+			return c;
+	return NULL;
+}
+
+int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out)
+{
+	return sb_addf(out,
+		       "<hostdev mode=\"subsystem\" type=\"pci\" "
+		       "managed=\"yes\"><source><address domain=\"0x%04x\" "
+		       "bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
+		       "</source></hostdev>",
+		       vf->domain, vf->bus, vf->slot, vf->func);
+}
+
+static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
+			    const struct pci_addr *vf)
+{
+	struct build b = { .doc = doc };
+	xmlNodePtr hd, src, addr, keep[2];
+	char v[8];
+	size_t i;
+
+	keep[0] = first_elem(iface, "boot");
+	keep[1] = guest_pci_address(iface);
+	build_layout(&b, iface);
+
+	hd = add_elem(&b, NULL, "hostdev");
+	add_attr(&b, hd, "mode", "subsystem");
+	add_attr(&b, hd, "type", "pci");
+	add_attr(&b, hd, "managed", "yes");
+	add_indent(&b, hd, b.inner);
+	src = add_elem(&b, hd, "source");
+	add_indent(&b, src, b.deeper);
+	addr = add_elem(&b, src, "address");
+	snprintf(v, sizeof(v), "0x%04x", vf->domain);
+	add_attr(&b, addr, "domain", v);
+	snprintf(v, sizeof(v), "0x%02x", vf->bus);
+	add_attr(&b, addr, "bus", v);
+	snprintf(v, sizeof(v), "0x%02x", vf->slot);
+	add_attr(&b, addr, "slot", v);
+	snprintf(v, sizeof(v), "0x%x", vf->func);
+	add_attr(&b, addr, "function", v);
+	add_indent(&b, src, b.inner);
+	for (i = 0; i < 2 && !b.oom; i++) {
+		if (!keep[i])
+			continue;
+		add_indent(&b, hd, b.inner);
+		xmlUnlinkNode(keep[i]);
+		xmlAddChild(hd, keep[i]);
+	}
+	add_indent(&b, hd, b.outer);
+	if (b.oom) {
+		xmlFreeNode(hd);
+		return -ENOMEM;
+	}
+	xmlReplaceNode(iface, hd);
+	xmlFreeNode(iface);
+	return 0;
+}
+
+static void quiet(void *data, xmlErrorPtr e)
+{
+	(void)data;
+	(void)e;
+}
+
+/*
+ * Serialized as it came: an XML declaration only if the input had one
+ * (doc->standalone is -1 without), in its declared encoding, else UTF-8 with
+ * non-ASCII text and attributes left as they are rather than as &#x..; refs.
+ */
+static int doc_append(xmlDocPtr doc, struct strbuf *out)
+{
+	int opts = doc->standalone == -1 ? XML_SAVE_NO_DECL : 0;
+	const char *enc = NULL;
+	xmlStructuredErrorFunc old_fn = xmlStructuredError;
+	void *old_data = xmlStructuredErrorContext;
+	xmlSaveCtxtPtr save;
+	xmlBufferPtr buf;
+	int r = -ENOMEM;
+
+	if (!doc->encoding) {
+		doc->encoding = xmlStrdup(BAD_CAST "UTF-8");
+		if (!doc->encoding)
+			return -ENOMEM;
+		enc = "UTF-8";
+	}
+	buf = xmlBufferCreate();
+	if (!buf)
+		return -ENOMEM;
+	/* Quiet for this call only, like the parse; failure is -ENOMEM. */
+	xmlSetStructuredErrorFunc(NULL, quiet);
+	save = xmlSaveToBuffer(buf, enc, opts);
+	if (save) {
+		long w = xmlSaveDoc(save, doc);
+
+		if (xmlSaveClose(save) >= 0 && w >= 0)
+			r = 0;
+	}
+	xmlSetStructuredErrorFunc(old_data, old_fn);
+	if (!r)
+		r = sb_add(out, (const char *)xmlBufferContent(buf),
+			   (size_t)xmlBufferLength(buf));
+	xmlBufferFree(buf);
+	return r;
+}
+
+/* The map itself: one MAC per NIC, one NIC per VF. */
+static int check_map(const struct dom *d, const struct domxml_vf *map, size_t n,
+		     char *err, size_t errlen)
+{
+	char m1[MAC_STRLEN], pa[PCI_ADDR_STRLEN];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		mac_fmt(map[i].mac, m1);
+		for (j = 0; j < i; j++) {
+			if (map[i].mac == map[j].mac) {
+				err_set(err, errlen,
+					"domain %s: VF map lists MAC %s twice",
+					d->name.s, m1);
+				return -EINVAL;
+			}
+			if (pci_addr_cmp(&map[i].vf, &map[j].vf) == 0) {
+				pci_addr_fmt(&map[i].vf, pa);
+				err_set(err, errlen,
+					"domain %s: VF %s given for two MACs "
+					"(%s)",
+					d->name.s, pa, m1);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
+		   size_t n, struct strbuf *out, char *err, size_t errlen)
+{
+	struct dom d;
+	xmlNodePtr *hit = NULL;
+	char mac[MAC_STRLEN];
+	size_t i, count;
+	int r;
+
+	r = dom_open(&d, xml, len, err, errlen);
+	if (r)
+		return r;
+	r = check_map(&d, map, n, err, errlen);
+	if (r)
+		goto out;
+	hit = calloc(n ? n : 1, sizeof(*hit));
+	if (!hit) {
+		err_set(err, errlen, "domain %s: out of memory", d.name.s);
+		r = -ENOMEM;
+		goto out;
+	}
+	/* All found before any is changed: an error leaves nothing half done. */
+	for (i = 0; i < n; i++) {
+		count = find_ifaces(d.root, map[i].mac, &hit[i]);
+		if (count == 1)
+			continue;
+		mac_fmt(map[i].mac, mac);
+		if (count == 0)
+			err_set(err, errlen,
+				"domain %s: no <interface> with MAC %s",
+				d.name.s, mac);
+		else
+			err_set(err, errlen,
+				"domain %s: %zu <interface> elements with MAC "
+				"%s",
+				d.name.s, count, mac);
+		r = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < n && !r; i++)
+		r = iface_to_hostdev(d.doc, hit[i], &map[i].vf);
+	if (!r)
+		r = doc_append(d.doc, out);
+	if (r)
+		err_set(err, errlen, "domain %s: out of memory", d.name.s);
+out:
+	free(hit);
+	xmlFreeDoc(d.doc);
+	return r;
+}
+
+/* --- PCI devices in use --------------------------------------------------- */
+
+/*
+ * One address attribute the way libvirt reads it (base 0: "0x3b", "59");
+ * absent is 0. -EINVAL for anything else or above max.
+ */
+static int addr_attr(const xmlNode *e, const char *name, unsigned long max,
+		     unsigned long *out)
+{
+	xmlChar *v = xmlGetNoNsProp(e, BAD_CAST name);
+	char *end = NULL;
+	int r = -EINVAL;
+
+	*out = 0;
+	if (!v)
+		return 0;
+	/* strtoul alone would take " 59", "+59" and "-1" */
+	if (*v >= '0' && *v <= '9') {
+		errno = 0;
+		*out = strtoul((const char *)v, &end, 0);
+		if (!errno && !*end && *out <= max)
+			r = 0;
+	}
+	xmlFree(v);
+	return r;
+}
+
+static int read_addr(const struct dom *d, const xmlNode *a, const char *what,
+		     struct pci_addr *pa, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned long max;
+	} f[] = { { "domain", 0xffff },
+		  { "bus", 0xff },
+		  { "slot", 0x1f },
+		  { "function", 7 } };
+	unsigned long v[4];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		xmlChar *raw;
+
+		if (addr_attr(a, f[i].name, f[i].max, &v[i]) == 0)
+			continue;
+		raw = xmlGetNoNsProp(a, BAD_CAST f[i].name);
+		err_set(err, errlen,
+			"domain %s: %s source address %s='%s' is not a PCI %s",
+			d->name.s, what, f[i].name,
+			str_sanitize((const char *)raw).s, f[i].name);
+		xmlFree(raw);
+		return -EINVAL;
+	}
+	pa->domain = (uint16_t)v[0];
+	pa->bus = (uint8_t)v[1];
+	pa->slot = (uint8_t)v[2];
+	pa->func = (uint8_t)v[3];
+	return 0;
+}
+
+/* The <address> under <source> that names a host PCI function, or NULL. */
+static const xmlNode *pci_source(const xmlNode *dev, bool need_type)
+{
+	xmlNodePtr src = first_elem(dev, "source"), a;
+
+	if (!src)
+		return NULL;
+	for (a = src->children; a; a = a->next)
+		if (xml_is_elem(a, "address") &&
+		    (!need_type || attr_is(a, "type", "pci")))
+			return a;
+	return NULL;
+}
+
+struct pci_list {
+	struct pci_addr *v;
+	size_t n, alloc;
+};
+
+static int pci_list_add(struct pci_list *l, const struct pci_addr *a)
+{
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? 2 * l->alloc : 8;
+		struct pci_addr *p = realloc(l->v, na * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->alloc = na;
+	}
+	l->v[l->n++] = *a;
+	return 0;
+}
+
+/* libvirt's hostdev mode defaults to subsystem. */
+static bool is_pci_hostdev(const xmlNode *c)
+{
+	xmlChar *mode;
+	bool sub;
+
+	if (!xml_is_elem(c, "hostdev") || !attr_is(c, "type", "pci"))
+		return false;
+	mode = xmlGetNoNsProp(c, BAD_CAST "mode");
+	sub = !mode || xmlStrcmp(mode, BAD_CAST "subsystem") == 0;
+	xmlFree(mode);
+	return sub;
+}
+
+static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
+		       size_t errlen)
+{
+	xmlNodePtr dv, c;
+	struct pci_addr pa;
+	int r;
+
+	for (dv = d->root->children; dv; dv = dv->next) {
+		if (!xml_is_elem(dv, "devices"))
+			continue;
+		for (c = dv->children; c; c = c->next) {
+			const xmlNode *a;
+			const char *what;
+
+			if (is_pci_hostdev(c)) {
+				what = "<hostdev>";
+				a = pci_source(c, false);
+				if (!a) {
+					err_set(err, errlen,
+						"domain %s: PCI <hostdev> "
+						"without "
+						"a source address",
+						d->name.s);
+					return -EINVAL;
+				}
+			} else if (xml_is_elem(c, "interface") &&
+				   attr_is(c, "type", "hostdev")) {
+				what = "<interface type='hostdev'>";
+				a = pci_source(c, true);
+				if (!a)
+					continue; /* USB or mdev: not PCI */
+			} else {
+				continue;
+			}
+			r = read_addr(d, a, what, &pa, err, errlen);
+			if (!r)
+				r = pci_list_add(l, &pa);
+			if (r == -ENOMEM)
+				err_set(err, errlen, "domain %s: out of memory",
+					d->name.s);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
+			size_t *n, char *err, size_t errlen)
+{
+	struct pci_list l = { NULL, 0, 0 };
+	struct pci_addr *p;
+	struct dom d;
+	int r;
+
+	r = dom_open(&d, xml, len, err, errlen);
+	if (r)
+		return r;
+	r = collect_pci(&d, &l, err, errlen);
+	if (!r && l.n) {
+		p = realloc(*out, (*n + l.n) * sizeof(*p));
+		if (!p) {
+			err_set(err, errlen, "domain %s: out of memory",
+				d.name.s);
+			r = -ENOMEM;
+		} else {
+			memcpy(p + *n, l.v, l.n * sizeof(*p));
+			*out = p;
+			*n += l.n;
+		}
+	}
+	free(l.v);
+	xmlFreeDoc(d.doc);
+	return r;
+}
+
+/* --- CPU pinning ---------------------------------------------------------- */
+
+static void skip_blanks(const char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+}
+
+/* Decimal CPU number: "12" -> 12; -ERANGE from 1024 on. */
+static int cpu_num(const char **p, unsigned *out)
+{
+	unsigned v = 0;
+	bool big = false;
+
+	if (**p < '0' || **p > '9')
+		return -EINVAL;
+	for (; **p >= '0' && **p <= '9'; (*p)++) {
+		v = v * 10 + (unsigned)(**p - '0');
+		if (v >= CPULIST_MAX) {
+			big = true;
+			v = CPULIST_MAX;
+		}
+	}
+	*out = v;
+	return big ? -ERANGE : 0;
+}
+
+int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl)
+{
+	uint64_t acc[CPULIST_WORDS] = { 0 };
+	const char *p = s;
+	unsigned a, b, c;
+
+	if (!s)
+		return -EINVAL;
+	skip_blanks(&p);
+	while (*p) {
+		bool excl = *p == '^';
+		int r;
+
+		if (excl && !allow_excl)
+			return -EINVAL;
+		p += excl;
+		r = cpu_num(&p, &a);
+		if (r)
+			return r;
+		b = a;
+		skip_blanks(&p);
+		if (*p == '-' && !excl) {
+			p++;
+			skip_blanks(&p);
+			r = cpu_num(&p, &b);
+			if (r)
+				return r;
+			if (b < a)
+				return -EINVAL;
+			skip_blanks(&p);
+		}
+		for (c = a; c <= b; c++) {
+			if (excl)
+				acc[c / 64] &= ~(1ULL << (c % 64));
+			else
+				acc[c / 64] |= 1ULL << (c % 64);
+		}
+		if (*p == ',') {
+			p++;
+			skip_blanks(&p);
+			if (!*p)
+				return -EINVAL; /* "0-3," */
+		} else if (*p) {
+			return -EINVAL;
+		}
+	}
+	memcpy(bits, acc, sizeof(acc));
+	return 0;
+}
+
+/* One cpuset attribute OR'ed into bits: "0-3,^2" -> {0, 1, 3}. */
+static int add_cpuset(const struct dom *d, const xmlNode *e, const char *what,
+		      uint64_t bits[CPULIST_WORDS], char *err, size_t errlen)
+{
+	uint64_t one[CPULIST_WORDS], any = 0;
+	xmlChar *v = xmlGetNoNsProp(e, BAD_CAST "cpuset");
+	const char *why = NULL;
+	size_t i;
+	int r;
+
+	if (!v) {
+		err_set(err, errlen, "domain %s: %s without cpuset", d->name.s,
+			what);
+		return -EINVAL;
+	}
+	r = cpulist_parse((const char *)v, one, true);
+	for (i = 0; !r && i < CPULIST_WORDS; i++)
+		any |= one[i];
+	if (r == -ERANGE)
+		why = "names a CPU above 1023";
+	else if (r)
+		why = "is not a CPU list";
+	else if (!any)
+		why = "selects no CPU";
+	if (why)
+		err_set(err, errlen, "domain %s: %s cpuset '%s' %s", d->name.s,
+			what, str_sanitize((const char *)v).s, why);
+	xmlFree(v);
+	if (why)
+		return -EINVAL;
+	for (i = 0; i < CPULIST_WORDS; i++)
+		bits[i] |= one[i];
+	return 0;
+}
+
+/* <vcpu placement='auto'> or a bare <vcpu>: not pinned by this element. */
+static bool has_cpuset(const xmlNode *e)
+{
+	return xmlHasNsProp(e, BAD_CAST "cpuset", NULL) != NULL;
+}
+
+int domxml_pinned_cpus(const char *xml, size_t len,
+		       uint64_t bits[CPULIST_WORDS], bool *pinned, char *err,
+		       size_t errlen)
+{
+	uint64_t acc[CPULIST_WORDS] = { 0 };
+	xmlNodePtr c, p;
+	bool any = false;
+	struct dom d;
+	int r;
+
+	r = dom_open(&d, xml, len, err, errlen);
+	if (r)
+		return r;
+	for (c = d.root->children; c && !r; c = c->next) {
+		if (xml_is_elem(c, "vcpu") && has_cpuset(c)) {
+			r = add_cpuset(&d, c, "<vcpu>", acc, err, errlen);
+			any = true;
+		}
+		if (!xml_is_elem(c, "cputune"))
+			continue;
+		for (p = c->children; p && !r; p = p->next) {
+			if (!xml_is_elem(p, "vcpupin"))
+				continue;
+			r = add_cpuset(&d, p, "<vcpupin>", acc, err, errlen);
+			any = true;
+		}
+	}
+	xmlFreeDoc(d.doc);
+	if (r)
+		return r;
+	memcpy(bits, acc, sizeof(acc));
+	*pinned = any;
+	return 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The libvirt domain XML (OpenNebula's deployment file), read and changed
+ * through libxml2's tree, never as text. deploy turns each IB NIC, found by
+ * its MAC, into the VF it leased:
+ *
+ *   <interface type='bridge'>
+ *     <source bridge='onebr3'/>
+ *     <mac address='02:00:c0:a8:01:05'/>
+ *     <target dev='one-42-0'/>
+ *     <boot order='2'/>
+ *     <model type='virtio'/>
+ *   </interface>
+ * ->
+ *   <hostdev mode="subsystem" type="pci" managed="yes">
+ *     <source>
+ *       <address domain="0x0000" bus="0x3b" slot="0x00" function="0x1"/>
+ *     </source>
+ *     <boot order="2"/>
+ *   </hostdev>
+ *
+ * indented like the interface was (a one-line file gets a one-line hostdev).
+ * Every node it does not own (metadata, comments, other devices, CDATA) is
+ * serialized back as libxml2 read it; libxml2 writes every attribute in
+ * double quotes and namespace declarations first, which libvirt reads alike.
+ */
+#ifndef ONEIB_DOMXML_H
+#define ONEIB_DOMXML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/pci.h"
+#include "core/strbuf.h"
+
+struct domxml_vf {
+	uint64_t mac; /* the NIC's OpenNebula MAC, low 48 bits */
+	struct pci_addr vf; /* the VF that replaces it */
+};
+
+/*
+ * Replaces each <devices><interface> whose <mac address> equals map[i].mac
+ * (compared as parsed MACs, so case does not matter) by a managed PCI
+ * <hostdev> at the same place. The interface's <boot order> and its guest
+ * <address type='pci'> move into the hostdev, after <source>; the rest of the
+ * interface goes. A MAC matching no interface or several, a MAC or a VF given
+ * twice in map: -EINVAL with one line in err, and nothing appended to out.
+ * On success the document is appended to out, with an XML declaration only
+ * if the input had one.
+ */
+int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
+		   size_t n, struct strbuf *out, char *err, size_t errlen);
+
+/*
+ * The device XML that hot-attaches or hot-detaches VF vf (virsh
+ * attach-device / detach-device), one line, appended to out:
+ *   <hostdev mode="subsystem" type="pci" managed="yes"><source><address
+ *   domain="0x0000" bus="0x3b" slot="0x00" function="0x1"/></source></hostdev>
+ * A plain PCI hostdev, never <interface type='hostdev'>: libvirt would set
+ * an Ethernet MAC on the VF, which InfiniBand VFs refuse.
+ */
+int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
+
+/*
+ * PCI functions the domain already owns: source addresses of
+ * <hostdev mode='subsystem' type='pci'> and of <interface type='hostdev'>
+ * (<source><address type='pci' .../>), appended to *out (realloc'd, *n
+ * grows). Libvirt's forms are accepted: "0x3b" or "59", absent = 0. On error
+ * *out and *n are unchanged.
+ */
+int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
+			size_t *n, char *err, size_t errlen);
+
+/* Host CPUs as a bitmap: bit c of bits[c / 64] is CPU c. */
+#define CPULIST_MAX 1024
+#define CPULIST_WORDS (CPULIST_MAX / 64)
+
+/*
+ * Host CPUs the vCPUs may run on: the union of <vcpu cpuset='0-3,^2'> and
+ * every <cputune><vcpupin cpuset='...'>. *pinned is false (and bits empty)
+ * when neither is present, i.e. the vCPUs float over the whole host.
+ */
+int domxml_pinned_cpus(const char *xml, size_t len,
+		       uint64_t bits[CPULIST_WORDS], bool *pinned, char *err,
+		       size_t errlen);
+
+/*
+ * The kernel's and libvirt's CPU list: "0-3,8,10-11" (also
+ * /sys/devices/system/node/node0/cpulist, without its '\n'). With
+ * allow_excl, "^N" removes N from what the items before it set, as libvirt
+ * reads "0-7,^3". Blanks around items are allowed; "" is the empty set (a
+ * node without CPUs). -EINVAL on anything else, -ERANGE for a CPU >= 1024;
+ * bits is written only on success.
+ */
+int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl);
+
+#endif

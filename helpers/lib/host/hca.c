@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <infiniband/umad.h>
+
+#include "host/hca.h"
+#include "core/log.h"
+#include "core/sysfs.h"
+
+#define SYS_PCI "/sys/bus/pci/devices"
+#define SYS_IB "/sys/class/infiniband"
+
+static const char *const state_names[] = {
+	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
+};
+
+static const char *const phys_state_names[] = {
+	NULL,
+	"Sleep",
+	"Polling",
+	"Disabled",
+	"PortConfigurationTraining",
+	"LinkUp",
+	"LinkErrorRecovery",
+	"Phy Test",
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *ib_state_name(int state)
+{
+	if (state < 0 || (size_t)state >= NELEM(state_names))
+		return NULL;
+	return state_names[state];
+}
+
+const char *ib_phys_state_name(int phys_state)
+{
+	if (phys_state < 0 || (size_t)phys_state >= NELEM(phys_state_names))
+		return NULL;
+	return phys_state_names[phys_state];
+}
+
+/* "5: LinkUp" against a table of names: the number must name that entry. */
+static int parse_numbered(const char *s, const char *const *names, size_t n)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || errno || v < 0 || (size_t)v >= n || !names[v])
+		return -EINVAL;
+	if (strncmp(end, ": ", 2) || strcmp(end + 2, names[v]))
+		return -EINVAL;
+	return (int)v;
+}
+
+int ib_state_parse(const char *s)
+{
+	return parse_numbered(s, state_names, NELEM(state_names));
+}
+
+static int ib_phys_state_parse(const char *s)
+{
+	return parse_numbered(s, phys_state_names, NELEM(phys_state_names));
+}
+
+bool ib_port_usable(const struct ib_port *p)
+{
+	return p->state == 4 && !strcmp(p->link_layer, "InfiniBand");
+}
+
+bool vf_driver_assignable(const char *driver)
+{
+	return driver[0] == '\0' || !strcmp(driver, "vfio-pci");
+}
+
+bool vf_assignable(const struct vf *vf)
+{
+	return !vf->unprobed && !vf->absent && vf_driver_assignable(vf->driver);
+}
+
+/*
+ * libibumad turns "banana" into 0 without complaint, so a value outside the
+ * kernel's range sends us back to the file to say what was there.
+ */
+static int check_port_attr(const char *ibdev, int port, const char *attr,
+			   unsigned v, int (*parse)(const char *), int lo,
+			   int hi)
+{
+	char path[PATH_MAX], buf[SYSFS_VALUE_MAX];
+	int r;
+
+	if ((int)v >= lo && (int)v <= hi)
+		return (int)v;
+	if (path_fmt(path, sizeof(path), SYS_IB "/%s/ports/%d/%s", ibdev, port,
+		     attr))
+		return -1;
+	if (sysfs_read_str(path, buf, sizeof(buf)))
+		return -1;
+	r = parse(buf);
+	if (r < 0)
+		log_msg("%s: unexpected value '%s'", path, buf);
+	return r < 0 ? -1 : r;
+}
+
+static int copy_port(const char *ibdev, const umad_port_t *u, struct ib_port *p)
+{
+	unsigned i, n = 0;
+
+	p->num = u->portnum;
+	p->state = check_port_attr(ibdev, u->portnum, "state", u->state,
+				   ib_state_parse, 1, 5);
+	p->phys_state = check_port_attr(ibdev, u->portnum, "phys_state",
+					u->phys_state, ib_phys_state_parse, 1,
+					7);
+	p->rate = u->rate;
+	p->lid = u->base_lid;
+	p->sm_lid = u->sm_lid;
+	snprintf(p->link_layer, sizeof(p->link_layer), "%s",
+		 strcmp(u->link_layer, "IB") ? u->link_layer : "InfiniBand");
+	p->guid = be64toh(u->port_guid);
+	p->pkeys = calloc(u->pkeys_size ? u->pkeys_size : 1, sizeof(uint16_t));
+	if (!p->pkeys)
+		return -ENOMEM;
+	for (i = 0; i < u->pkeys_size; i++)
+		if (u->pkeys[i])
+			p->pkeys[n++] = u->pkeys[i];
+	p->npkeys = n;
+	return 0;
+}
+
+static int read_ports(struct hca *h)
+{
+	umad_ca_t ca;
+	int i, r;
+
+	r = umad_get_ca(h->ibdev, &ca);
+	if (r < 0) {
+		log_msg(SYS_IB "/%s: libibumad cannot read it (%s)", h->ibdev,
+			strerror(-r));
+		return 0;
+	}
+	h->node_guid = be64toh(ca.node_guid);
+	snprintf(h->fw_ver, sizeof(h->fw_ver), "%s", ca.fw_ver);
+	for (i = 0; i <= ca.numports && i < UMAD_CA_MAX_PORTS; i++) {
+		if (!ca.ports[i] || h->nports >= HCA_MAX_PORTS)
+			continue;
+		r = copy_port(h->ibdev, ca.ports[i], &h->ports[h->nports]);
+		if (r)
+			break;
+		h->nports++;
+	}
+	umad_release_ca(&ca);
+	return r;
+}
+
+/* A number that every kernel provides: missing or odd is worth a warning. */
+static long read_expected_long(const char *bdf, const char *attr, long unknown)
+{
+	char path[PATH_MAX];
+	long v;
+	int r;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr))
+		return unknown;
+	r = sysfs_read_long(path, &v);
+	if (r == -ENOENT)
+		log_msg("%s: missing", path);
+	return r ? unknown : v;
+}
+
+/* A number only some functions have (sriov_* on PFs): missing is normal. */
+static long read_optional_long(const char *bdf, const char *attr, long unknown)
+{
+	char path[PATH_MAX];
+	long v;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr))
+		return unknown;
+	return sysfs_read_long(path, &v) ? unknown : v;
+}
+
+static void read_link(const char *bdf, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	buf[0] = '\0';
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/%s", bdf, attr) ||
+	    sysfs_link_name(path, buf, len))
+		buf[0] = '\0';
+}
+
+static int numa_of(long v)
+{
+	return v < 0 || v > INT_MAX ? -1 : (int)v;
+}
+
+static void read_vf(const char *bdf, struct vf *vf)
+{
+	char group[32], *end;
+	long g;
+
+	read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+	read_link(bdf, "iommu_group", group, sizeof(group));
+	g = strtol(group, &end, 10);
+	vf->iommu_group = group[0] && !*end && g >= 0 && g <= INT_MAX ? (int)g
+								      : -1;
+	vf->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	vf->ibdev[0] = '\0';
+	vf->vmid = -1;
+	vf->leased = false;
+}
+
+static int vf_cmp(const void *a, const void *b)
+{
+	const struct vf *x = a, *y = b;
+
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Does sysfs show this function? (a dangling virtfnN says no) */
+static bool pci_exists(const char *bdf)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !path_fmt(path, sizeof(path), SYS_PCI "/%s", bdf) &&
+	       stat(path, &st) == 0;
+}
+
+/* virtfn0 -> ../0000:3b:00.1, one VF per link, in VF-index order. */
+static int read_vfs(struct hca *h, const char *bdf)
+{
+	char dirpath[PATH_MAX], link[PATH_MAX], vfbdf[64], *end;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+	long idx;
+	int r = 0;
+
+	if (path_fmt(dirpath, sizeof(dirpath), SYS_PCI "/%s", bdf))
+		return 0;
+	d = opendir(dirpath);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct vf vf = { 0 };
+
+		if (strncmp(de->d_name, "virtfn", 6))
+			continue;
+		errno = 0;
+		idx = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || *end || errno || idx < 0 ||
+		    idx > INT_MAX)
+			continue;
+		if (path_fmt(link, sizeof(link), "%s/%s", dirpath, de->d_name))
+			continue;
+		if (sysfs_link_name(link, vfbdf, sizeof(vfbdf)) ||
+		    pci_addr_parse(vfbdf, &vf.addr)) {
+			log_msg("%s: not a link to a PCI function", link);
+			continue;
+		}
+		if (!pci_exists(vfbdf)) {
+			log_msg("%s: dangling link to '%s'", link, vfbdf);
+			continue;
+		}
+		vf.index = (int)idx;
+		read_vf(vfbdf, &vf);
+		if (h->nvfs == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct vf *nv = reallocarray(h->vfs, ncap, sizeof(*nv));
+
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			h->vfs = nv;
+			cap = ncap;
+		}
+		h->vfs[h->nvfs++] = vf;
+	}
+	closedir(d);
+	if (h->nvfs)
+		qsort(h->vfs, h->nvfs, sizeof(*h->vfs), vf_cmp);
+	return r;
+}
+
+int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
+		     int *ifindex)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int r = -ENOENT;
+	DIR *d;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/net", pf_bdf))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		char f[PATH_MAX];
+		long type, dev_port, idx;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= len)
+			continue;
+		/* 32 = ARPHRD_INFINIBAND: an IPoIB netdev, not a RoCE one */
+		if (path_fmt(f, sizeof(f), "%s/%s/type", path, de->d_name) ||
+		    sysfs_read_long(f, &type) || type != 32)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/dev_port", path,
+			     de->d_name) ||
+		    sysfs_read_long(f, &dev_port) || dev_port != port - 1)
+			continue;
+		if (path_fmt(f, sizeof(f), "%s/%s/ifindex", path, de->d_name) ||
+		    sysfs_read_long(f, &idx) || idx <= 0 || idx > INT_MAX)
+			continue;
+		/* length checked above */
+		memcpy(name, de->d_name, strlen(de->d_name) + 1);
+		*ifindex = (int)idx;
+		r = 0;
+		break;
+	}
+	closedir(d);
+	return r;
+}
+
+/* How VFs of each InfiniBand port get their GUIDs (enum vf_guids). */
+static void read_vf_guids(struct hca *h, const char *bdf)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	bool ofed;
+	int p, ifindex, r;
+
+	if (!h->nvfs)
+		return;
+	ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov", bdf) &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	for (p = 0; p < h->nports; p++) {
+		struct ib_port *pt = &h->ports[p];
+
+		if (strcmp(pt->link_layer, "InfiniBand"))
+			continue;
+		if (!strcmp(h->driver, "mlx4_core")) {
+			pt->vf_guids = VF_GUIDS_MLX4;
+			continue;
+		}
+		if (strcmp(h->driver, "mlx5_core"))
+			continue;
+		r = hca_ipoib_netdev(bdf, pt->num, pt->ipoib, sizeof(pt->ipoib),
+				     &ifindex);
+		if (ofed)
+			pt->vf_guids = VF_GUIDS_OFED;
+		else
+			pt->vf_guids = r ? VF_GUIDS_NONE : VF_GUIDS_NETLINK;
+	}
+}
+
+static int read_pci(struct hca *h, struct pci_names *names)
+{
+	char bdf[PCI_ADDR_STRLEN];
+	int r;
+
+	pci_addr_fmt(&h->addr, bdf);
+	h->vendor_id = (uint16_t)read_expected_long(bdf, "vendor", 0);
+	h->device_id = (uint16_t)read_expected_long(bdf, "device", 0);
+	if (!names ||
+	    pci_vendor_name(names, h->vendor_id, h->vendor, sizeof(h->vendor)))
+		h->vendor[0] = '\0';
+	if (!names || pci_device_name(names, h->vendor_id, h->device_id,
+				      h->device, sizeof(h->device)))
+		h->device[0] = '\0';
+	read_link(bdf, "driver", h->driver, sizeof(h->driver));
+	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
+	h->sriov_numvfs = (int)read_optional_long(bdf, "sriov_numvfs", -1);
+	r = read_vfs(h, bdf);
+	if (!r)
+		read_vf_guids(h, bdf);
+	return r;
+}
+
+/* RDMA devices of VFs the host driver holds: "0000:3b:01.0" -> "mlx5_2". */
+struct vf_ibdev {
+	struct pci_addr addr;
+	char ibdev[HCA_NAME_MAX];
+};
+
+struct scan {
+	struct hca_list *out;
+	size_t cap;
+	struct vf_ibdev *vfdevs;
+	size_t nvfdevs, vfcap;
+	struct pci_names *names;
+};
+
+static int push_vf_ibdev(struct scan *s, const struct pci_addr *a,
+			 const char *ibdev)
+{
+	if (s->nvfdevs == s->vfcap) {
+		size_t n = s->vfcap ? s->vfcap * 2 : 8;
+		struct vf_ibdev *v = reallocarray(s->vfdevs, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->vfdevs = v;
+		s->vfcap = n;
+	}
+	s->vfdevs[s->nvfdevs].addr = *a;
+	snprintf(s->vfdevs[s->nvfdevs].ibdev, HCA_NAME_MAX, "%s", ibdev);
+	s->nvfdevs++;
+	return 0;
+}
+
+static struct hca *push_hca(struct scan *s)
+{
+	struct hca_list *l = s->out;
+
+	if (l->n == s->cap) {
+		size_t n = s->cap ? s->cap * 2 : 4;
+		struct hca *v = reallocarray(l->v, n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		s->cap = n;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+static int scan_ibdev(struct scan *s, const char *ibdev)
+{
+	char path[PATH_MAX], bdf[64];
+	struct pci_addr addr;
+	bool has_pci;
+	struct hca *h;
+	int r;
+
+	if (strlen(ibdev) >= HCA_NAME_MAX)
+		return 0;
+	has_pci = !path_fmt(path, sizeof(path), SYS_IB "/%s/device", ibdev) &&
+		  !sysfs_link_name(path, bdf, sizeof(bdf)) &&
+		  !pci_addr_parse(bdf, &addr);
+	if (has_pci &&
+	    !path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf)) {
+		struct stat st;
+
+		if (lstat(path, &st) == 0)
+			return push_vf_ibdev(s, &addr, ibdev);
+	}
+	h = push_hca(s);
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
+	h->has_pci = has_pci;
+	h->numa_node = -1;
+	h->sriov_totalvfs = -1;
+	h->sriov_numvfs = -1;
+	if (has_pci)
+		h->addr = addr;
+	r = read_ports(h);
+	if (!r && has_pci)
+		r = read_pci(h, s->names);
+	return r;
+}
+
+static int hca_cmp(const void *a, const void *b)
+{
+	const struct hca *x = a, *y = b;
+
+	if (x->has_pci != y->has_pci)
+		return x->has_pci ? -1 : 1;
+	if (x->has_pci)
+		return pci_addr_cmp(&x->addr, &y->addr);
+	return strcmp(x->ibdev, y->ibdev);
+}
+
+static void attach_vf_ibdevs(struct scan *s)
+{
+	size_t i, j, k;
+
+	for (k = 0; k < s->nvfdevs; k++)
+		for (i = 0; i < s->out->n; i++)
+			for (j = 0; j < s->out->v[i].nvfs; j++) {
+				struct vf *vf = &s->out->v[i].vfs[j];
+
+				if (!pci_addr_cmp(&vf->addr,
+						  &s->vfdevs[k].addr))
+					memcpy(vf->ibdev, s->vfdevs[k].ibdev,
+					       HCA_NAME_MAX);
+			}
+}
+
+/*
+ * SYS_IB, open. NULL with *r = 0 when no RDMA core is loaded (a host
+ * without InfiniBand, not an error), with *r = -errno when /sys itself
+ * cannot be read. opendir, not stat: libumad2sim (ibsim) fakes SYS_IB by
+ * wrapping opendir and scandir only.
+ */
+static DIR *open_sys_ib(int *r)
+{
+	DIR *d = opendir("/sys");
+
+	*r = d ? 0 : -errno;
+	if (!d)
+		return NULL;
+	closedir(d);
+	return opendir(SYS_IB);
+}
+
+int hca_discover(struct hca_list *out, bool names)
+{
+	struct umad_device_node *devs, *d;
+	struct scan s = { .out = out };
+	DIR *sys;
+	int r = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	sys = open_sys_ib(&r);
+	if (!sys)
+		return r;
+	closedir(sys);
+	s.names = names ? pci_names_open() : NULL;
+	devs = umad_get_ca_device_list();
+	for (d = devs; d && !r; d = d->next)
+		r = scan_ibdev(&s, d->ca_name);
+	umad_free_ca_device_list(devs);
+	attach_vf_ibdevs(&s);
+	free(s.vfdevs);
+	pci_names_close(s.names);
+	if (r) {
+		hca_list_free(out);
+		return r;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	return 0;
+}
+
+/* "4: ACTIVE" and "InfiniBand" of each port under ports/, by number. */
+static int inventory_ports(struct hca *h)
+{
+	char dir[PATH_MAX], path[PATH_MAX], buf[SYSFS_VALUE_MAX], *end;
+	struct dirent *de;
+	DIR *d;
+
+	if (path_fmt(dir, sizeof(dir), SYS_IB "/%s/ports", h->ibdev))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && h->nports < HCA_MAX_PORTS) {
+		struct ib_port *p = &h->ports[h->nports];
+		long n;
+
+		errno = 0;
+		n = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || *end || errno || n < 1 || n > 255)
+			continue;
+		memset(p, 0, sizeof(*p));
+		p->num = (int)n;
+		p->phys_state = -1;
+		p->state = -1;
+		if (!path_fmt(path, sizeof(path), "%s/%ld/state", dir, n) &&
+		    !sysfs_read_str(path, buf, sizeof(buf))) {
+			p->state = ib_state_parse(buf);
+			if (p->state < 0)
+				log_msg("%s: unexpected value '%s'", path, buf);
+		}
+		if (!path_fmt(path, sizeof(path), "%s/%ld/link_layer", dir,
+			      n) &&
+		    sysfs_read_str(path, p->link_layer, sizeof(p->link_layer)))
+			p->link_layer[0] = '\0';
+		h->nports++;
+	}
+	closedir(d);
+	for (int i = 1; i < h->nports; i++) /* by number, as libibumad */
+		for (int j = i; j > 0 && h->ports[j - 1].num > h->ports[j].num;
+		     j--) {
+			struct ib_port t = h->ports[j];
+
+			h->ports[j] = h->ports[j - 1];
+			h->ports[j - 1] = t;
+		}
+	return 0;
+}
+
+/*
+ * VF n's address from the PF's: routing ID (bus << 8 | devfn) + offset +
+ * n * stride, as the kernel numbers virtfnN. Without those files (an odd
+ * tree), the virtfnN links themselves, read in full.
+ */
+static int inventory_vfs(struct hca *h, const char *bdf)
+{
+	long num = read_optional_long(bdf, "sriov_numvfs", -1);
+	long off = read_optional_long(bdf, "sriov_offset", -1);
+	long stride = read_optional_long(bdf, "sriov_stride", -1);
+	unsigned rid = (unsigned)h->addr.bus << 8 |
+		       (unsigned)h->addr.slot << 3 | h->addr.func;
+	long i;
+
+	if (num < 0 || off < 0 || stride < 0 || num > 0xffff)
+		return read_vfs(h, bdf);
+	h->sriov_numvfs = (int)num;
+	if (num == 0)
+		return 0;
+	h->vfs = calloc((size_t)num, sizeof(*h->vfs));
+	if (!h->vfs)
+		return -ENOMEM;
+	for (i = 0; i < num; i++) {
+		unsigned long v = rid + (unsigned long)off +
+				  (unsigned long)stride * (unsigned long)i;
+		struct vf *vf = &h->vfs[h->nvfs];
+
+		if (v > 0xffff)
+			break;
+		vf->index = (int)i;
+		vf->addr.domain = h->addr.domain;
+		vf->addr.bus = (uint8_t)(v >> 8);
+		vf->addr.slot = (uint8_t)(v >> 3 & 0x1f);
+		vf->addr.func = (uint8_t)(v & 7);
+		vf->iommu_group = -1;
+		vf->numa_node = h->numa_node;
+		vf->vmid = -1;
+		vf->unprobed = true;
+		h->nvfs++;
+	}
+	return 0;
+}
+
+static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
+{
+	char path[PATH_MAX], bdf[64];
+	struct pci_addr addr;
+	struct stat st;
+	struct hca *h;
+	int r;
+
+	if (strlen(ibdev) >= HCA_NAME_MAX)
+		return 0;
+	if (path_fmt(path, sizeof(path), SYS_IB "/%s/device", ibdev) ||
+	    sysfs_link_name(path, bdf, sizeof(bdf)) ||
+	    pci_addr_parse(bdf, &addr))
+		return 0; /* no PCI function: never a PF of VFs */
+	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf) &&
+	    lstat(path, &st) == 0)
+		return 0; /* a VF the host driver holds */
+	if (out->n == *cap) {
+		size_t n = *cap ? *cap * 2 : 4;
+		struct hca *v = reallocarray(out->v, n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		*cap = n;
+	}
+	h = &out->v[out->n++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);
+	h->has_pci = true;
+	h->addr = addr;
+	h->sriov_totalvfs = -1;
+	h->sriov_numvfs = -1;
+	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	inventory_ports(h);
+	read_link(bdf, "driver", h->driver, sizeof(h->driver));
+	r = inventory_vfs(h, bdf);
+	if (!r)
+		read_vf_guids(h, bdf); /* whether its VFs can get GUIDs */
+	return r;
+}
+
+int hca_inventory(struct hca_list *out)
+{
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *sys;
+	int r = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	sys = open_sys_ib(&r);
+	if (!sys)
+		return r;
+	while (!r && (de = readdir(sys)))
+		if (de->d_name[0] != '.')
+			r = inventory_ibdev(out, &cap, de->d_name);
+	closedir(sys);
+	if (r) {
+		hca_list_free(out);
+		return r;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	return 0;
+}
+
+void hca_vf_probe(struct vf *vf)
+{
+	char bdf[PCI_ADDR_STRLEN];
+
+	pci_addr_fmt(&vf->addr, bdf);
+	vf->unprobed = false;
+	vf->absent = !pci_exists(bdf);
+	if (vf->absent)
+		vf->driver[0] = '\0';
+	else
+		read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+}
+
+size_t hca_probe_all(struct hca_list *l)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		for (j = 0; j < l->v[i].nvfs; j++)
+			if (l->v[i].vfs[j].unprobed) {
+				hca_vf_probe(&l->v[i].vfs[j]);
+				n++;
+			}
+	return n;
+}
+
+void hca_list_free(struct hca_list *l)
+{
+	size_t i;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		for (p = 0; p < l->v[i].nports; p++)
+			free(l->v[i].ports[p].pkeys);
+		free(l->v[i].vfs);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The host's InfiniBand HCAs (PFs), their ports and their SR-IOV VFs.
+ *
+ * Where each fact comes from:
+ *   RDMA devices and their ports  libibumad (/sys/class/infiniband/<dev>)
+ *   PCI identity, SR-IOV, VFs     /sys/bus/pci/devices/<bdf>/{vendor,device,
+ *                                 numa_node,driver,iommu_group,sriov_*,virtfnN}
+ *   vendor/device names           libpci's pci.ids
+ *
+ * An RDMA device whose PCI function has a `physfn` link belongs to a VF bound
+ * to the host driver (mlx5_core); it is shown on that VF, not as an HCA. A
+ * device with no PCI function at all (ibsim's "ibsim0") is an HCA without an
+ * address.
+ *
+ * Unknown numbers are -1 (numa_node -1 is also the kernel's "unknown").
+ */
+#ifndef ONEIB_HCA_H
+#define ONEIB_HCA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/pci.h"
+
+#define HCA_NAME_MAX 64
+#define HCA_MAX_PORTS 10 /* libibumad's UMAD_CA_MAX_PORTS */
+
+/*
+ * How the host gives a VF of this port its GUIDs (what oneib-pkey map needs):
+ * mlx4 through the PF's iov/ alias GUID tables; mlx5 through MLNX_OFED's
+ * <pf>/sriov/<n>/ files, or upstream through rtnetlink on the PF's IPoIB
+ * netdev for the port ("ib0": ib_ipoib loaded). VF_GUIDS_NONE: an mlx5 port
+ * with VFs and neither, so every deploy that programs a VF would fail.
+ */
+enum vf_guids {
+	VF_GUIDS_NA, /* no VFs, not InfiniBand, or not mlx4/mlx5 */
+	VF_GUIDS_MLX4,
+	VF_GUIDS_OFED,
+	VF_GUIDS_NETLINK,
+	VF_GUIDS_NONE,
+};
+
+struct ib_port {
+	int num;
+	int state; /* 4 = ACTIVE; -1 unknown */
+	int phys_state; /* 5 = LinkUp; -1 unknown */
+	unsigned rate; /* Gb/s as libibumad reads it: "2.5 Gb/sec" -> 2 */
+	unsigned lid;
+	unsigned sm_lid;
+	char link_layer[20]; /* "InfiniBand", "Ethernet" (UMAD_CA_NAME_LEN) */
+	uint64_t guid;
+	uint16_t *pkeys; /* non-zero entries, table order */
+	size_t npkeys;
+	enum vf_guids vf_guids;
+	char ipoib[HCA_NAME_MAX]; /* the PF's IPoIB netdev for it, "" none */
+};
+
+struct vf {
+	int index; /* N of the PF's virtfnN */
+	struct pci_addr addr;
+	char driver[HCA_NAME_MAX]; /* "" when unbound */
+	int iommu_group;
+	int numa_node;
+	char ibdev[HCA_NAME_MAX]; /* "" unless the host driver holds it */
+	int vmid; /* VM holding it by lease, -1: none */
+	bool leased; /* by a VM or adopted by a foreign domain */
+	bool unprobed; /* hca_inventory: driver not read yet (hca_vf_probe) */
+	bool absent; /* probed, and sysfs has no such function */
+};
+
+struct hca {
+	bool has_pci;
+	struct pci_addr addr;
+	uint16_t vendor_id, device_id;
+	char vendor[128], device[128]; /* "" when pci.ids does not know */
+	char driver[HCA_NAME_MAX];
+	char ibdev[HCA_NAME_MAX];
+	uint64_t node_guid;
+	char fw_ver[32];
+	int numa_node;
+	int sriov_totalvfs, sriov_numvfs;
+	struct ib_port ports[HCA_MAX_PORTS];
+	int nports;
+	struct vf *vfs;
+	size_t nvfs;
+};
+
+struct hca_list {
+	struct hca *v;
+	size_t n;
+};
+
+/*
+ * Fills `out` (sorted: PCI address, then address-less devices by name).
+ * Odd sysfs data is reported on stderr and skipped; the return value is
+ * negative only when /sys itself cannot be read or memory runs out.
+ */
+/* names: look vendor/device names up in pci.ids (parsing it costs time
+ * that oneib-vf, which never shows them, does not spend). */
+int hca_discover(struct hca_list *out, bool names);
+/*
+ * What VF placement needs and no more, for oneib-vf's every deploy (a full
+ * hca_discover of 508 VFs is ~6000 sysfs reads, ~11 ms): the PFs with their
+ * PCI address, driver and NUMA node, their ports' number, state, link
+ * layer (read from sysfs directly: libibumad would read all 128 P_Keys of
+ * each) and how their VFs get GUIDs (vf_guids),
+ * and their VFs' index and address, numbered as the kernel numbers them
+ * (VF n = the PF's routing ID + sriov_offset + n * sriov_stride), each
+ * left unprobed: hca_vf_probe reads its driver when placement asks.
+ */
+int hca_inventory(struct hca_list *out);
+/* A VF's driver, and whether sysfs has it at all (a dangling virtfnN). */
+void hca_vf_probe(struct vf *vf);
+/* Every unprobed VF of l probed; how many were. */
+size_t hca_probe_all(struct hca_list *l);
+void hca_list_free(struct hca_list *l);
+
+const char *ib_state_name(int state);
+const char *ib_phys_state_name(int phys_state);
+/* "4: ACTIVE" -> 4; -EINVAL unless number and name agree. */
+int ib_state_parse(const char *s);
+/* Port can carry a tenant VF: ACTIVE and InfiniBand. */
+bool ib_port_usable(const struct ib_port *p);
+/*
+ * VF can be handed to a guest: not held by a host driver. The rule is the
+ * driver it is bound to: vfio-pci (libvirt's managed='yes' binds it at
+ * domain start and leaves a pre-bound one as it is) or none at all; any
+ * other driver (mlx5_core, mlx4_core: an RDMA device and an IPoIB netdev
+ * of the host) means the host uses it. oneib-vf leases and oneib-pkey
+ * programs only such VFs.
+ */
+bool vf_driver_assignable(const char *driver);
+/* That, for a probed VF sysfs has (hca_inventory leaves VFs unprobed). */
+bool vf_assignable(const struct vf *vf);
+
+/*
+ * The IPoIB netdev of PF `pf_bdf`'s port `port`: the entry of
+ * /sys/bus/pci/devices/<pf>/net/ with type 32 (ARPHRD_INFINIBAND) and
+ * dev_port port-1, e.g. "ib0" and its ifindex. -ENOENT when there is none
+ * (ib_ipoib not loaded).
+ */
+int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
+		     int *ifindex);
+
+#endif

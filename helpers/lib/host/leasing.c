@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "host/domview.h"
+#include "core/guid.h"
+#include "host/leasing.h"
+#include "core/log.h"
+#include "host/placement.h"
+#include "root/vf.h"
+
+#define ERRLEN 512
+
+static bool programs(const struct leasing_cfg *cfg)
+{
+	return cfg->pkey_cmd && *cfg->pkey_cmd;
+}
+
+/*
+ * Which domains' XML a scan must read. An OpenNebula domain one-N whose VM
+ * N holds leases holds exactly the VFs leased to it: deploy put them in its
+ * XML, and every other way a VF enters a domain of ours goes through the
+ * ledger as well. Its VFs are taken already, so reading it would only cost
+ * a round trip per VM on the host. Every other domain is read: foreign
+ * ones, and one-N without a lease. (reconcile, the safety net, reads all.)
+ */
+struct vouch {
+	const struct ledger *l;
+	int vmid; /* always read this VM's domain; -1: none */
+};
+
+static bool need_xml(const char *name, int vmid, void *ctx)
+{
+	const struct vouch *v = ctx;
+
+	(void)name;
+	return vmid < 0 || vmid == v->vmid || ledger_find_vm(v->l, vmid) < 0;
+}
+
+int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
+		 size_t errlen)
+{
+	struct vouch v = { .l = &s->l, .vmid = -1 };
+	struct domview_moment since;
+	int r;
+
+	domview_now(&since);
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->l.lock_fd = -1;
+	r = hca_inventory(&s->hcas);
+	if (r) {
+		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
+		return r;
+	}
+	r = ledger_open(&s->l, cfg->ledger_dir, err, errlen);
+	/* What libvirt says, shared with the deploys queued behind on the
+	 * lock (domview.h). */
+	if (!r)
+		r = domview_get(cfg->ledger_dir, cfg->uri, &since, need_xml, &v,
+				&s->doms, err, errlen);
+	if (r)
+		leasing_close(s);
+	return r;
+}
+
+void leasing_close(struct leasing *s)
+{
+	ledger_close(&s->l);
+	hca_list_free(&s->hcas);
+	virt_domains_free(&s->doms);
+}
+
+/* "VM 42 NIC 1: GUID 0x... is already leased to VM 7 NIC 0 on VF ..." */
+static int guid_free(const struct ledger *l, int vmid, int nic_id,
+		     uint64_t guid, char *err, size_t errlen)
+{
+	char gs[GUID_STRLEN], vs[PCI_ADDR_STRLEN];
+	long g = ledger_find_guid(l, guid);
+
+	if (g < 0 || (l->v[g].vmid == vmid && l->v[g].nic_id == nic_id))
+		return 0;
+	guid_fmt_hex(guid, gs);
+	pci_addr_fmt(&l->v[g].vf, vs);
+	snprintf(err, errlen,
+		 "VM %d NIC %d: GUID %s is already leased to VM %d NIC %d on "
+		 "VF %s",
+		 vmid, nic_id, gs, l->v[g].vmid, l->v[g].nic_id, vs);
+	return -EEXIST;
+}
+
+/* The host's VF at addr, or NULL. */
+static struct vf *host_vf(struct hca_list *hcas, const struct pci_addr *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < hcas->n; i++)
+		for (j = 0; j < hcas->v[i].nvfs; j++)
+			if (!pci_addr_cmp(&hcas->v[i].vfs[j].addr, a))
+				return &hcas->v[i].vfs[j];
+	return NULL;
+}
+
+/*
+ * placement_choose over an inventory whose VFs are probed as it goes: a
+ * choice not probed yet is probed and the question asked again; a refusal
+ * is final once every VF is probed (its counts are then exact).
+ */
+static int choose(struct leasing *s, const struct placement_request *rq,
+		  struct placement *ch, char *err, size_t errlen)
+{
+	for (;;) {
+		int r = placement_choose(&s->hcas, &s->l, &s->doms, rq, ch, err,
+					 errlen);
+
+		if (!r && ch->vf->unprobed) {
+			hca_vf_probe(host_vf(&s->hcas, &ch->vf->addr));
+			continue;
+		}
+		if (r == -EBUSY && hca_probe_all(&s->hcas))
+			continue;
+		return r;
+	}
+}
+
+int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
+		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
+		    char *err, size_t errlen)
+{
+	struct ledger *l = &s->l;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ib_nic *nic = &nics[i];
+		const struct placement_request rq = { vmid, nic, numa_nodes };
+		long k = ledger_find_nic(l, vmid, nic->nic_id);
+		struct vf *own = k >= 0 ? host_vf(&s->hcas, &l->v[k].vf) : NULL;
+		struct lease x = { 0 };
+		struct placement ch;
+		uint64_t guid;
+		int r;
+
+		r = guid_for_nic_checked((int)s->cfg->cloud_id, vmid,
+					 nic->nic_id, &guid, err, errlen);
+		if (!r)
+			r = guid_free(l, vmid, nic->nic_id, guid, err, errlen);
+		if (r)
+			return r;
+		if (own && own->unprobed)
+			hca_vf_probe(own);
+		if (k >= 0 && placement_lease_fits(&s->hcas, &s->doms, &l->v[k],
+						   nic, vmid)) {
+			/* Deploying twice is safe: the NIC keeps its VF, and
+			 * the grace period starts again for this deploy. A
+			 * lease from before the VM/NIC GUIDs gets the new
+			 * GUID here, and leasing_commit maps it. */
+			l->v[k].since = (int64_t)time(NULL);
+			l->v[k].guid = guid;
+			/* a migration's reservation taken into use */
+			l->v[k].reserved = false;
+			map[i].mac = nic->mac;
+			map[i].vf = l->v[k].vf;
+			continue;
+		}
+		if (k >= 0)
+			ledger_remove(l, (size_t)k);
+		r = choose(s, &rq, &ch, err, errlen);
+		if (r)
+			return r;
+		x.vf = ch.vf->addr;
+		x.pf = ch.pf->addr;
+		x.port = ch.port->num;
+		x.vmid = vmid;
+		x.nic_id = nic->nic_id;
+		x.mac = nic->mac;
+		x.guid = guid;
+		x.pkey = nic->pkey;
+		x.since = (int64_t)time(NULL);
+		r = ledger_add(l, &x);
+		if (r) {
+			snprintf(err, errlen, "VM %d NIC %d: %s", vmid,
+				 nic->nic_id, strerror(-r));
+			return r;
+		}
+		map[i].mac = nic->mac;
+		map[i].vf = x.vf;
+	}
+	return 0;
+}
+
+/* Best effort: the VFs go back to "no GUID, no partition". */
+static void unprogram(const struct leasing *s, const struct domxml_vf *map,
+		      size_t n)
+{
+	const struct ledger *l = &s->l;
+	char err[ERRLEN];
+	size_t i;
+
+	if (!programs(s->cfg))
+		return;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_vf(l, &map[i].vf);
+
+		if (k >= 0 && vf_pkey_cmd(s->cfg->pkey_cmd, false, &l->v[k].vf,
+					  l->v[k].port, 0, (struct pkey){ 0 },
+					  err, sizeof(err)))
+			log_msg("%s", err);
+	}
+}
+
+/*
+ * GUID and P_Key on each VF through oneib-pkey (root, via sudo), before
+ * anything is committed: on a failure the VFs programmed so far are
+ * unmapped again, so a VM never runs in the wrong partition and nothing is
+ * left half done.
+ */
+static int program(const struct leasing *s, const struct domxml_vf *map,
+		   size_t n, char *err, size_t errlen)
+{
+	const struct ledger *l = &s->l;
+	size_t i;
+
+	if (!programs(s->cfg))
+		return 0;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_vf(l, &map[i].vf);
+		int r;
+
+		if (k < 0)
+			return -ENOENT;
+		r = vf_pkey_cmd(s->cfg->pkey_cmd, true, &l->v[k].vf,
+				l->v[k].port, l->v[k].guid, l->v[k].pkey, err,
+				errlen);
+		if (r) {
+			unprogram(s, map, i);
+			return r;
+		}
+	}
+	return 0;
+}
+
+int leasing_commit(struct leasing *s, const struct domxml_vf *map, size_t n,
+		   char *err, size_t errlen)
+{
+	int r = program(s, map, n, err, errlen);
+
+	if (r)
+		return r;
+	r = ledger_commit(&s->l, err, errlen);
+	if (r)
+		unprogram(s, map, n);
+	return r;
+}
+
+int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
+		   const char *dom, size_t domlen, struct strbuf *out,
+		   char *err, size_t errlen)
+{
+	struct leasing s = { .l.lock_fd = -1 };
+	struct domxml_vf *map = NULL;
+	uint64_t cpus[CPULIST_WORDS], nodes = 0;
+	bool pinned = false;
+	int r;
+
+	r = domxml_pinned_cpus(dom, domlen, cpus, &pinned, err, errlen);
+	if (r)
+		return r;
+	if (pinned)
+		nodes = placement_numa_nodes(cpus);
+	map = calloc(vm->n ? vm->n : 1, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	r = leasing_open(&s, cfg, err, errlen);
+	if (!r)
+		r = leasing_acquire(&s, vm->id, vm->nics, vm->n, nodes, map,
+				    err, errlen);
+	/* Rewrite before committing: a domain XML we cannot rewrite leaves
+	 * the ledger as it was. */
+	if (!r)
+		r = domxml_rewrite(dom, domlen, map, vm->n, out, err, errlen);
+	if (!r)
+		r = leasing_commit(&s, map, vm->n, err, errlen);
+	leasing_close(&s);
+	free(map);
+	return r;
+}
+
+/* A lease becomes an adopted one: the domain `name` holds the VF. */
+static void adopt(struct lease *x, const char *name)
+{
+	x->vmid = -1;
+	x->nic_id = -1;
+	x->mac = 0;
+	x->guid = 0;
+	x->pkey.raw = 0;
+	snprintf(x->domain, sizeof(x->domain), "%s", name);
+}
+
+/* "0000:3b:00.2 <hostdev ...>\n" */
+static int hostdev_line(const struct pci_addr *vf, struct strbuf *out)
+{
+	char addr[PCI_ADDR_STRLEN];
+	int r;
+
+	pci_addr_fmt(vf, addr);
+	r = sb_addf(out, "%s ", addr);
+	if (!r)
+		r = domxml_hostdev(vf, out);
+	if (!r)
+		r = sb_adds(out, "\n");
+	return r;
+}
+
+int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
+		  int nic_id, bool reserve, struct strbuf *out, char *err,
+		  size_t errlen)
+{
+	struct leasing s = { .l.lock_fd = -1 };
+	const struct ib_nic *sel = vm->nics;
+	struct domxml_vf *map = NULL;
+	bool *had_lease = NULL;
+	size_t n = vm->n, i;
+	int r;
+
+	if (nic_id != LEASING_ALL_NICS) {
+		for (i = 0; i < vm->n && vm->nics[i].nic_id != nic_id; i++)
+			;
+		if (i == vm->n) {
+			snprintf(err, errlen,
+				 "VM %d NIC %d: not an InfiniBand NIC", vm->id,
+				 nic_id);
+			return -ENOENT;
+		}
+		sel = &vm->nics[i];
+		n = 1;
+	}
+	if (n == 0)
+		return 0;
+	map = calloc(n, sizeof(*map));
+	had_lease = calloc(n, sizeof(*had_lease));
+	if (!map || !had_lease) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+		goto out;
+	}
+	r = leasing_open(&s, cfg, err, errlen);
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
+
+		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
+	}
+	r = leasing_acquire(&s, vm->id, sel, n, 0, map, err, errlen);
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++) {
+		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
+
+		if (k >= 0)
+			s.l.v[k].reserved = reserve && !had_lease[i];
+	}
+	r = reserve ? ledger_commit(&s.l, err, errlen)
+		    : leasing_commit(&s, map, n, err, errlen);
+	for (i = 0; !r && i < n; i++)
+		r = hostdev_line(&map[i].vf, out);
+out:
+	leasing_close(&s);
+	free(map);
+	free(had_lease);
+	return r;
+}
+
+static bool holds(const struct virt_domain *d, const struct pci_addr *a)
+{
+	size_t i;
+
+	for (i = 0; d && i < d->npcis; i++)
+		if (!pci_addr_cmp(&d->pcis[i], a))
+			return true;
+	return false;
+}
+
+static const struct hca *pf_of_vf(const struct hca_list *hcas,
+				  const struct pci_addr *a);
+
+/* LEASING_HELD for the whole VM: every IB VF of this host its domain
+ * holds, leased or not (the host's HCAs read only when the ledger does not
+ * know a VF). */
+static int held_vfs(const struct ledger *l, const struct virt_domain *d,
+		    int vmid, struct strbuf *out, char *err, size_t errlen)
+{
+	struct hca_list hcas = { 0 };
+	bool read = false;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; !r && i < d->npcis; i++) {
+		const struct pci_addr *a = &d->pcis[i];
+		long k = ledger_find_vf(l, a);
+
+		if (k >= 0 && l->v[k].vmid >= 0 && l->v[k].vmid != vmid)
+			continue; /* another VM's lease: not ours to touch */
+		if (k < 0 && !read) {
+			r = hca_discover(&hcas, false);
+			if (r) {
+				snprintf(err, errlen, "cannot read /sys: %s",
+					 strerror(-r));
+				break;
+			}
+			read = true;
+		}
+		if (k < 0 && !pf_of_vf(&hcas, a))
+			continue; /* not InfiniBand */
+		r = hostdev_line(a, out);
+	}
+	hca_list_free(&hcas);
+	return r;
+}
+
+int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
+		     enum leasing_which which, struct strbuf *out, char *err,
+		     size_t errlen)
+{
+	struct virt_domains doms = { 0 };
+	struct ledger l = { .lock_fd = -1 };
+	const struct virt_domain *d;
+	size_t i;
+	int r;
+
+	r = ledger_read(&l, cfg->ledger_dir, err, errlen);
+	if (!r) {
+		/* The VM's own domain, and any the ledger does not vouch for. */
+		struct vouch v = { .l = &l, .vmid = vmid };
+
+		r = virt_scan(cfg->uri, need_xml, &v, &doms, err, errlen);
+	}
+	if (r)
+		goto out;
+	d = virt_find_vm(&doms, vmid);
+	if (which == LEASING_HELD && nic_id == LEASING_ALL_NICS) {
+		if (d)
+			r = held_vfs(&l, d, vmid, out, err, errlen);
+		goto out;
+	}
+	for (i = 0; !r && i < l.n; i++) {
+		const struct lease *x = &l.v[i];
+		bool in = holds(d, &x->vf);
+
+		if (x->vmid != vmid || x->reserved ||
+		    (nic_id != LEASING_ALL_NICS && x->nic_id != nic_id))
+			continue;
+		if ((which == LEASING_HELD && !in) ||
+		    (which == LEASING_NOT_HELD && in))
+			continue;
+		r = hostdev_line(&x->vf, out);
+	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+out:
+	ledger_close(&l);
+	virt_domains_free(&doms);
+	return r;
+}
+
+int leasing_release(const struct leasing_cfg *cfg, int vmid, bool domain_gone,
+		    struct leasing_counts *c, char *err, size_t errlen)
+{
+	return leasing_release_nic(cfg, vmid, LEASING_ALL_NICS, domain_gone, c,
+				   err, errlen);
+}
+
+int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
+			bool domain_gone, struct leasing_counts *c, char *err,
+			size_t errlen)
+{
+	struct virt_domains doms = { 0 };
+	struct ledger l = { .lock_fd = -1 };
+	struct vouch v = { .l = &l, .vmid = vmid };
+	char addr[PCI_ADDR_STRLEN];
+	int failed = 0;
+	size_t i;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = ledger_open(&l, cfg->ledger_dir, err, errlen);
+	if (!r && !domain_gone && ledger_find_vm(&l, vmid) >= 0)
+		r = virt_scan(cfg->uri, need_xml, &v, &doms, err, errlen);
+	if (r)
+		goto out;
+	for (i = l.n; i-- > 0;) {
+		const struct virt_domain *d;
+
+		if (l.v[i].vmid != vmid ||
+		    (nic_id != LEASING_ALL_NICS && l.v[i].nic_id != nic_id))
+			continue;
+		d = virt_pci_user(&doms, &l.v[i].vf);
+		if (d && d->vmid != vmid) {
+			/* Another domain took it: libvirt is the truth. */
+			adopt(&l.v[i], d->name);
+			c->adopted++;
+			continue;
+		}
+		if (d) {
+			/* Never free what a domain still holds. */
+			pci_addr_fmt(&l.v[i].vf, addr);
+			log_msg("VM %d: keeping VF %s, domain %s still holds "
+				"it",
+				vmid, addr, d->name);
+			c->kept++;
+			continue;
+		}
+		/* Unmapped while still leased: no other VM can have it yet.
+		 * A reservation was never programmed. */
+		if (programs(cfg) && !l.v[i].reserved &&
+		    vf_pkey_cmd(cfg->pkey_cmd, false, &l.v[i].vf, l.v[i].port,
+				0, (struct pkey){ 0 }, err, errlen)) {
+			c->kept++;
+			failed = -EIO;
+			continue;
+		}
+		ledger_remove(&l, i);
+		c->released++;
+	}
+	if (c->released || c->adopted)
+		r = ledger_commit(&l, err, errlen);
+	if (!r)
+		r = failed; /* err holds oneib-pkey's line; the VF stays leased */
+out:
+	ledger_close(&l);
+	virt_domains_free(&doms);
+	return r;
+}
+
+static const struct hca *pf_of_vf(const struct hca_list *hcas,
+				  const struct pci_addr *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < hcas->n; i++)
+		for (j = 0; j < hcas->v[i].nvfs; j++)
+			if (!pci_addr_cmp(&hcas->v[i].vfs[j].addr, a))
+				return &hcas->v[i];
+	return NULL;
+}
+
+/* Leases the domains hold, a VM's within its grace, or that cannot be
+ * unmapped yet stay; the others go. */
+static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
+			     const struct virt_domains *doms, int64_t now,
+			     struct strbuf *report, struct leasing_counts *c)
+{
+	char addr[PCI_ADDR_STRLEN], err[ERRLEN];
+	size_t i;
+
+	for (i = l->n; i-- > 0;) {
+		struct lease *x = &l->v[i];
+		const struct virt_domain *d = virt_pci_user(doms, &x->vf);
+
+		pci_addr_fmt(&x->vf, addr);
+		if (d && x->vmid >= 0 && d->vmid == x->vmid) {
+			c->kept++;
+		} else if (d && (x->vmid >= 0 || strcmp(d->name, x->domain))) {
+			sb_addf(report,
+				"VF %s: held by domain %s, recorded as "
+				"adopted\n",
+				addr, d->name);
+			adopt(x, d->name);
+			c->adopted++;
+		} else if (d) {
+			c->kept++;
+		} else if (x->reserved) {
+			const struct virt_domain *vm =
+				virt_find_vm(doms, x->vmid);
+
+			/* The migration may still be on its way here. */
+			if (now - x->since < cfg->grace || (vm && vm->paused)) {
+				c->kept++;
+				continue;
+			}
+			sb_addf(report,
+				"VF %s: reserved for VM %d, which did not "
+				"come, released\n",
+				addr, x->vmid);
+			ledger_remove(l, i);
+			c->released++;
+		} else if (x->vmid >= 0 && now - x->since < cfg->grace) {
+			/* A deploy may be between lease and virsh create. */
+			c->kept++;
+		} else if (x->vmid >= 0 && programs(cfg) &&
+			   vf_pkey_cmd(cfg->pkey_cmd, false, &x->vf, x->port, 0,
+				       (struct pkey){ 0 }, err, sizeof(err))) {
+			/* Keep it leased until it can be unmapped. */
+			log_msg("VF %s: %s", addr, err);
+			c->kept++;
+		} else {
+			if (x->vmid >= 0)
+				sb_addf(report,
+					"VF %s: VM %d has no domain holding "
+					"it, released\n",
+					addr, x->vmid);
+			else
+				sb_addf(report,
+					"VF %s: domain %s no longer holds it, "
+					"released\n",
+					addr, x->domain);
+			ledger_remove(l, i);
+			c->released++;
+		}
+	}
+}
+
+int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
+		      struct strbuf *report, struct leasing_counts *c,
+		      char *err, size_t errlen)
+{
+	struct virt_domains doms = { 0 };
+	struct hca_list hcas = { 0 };
+	struct ledger l = { .lock_fd = -1 };
+	char addr[PCI_ADDR_STRLEN];
+	size_t i, j;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = ledger_open(&l, cfg->ledger_dir, err, errlen);
+	if (!r)
+		r = virt_scan(cfg->uri, NULL, NULL, &doms, err, errlen);
+	if (r)
+		goto out;
+	r = hca_inventory(&hcas);
+	if (r) {
+		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
+		goto out;
+	}
+	reconcile_leases(cfg, &l, &doms, now, report, c);
+	/* VFs of this host's PFs that domains hold without a lease. */
+	for (i = 0; i < doms.n; i++) {
+		for (j = 0; j < doms.v[i].npcis; j++) {
+			const struct pci_addr *a = &doms.v[i].pcis[j];
+			const struct hca *pf = pf_of_vf(&hcas, a);
+			struct lease x = { 0 };
+
+			if (!pf || ledger_find_vf(&l, a) >= 0)
+				continue;
+			x.vf = *a;
+			x.pf = pf->addr;
+			x.port = pf->nports ? pf->ports[0].num : 1;
+			x.vmid = -1;
+			x.nic_id = -1;
+			x.since = now;
+			snprintf(x.domain, sizeof(x.domain), "%s",
+				 doms.v[i].name);
+			r = ledger_add(&l, &x);
+			if (r) {
+				snprintf(err, errlen, "%s", strerror(-r));
+				goto out;
+			}
+			pci_addr_fmt(&x.vf, addr);
+			sb_addf(report,
+				"VF %s: held by domain %s without a lease, "
+				"adopted\n",
+				addr, x.domain);
+			c->adopted++;
+		}
+	}
+	if (c->released || c->adopted)
+		r = ledger_commit(&l, err, errlen);
+out:
+	ledger_close(&l);
+	hca_list_free(&hcas);
+	virt_domains_free(&doms);
+	return r;
+}

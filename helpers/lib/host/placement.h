@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Where a VM's InfiniBand NIC gets its VF: the placement policy, as a pure
+ * function of what the host has (its HCAs, ports and VFs), what the ledger
+ * records, what libvirt domains hold, and what the NIC asks for.
+ *
+ *   NIC 0 of VM 42, IB_PF 0000:3b:00.0, vCPUs pinned to node 1
+ *   -> VF 0000:3b:00.2 of PF 0000:3b:00.0 port 1
+ *   or "no free VF on 0000:3b:00.0 port 1 for VM 42 (8 of 8 leased)"
+ *
+ * The policy:
+ *   - a PF is eligible when it has a PCI address, matches the NIC's IB_PF
+ *     (if any) and has an eligible port: ACTIVE InfiniBand, and the NIC's
+ *     IB_PORT (if any);
+ *   - a VF is free when it is assignable (no host driver holds it), no
+ *     lease records it and no libvirt domain holds it; an unprobed VF
+ *     (struct vf.unprobed, hca_inventory) is chosen as if assignable, for
+ *     the caller to probe and ask again;
+ *   - PFs on the NUMA nodes of the VM's pinned vCPUs come first, then the
+ *     others; PFs in address order, VFs by index, the first eligible port.
+ */
+#ifndef ONEIB_PLACEMENT_H
+#define ONEIB_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/domxml.h"
+#include "host/hca.h"
+#include "host/lease.h"
+#include "host/onexml.h"
+#include "host/virt.h"
+
+struct placement_request {
+	int vmid;
+	const struct ib_nic *nic; /* its IB_PF / IB_PORT pins, its NIC ID */
+	uint64_t numa_nodes; /* bit n: prefer PFs on node n; 0: none */
+};
+
+struct placement {
+	const struct hca *pf;
+	const struct ib_port *port;
+	const struct vf *vf;
+};
+
+/*
+ * The VF for rq, or -EBUSY with one line in err:
+ *   no free VF on 0000:3b:00.0 port 1 for VM 42 (8 of 8 leased)
+ *   no free VF on 2 PFs for VM 42 (254 of 254 leased)
+ *   VM 42 NIC 1: IB_PF 0000:5e:00.0 port 2 is not an ACTIVE InfiniBand port on this host
+ *   no ACTIVE InfiniBand port on this host for VM 42 NIC 1
+ * "leased" counts every assignable VF of the eligible PFs that the ledger
+ * records or a domain holds (a ConnectX-3 VF serving both ports once): the
+ * caller probes every VF before taking a refusal's counts as final.
+ */
+int placement_choose(const struct hca_list *hcas, const struct ledger *l,
+		     const struct virt_domains *doms,
+		     const struct placement_request *rq, struct placement *out,
+		     char *err, size_t errlen);
+
+/*
+ * A NIC's existing lease is reused only while it still fits: same MAC and
+ * P_Key, the VF still an assignable VF of an eligible PF port (probed by
+ * the caller), and no domain but the VM's own holding it (a VF a foreign
+ * domain took since is never handed out twice).
+ */
+bool placement_lease_fits(const struct hca_list *hcas,
+			  const struct virt_domains *doms,
+			  const struct lease *x, const struct ib_nic *nic,
+			  int vmid);
+
+/*
+ * The request's NUMA preference: the nodes whose CPUs
+ * (/sys/devices/system/node/nodeN/cpulist) meet the pinned set; node1
+ * "8-15" and the pinned set {8,9} -> bit 1. Reads sysfs.
+ */
+uint64_t placement_numa_nodes(const uint64_t cpus[CPULIST_WORDS]);
+
+#endif

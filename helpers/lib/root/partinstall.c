@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/conffile.h"
+#include "core/log.h"
+#include "root/opensm.h"
+#include "root/partconf.h"
+#include "root/partinstall.h"
+#include "core/strbuf.h"
+
+/* Tells opensm; 0, or -errno with rep->reload_err. */
+static int reload(const struct install_opts *o, struct install_report *rep)
+{
+	int r = 0;
+
+	switch (o->how) {
+	case RELOAD_NONE:
+		return 0;
+	case RELOAD_PIDFILE:
+		r = opensm_hup_pidfile(o->pid_file, &rep->pid, rep->reload_err,
+				       sizeof(rep->reload_err));
+		break;
+	case RELOAD_CMD:
+		r = opensm_run_cmd(o->cmd, rep->reload_err,
+				   sizeof(rep->reload_err));
+		break;
+	case RELOAD_ALL:
+		/* none running: opensm reads the file when it starts */
+		r = opensm_hup_all(rep->reload_err, sizeof(rep->reload_err));
+		if (r >= 0) {
+			rep->signalled = r;
+			r = 0;
+		}
+		break;
+	}
+	rep->reloaded = !r;
+	return r;
+}
+
+/* "opensm has not re-read ..." beside the file, whole or not at all. */
+static int mark_pending(const char *pending, const char *path, char *err,
+			size_t errlen)
+{
+	char line[512];
+	int n = snprintf(line, sizeof(line),
+			 "opensm has not re-read %s since it was installed "
+			 "at %lld; the next install tells it\n",
+			 path, (long long)time(NULL));
+	int r = conffile_install(pending, NULL, line,
+				 (size_t)n < sizeof(line) ? (size_t)n
+							  : sizeof(line) - 1,
+				 err, errlen);
+
+	return r < 0 ? r : 0;
+}
+
+static int unmark_pending(const char *pending, char *err, size_t errlen)
+{
+	int r = 0;
+
+	if (unlink(pending) && errno != ENOENT)
+		r = -errno;
+	if (!r)
+		r = fsync_dir_of(pending);
+	if (r)
+		err_set(err, errlen, "%s: cannot remove it: %s", pending,
+			strerror(-r));
+	return r;
+}
+
+int partitions_install(const char *text, size_t len,
+		       const struct install_opts *o, struct install_report *rep,
+		       char *err, size_t errlen)
+{
+	struct strbuf bak = STRBUF_INIT, pend = STRBUF_INIT;
+	struct partitions m;
+	bool was_pending, mark = o->how != RELOAD_NONE;
+	struct stat st;
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	if (!o->path || !*o->path || o->path[strlen(o->path) - 1] == '/') {
+		err_set(err, errlen, "'%s': not a file name",
+			o->path ? o->path : "");
+		return -EINVAL;
+	}
+	/* Only the exact text the renderer writes: the check is here, in
+	 * the one function that installs, so nothing gets around it. */
+	r = partconf_canonical(text, len, &m, err, errlen);
+	if (r)
+		return r;
+	rep->partitions = m.n;
+	rep->members = partitions_members(&m);
+	rep->notes = m.nnotes;
+	partitions_free(&m);
+
+	if (sb_addf(&pend, "%s" PARTINSTALL_PENDING_SUFFIX, o->path) ||
+	    (!o->backup && sb_addf(&bak, "%s.bak", o->path))) {
+		err_set(err, errlen, "out of memory");
+		r = -ENOMEM;
+		goto out;
+	}
+	was_pending = !lstat(sb_str(&pend), &st);
+	r = conffile_holds(o->path, text, len, err, errlen);
+	if (r < 0)
+		goto out;
+	if (r == 1) {
+		rep->state = INSTALL_UNCHANGED;
+		r = 0;
+		if (!was_pending || !mark)
+			goto out;
+		rep->retried = true;
+	} else {
+		if (mark && !was_pending) {
+			r = mark_pending(sb_str(&pend), o->path, err, errlen);
+			if (r)
+				goto out;
+		}
+		r = conffile_install(o->path,
+				     o->backup ? o->backup : sb_str(&bak), text,
+				     len, err, errlen);
+		if (r < 0) {
+			if (mark && !was_pending)
+				unmark_pending(sb_str(&pend), NULL, 0);
+			goto out;
+		}
+		rep->state = r == 2   ? INSTALL_NEW
+			     : r == 1 ? INSTALL_UNCHANGED
+				      : INSTALL_REPLACED;
+		r = 0;
+	}
+	if (reload(o, rep)) {
+		r = 1; /* the pending mark stays: the next run retries */
+		goto out;
+	}
+	if (mark && unmark_pending(sb_str(&pend), rep->reload_err,
+				   sizeof(rep->reload_err)))
+		r = 1;
+out:
+	sb_release(&bak);
+	sb_release(&pend);
+	return r;
+}

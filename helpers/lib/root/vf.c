@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/guid.h"
+#include "root/hostguid.h"
+#include "core/log.h"
+#include "core/sysfs.h"
+#include "root/vf.h"
+
+#define SYS_PCI "/sys/bus/pci/devices"
+
+/* virtfn<N> of the PF whose target is this VF: N is the VF index. */
+static int vf_index(const char *pf_bdf, const char *vf_bdf)
+{
+	char path[PATH_MAX], name[64], *end;
+	struct dirent *de;
+	int idx = -1;
+	DIR *d;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s", pf_bdf))
+		return -1;
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char link[PATH_MAX];
+		long v;
+
+		if (strncmp(de->d_name, "virtfn", 6))
+			continue;
+		v = strtol(de->d_name + 6, &end, 10);
+		if (end == de->d_name + 6 || *end || v < 0 || v > 4096)
+			continue;
+		if (path_fmt(link, sizeof(link), "%s/%s", path, de->d_name) ||
+		    sysfs_link_name(link, name, sizeof(name)))
+			continue;
+		if (!strcmp(name, vf_bdf)) {
+			idx = (int)v;
+			break;
+		}
+	}
+	closedir(d);
+	return idx;
+}
+
+int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
+		      char *err, size_t errlen)
+{
+	char path[PATH_MAX], pf_bdf[64], drv[HCA_NAME_MAX], ll[32];
+	struct stat st;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	t->vf = *vf;
+	t->port = port;
+	pci_addr_fmt(vf, t->vf_bdf);
+	if (port < 1 || port > 9) {
+		err_set(err, errlen, "%s: port %d is not a port number (1-9)",
+			t->vf_bdf, port);
+		return -EINVAL;
+	}
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", t->vf_bdf) ||
+	    sysfs_link_name(path, pf_bdf, sizeof(pf_bdf)) ||
+	    pci_addr_parse(pf_bdf, &t->pf)) {
+		err_set(err, errlen, "%s: not a VF on this host", t->vf_bdf);
+		return -ENODEV;
+	}
+	pci_addr_fmt(&t->pf, t->pf_bdf);
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", t->pf_bdf) ||
+	    sysfs_link_name(path, drv, sizeof(drv)) ||
+	    (strcmp(drv, "mlx4_core") && strcmp(drv, "mlx5_core"))) {
+		err_set(err, errlen,
+			"%s: its PF %s is not driven by mlx4_core or mlx5_core",
+			t->vf_bdf, t->pf_bdf);
+		return -ENODEV;
+	}
+	t->kind = strcmp(drv, "mlx4_core") ? VF_MLX5 : VF_MLX4;
+	t->index = vf_index(t->pf_bdf, t->vf_bdf);
+	if (t->index < 0) {
+		err_set(err, errlen, "%s: not listed among the VFs of %s",
+			t->vf_bdf, t->pf_bdf);
+		return -ENODEV;
+	}
+	/* The PF's RDMA device, and the port must be InfiniBand. */
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/infiniband", t->pf_bdf))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (d) {
+		const struct dirent *de;
+
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' &&
+			    strlen(de->d_name) < sizeof(t->ibdev)) {
+				memcpy(t->ibdev, de->d_name,
+				       strlen(de->d_name) + 1);
+				break;
+			}
+		closedir(d);
+	}
+	if (!t->ibdev[0] ||
+	    path_fmt(path, sizeof(path),
+		     "/sys/class/infiniband/%s/ports/%d/link_layer", t->ibdev,
+		     port) ||
+	    sysfs_read_str(path, ll, sizeof(ll)) || strcmp(ll, "InfiniBand")) {
+		err_set(err, errlen,
+			"%s: port %d of its PF %s is not an InfiniBand port",
+			t->vf_bdf, port, t->pf_bdf);
+		return -ENODEV;
+	}
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", t->vf_bdf) ||
+	    sysfs_link_name(path, t->vf_driver, sizeof(t->vf_driver)))
+		t->vf_driver[0] = '\0';
+	if (t->kind == VF_MLX5) {
+		t->ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d",
+				    t->pf_bdf, t->index) &&
+			  stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (hca_ipoib_netdev(t->pf_bdf, port, t->pf_netdev,
+				     sizeof(t->pf_netdev), &t->pf_ifindex))
+			t->pf_ifindex = 0;
+	}
+	return 0;
+}
+
+/* A VF the host uses is never touched: -EBUSY with one line. */
+static int check_free(const struct vf_target *t, char *err, size_t errlen)
+{
+	if (vf_driver_assignable(t->vf_driver))
+		return 0;
+	err_set(err, errlen,
+		"%s: held by the host's %s driver; only a VF bound to "
+		"vfio-pci or to no driver is programmed",
+		t->vf_bdf, t->vf_driver);
+	return -EBUSY;
+}
+
+/* The GUID may go on this VF: one-ib's form, and nobody else's here. */
+static int check_guid(const struct vf_target *t, uint64_t guid, char *err,
+		      size_t errlen)
+{
+	struct host_guids in_use = { 0 };
+	const struct host_guid *h;
+	char g[GUID_STRLEN];
+	int r;
+
+	guid_fmt_hex(guid, g);
+	if (!guid_assignable(guid)) {
+		err_set(err, errlen,
+			"%s: GUID %s is not one one-ib gives a VF "
+			"(02:CC:VV:VV:VV:VV:NN:NN)",
+			t->vf_bdf, g);
+		return -EINVAL;
+	}
+	r = host_guids_scan(t, &in_use, err, errlen);
+	if (r) {
+		char why[256];
+
+		err_set(why, sizeof(why), "%s", err && errlen ? err : "");
+		err_set(err, errlen, "%s: %s", t->vf_bdf, why);
+	} else if ((h = host_guids_find(&in_use, guid))) {
+		err_set(err, errlen,
+			"%s: GUID %s is already in use on this host: %s",
+			t->vf_bdf, g, h->owner);
+		r = -EEXIST;
+	}
+	host_guids_free(&in_use);
+	return r;
+}
+
+int vf_map(const struct vf_target *t, uint64_t guid, struct pkey pk, char *err,
+	   size_t errlen)
+{
+	int r = check_free(t, err, errlen);
+
+	if (!r)
+		r = check_guid(t, guid, err, errlen);
+	if (r)
+		return r;
+	return t->kind == VF_MLX4 ? mlx4_map(t, guid, pk, err, errlen)
+				  : mlx5_map(t, guid, err, errlen);
+}
+
+int vf_unmap(const struct vf_target *t, char *err, size_t errlen)
+{
+	int r = check_free(t, err, errlen);
+
+	if (r)
+		return r;
+	return t->kind == VF_MLX4 ? mlx4_unmap(t, err, errlen)
+				  : mlx5_unmap(t, err, errlen);
+}
+
+int vf_show(const struct vf_target *t, struct strbuf *out, char *err,
+	    size_t errlen)
+{
+	return t->kind == VF_MLX4 ? mlx4_show(t, out, err, errlen)
+				  : mlx5_show(t, out, err, errlen);
+}
+
+int vf_pkey_cmd(const char *cmd, bool map, const struct pci_addr *vf, int port,
+		uint64_t guid, struct pkey pk, char *err, size_t errlen)
+{
+	char words[512], bdf[PCI_ADDR_STRLEN], g[GUID_STRLEN], p[PKEY_STRLEN];
+	char portstr[16], line[512], *argv[16], *save = NULL, *w;
+	int fds[2], status, argc = 0;
+	ssize_t n = 0, got;
+	pid_t pid;
+
+	if (strlen(cmd) >= sizeof(words)) {
+		err_set(err, errlen, "oneib-pkey command too long");
+		return -ENAMETOOLONG;
+	}
+	memcpy(words, cmd, strlen(cmd) + 1);
+	for (w = strtok_r(words, " \t", &save); w && argc < 8;
+	     w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	if (!argc) {
+		err_set(err, errlen, "no oneib-pkey command configured");
+		return -EINVAL;
+	}
+	pci_addr_fmt(vf, bdf);
+	guid_fmt_hex(guid, g);
+	pkey_fmt(pk, p);
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	argv[argc++] = map ? "map" : "unmap";
+	argv[argc++] = bdf;
+	if (map) {
+		argv[argc++] = g;
+		argv[argc++] = p;
+	}
+	argv[argc++] = "--port";
+	argv[argc++] = portstr;
+	argv[argc] = NULL;
+	if (pipe(fds))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		/* stdout is ours (deploy prints the domain XML there). */
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(126);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	while (n < (ssize_t)sizeof(line) - 1 &&
+	       (got = read(fds[0], line + n, sizeof(line) - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fds[0]);
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	err_set(err, errlen, "%s", line[0] ? line : "oneib-pkey failed");
+	return -EIO;
+}
