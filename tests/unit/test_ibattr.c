@@ -15,7 +15,8 @@
 #include <cmocka.h>
 
 #include "core/ibattr.h"
-#include "host/onexml.h"
+#include "core/onenic.h"
+#include "core/xml.h"
 
 static void accepted(enum ib_attr a, const char *v, struct ib_attrs *out)
 {

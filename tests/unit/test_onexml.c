@@ -19,6 +19,7 @@
 
 #include "unit.h"
 
+#include "core/log.h"
 #include "host/onexml.h"
 
 static void check_vm42(const struct one_vm *vm)
@@ -221,17 +222,17 @@ static void refuse_document(void **state)
 static void refuse_nic_fields(void **state)
 {
 	(void)state;
-	refused(vm_doc("<NIC>" IB MAC1 PK1 "</NIC>"), "VM 42: IB NIC (NIC "
-						      "element 1) has no "
-						      "NIC_ID");
+	/* worded as the partitions renderer words them: one NIC reader */
+	refused(vm_doc("<NIC>" IB MAC1 PK1 "</NIC>"), "VM 42 (NIC element 1): "
+						      "no NIC_ID");
 	refused(vm_doc("<NIC><VN_MAD>bridge</VN_MAD></NIC><NIC>" IB
 		       "<NIC_ID>1a</NIC_ID>" MAC1 PK1 "</NIC>"),
-		"VM 42: IB NIC (NIC element 2) has malformed NIC_ID '1a'");
+		"VM 42 (NIC element 2): malformed NIC_ID '1a'");
 	refused(vm_doc("<NIC>" IB "<NIC_ID> 1</NIC_ID>" MAC1 PK1 "</NIC>"),
-		"VM 42: IB NIC (NIC element 1) has malformed NIC_ID ' 1'");
-	refused(vm_doc("<NIC>" IB NIC1 NIC1 MAC1 PK1 "</NIC>"), "VM 42: IB NIC "
-								"(NIC element "
-								"1) has NIC_ID "
+		"VM 42 (NIC element 1): malformed NIC_ID ' 1'");
+	refused(vm_doc("<NIC>" IB NIC1 NIC1 MAC1 PK1 "</NIC>"), "VM 42 (NIC "
+								"element 1): "
+								"NIC_ID given "
 								"twice");
 	refused(vm_doc("<NIC>" IB NIC1 PK1 "</NIC>"), "VM 42 NIC 1: no MAC");
 	refused(vm_doc("<NIC>" IB NIC1 "<MAC>02:00:c0:a8:01</MAC>" PK1 "</"

@@ -25,6 +25,7 @@
 
 #include "core/guid.h"
 #include "fabric/partitions.h"
+#include "host/onexml.h"
 
 static const struct render_opts plain = { 0, false, NULL };
 
@@ -814,6 +815,58 @@ static void nic_that_cannot_be_rendered(void **state)
 	partitions_free(&m);
 }
 
+/*
+ * One <NIC> reader (core/onenic.h) for deploy and the renderer: a NIC that
+ * breaks a rule of it is refused by deploy and left out of the partitions
+ * here, each time in the same words, and the stricter rule of the two
+ * readers holds on both sides (every element once, IB_PF and IB_PORT by
+ * IB_PF's and IB_PORT's rules).
+ */
+static void nic_read_as_deploy_reads_it(void **state)
+{
+	static const char *const bad[] = {
+		NIC(0, "02:00:00:00:00:01", 5,
+		    PKEY("0x8101") "<IB_PF>3b:00.0</IB_PF>"),
+		NIC(0, "02:00:00:00:00:01", 5,
+		    PKEY("0x8101") "<IB_PORT>10</IB_PORT>"),
+		NIC(0, "02:00:00:00:00:01", 5,
+		    PKEY("0x8101") "<MAC>02:00:00:00:00:02</MAC>"),
+		NIC(0, "02:00:00:00:00:01", 5,
+		    PKEY("0x8101") "<TARGET>a</TARGET><TARGET>b</TARGET>"),
+		"<NIC><MAC>02:00:00:00:00:01</MAC><NETWORK_ID>5</NETWORK_ID>"
+		"<NIC_ID>1a</NIC_ID>" PKEY("0x8101") "</NIC>",
+		NIC(0, "02:00:00:00:00:01", 5, PKEY("0x0101")),
+	};
+	char vms[1024], vm[1024], err[256], want[300];
+	struct partitions m;
+	struct one_vm v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(vm, sizeof(vm),
+			 "<VM><ID>60</ID><TEMPLATE>%.*s<VN_MAD>ib</VN_MAD>"
+			 "</NIC></TEMPLATE></VM>",
+			 (int)(strlen(bad[i]) - strlen("</NIC>")), bad[i]);
+		assert_int_equal(onexml_parse_vm(vm, strlen(vm), &v, err,
+						 sizeof(err)),
+				 -EINVAL);
+		snprintf(want, sizeof(want), "%s; left out of VNET 5 (a)", err);
+		/* the same NIC in the pool, whose VM has a STATE */
+		snprintf(vms, sizeof(vms),
+			 "<VM_POOL><VM><ID>60</ID><STATE>3</STATE>"
+			 "<LCM_STATE>3</LCM_STATE>%s</VM_POOL>",
+			 strstr(vm, "<TEMPLATE>"));
+		assert_int_equal(build_str(vms, "<HOST_POOL/>",
+					   TWO_NETS(PKEY("0x8102")), &m, err,
+					   sizeof(err)),
+				 0);
+		assert_int_equal(find_pkey(&m, 0x0101)->n, 0);
+		one_note(&m, want);
+		partitions_free(&m);
+	}
+}
+
 /* --- names ----------------------------------------------------------------- */
 
 static void names_fit_opensm(void **state)
@@ -1019,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(kept_member_the_cloud_moved),
 		cmocka_unit_test(kept_from_a_file_of_before),
 		cmocka_unit_test(nic_that_cannot_be_rendered),
+		cmocka_unit_test(nic_read_as_deploy_reads_it),
 		cmocka_unit_test(names_fit_opensm),
 		cmocka_unit_test(refuses_malformed_pf_guid),
 		cmocka_unit_test(refuses_broken_listings),

@@ -6,30 +6,21 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/onenic.h"
+#include "core/xml.h"
 #include "fabric/onevnet.h"
 #include "fabric/poolread.h"
 
 /* --- tree walking ---------------------------------------------------------- */
 
-/* What an element holds, for an error line: "<x>" and all, sanitized. */
-static struct san_str raw_text(const xmlNode *e)
-{
-	xmlChar *raw = xmlNodeGetContent(e);
-	struct san_str s = str_sanitize((const char *)raw);
-
-	xmlFree(raw);
-	return s;
-}
-
 /* The only <ID> child of e, as a number. */
 static int elem_id(const xmlNode *e, int *id)
 {
-	xmlNodePtr n;
-	int count, r;
+	xmlNodePtr n = xml_only_child(e, "ID", NULL);
+	int r;
 	char *v;
 
-	n = xml_child(e, "ID", &count);
-	if (count != 1)
+	if (!n)
 		return -ENOENT;
 	v = xml_leaf_text(n);
 	r = dec_parse_int(v, id);
@@ -63,8 +54,7 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 			label, str_sanitize((const char *)root->name).s);
 		return -EINVAL;
 	}
-	xml_child(root, "ID", &count);
-	if (count != 1) {
+	if (!xml_only_child(root, "ID", &count)) {
 		err_set(err, errlen, "%s: <VNET> has %s", label,
 			count ? "more than one <ID>" : "no <ID>");
 		return -EINVAL;
@@ -78,8 +68,8 @@ static int vnet_head(const xmlNode *root, int id_hint, struct ib_vnet *vn,
 			id_hint, vn->id);
 		return -EINVAL;
 	}
-	e = xml_child(root, "NAME", &count);
-	if (e && count == 1) {
+	e = xml_only_child(root, "NAME", NULL);
+	if (e) {
 		char *v = xml_leaf_text(e);
 
 		vn->name = str_sanitize(v);
@@ -323,7 +313,7 @@ int onevnet_vm_id(const char *xml, size_t len, int *id, char *err,
 			count ? "more than one <ID>" : "no <ID>");
 	} else if (r) {
 		err_set(err, errlen, "VM XML: <VM> ID '%s' is not a number",
-			raw_text(xml_child(root, "ID", &count)).s);
+			xml_raw_text(xml_child(root, "ID", &count)).s);
 	}
 out:
 	xmlFreeDoc(doc);

@@ -40,7 +40,6 @@
 
 #include "fabric/cloudfacts.h"
 #include "core/ibattr.h"
-#include "host/onexml.h"
 #include "core/pci.h"
 #include "core/pkey.h"
 

@@ -10,39 +10,16 @@
 
 #include "core/guid.h"
 #include "core/log.h"
-#include "host/onexml.h"
+#include "core/onenic.h"
+#include "core/xml.h"
 #include "fabric/poolread.h"
 
 /* --- tree walking ---------------------------------------------------------- */
 
-/* The only child element called name, NULL with *count 0 or > 1. */
-static xmlNodePtr only_child(const xmlNode *parent, const char *name,
-			     int *count)
-{
-	xmlNodePtr found = xml_child(parent, name, count);
-
-	return *count == 1 ? found : NULL;
-}
-
-/* The text of the only child called name: -ENOENT absent, -EINVAL twice. */
-static int leaf(const xmlNode *parent, const char *name, char **out)
-{
-	int count;
-	xmlNodePtr e = only_child(parent, name, &count);
-
-	*out = NULL;
-	if (count == 0)
-		return -ENOENT;
-	if (count > 1)
-		return -EINVAL;
-	*out = xml_leaf_text(e);
-	return *out ? 0 : -EINVAL;
-}
-
 static int leaf_uint(const xmlNode *parent, const char *name, int *out)
 {
 	char *v;
-	int r = leaf(parent, name, &v);
+	int r = xml_only_leaf(parent, name, &v);
 
 	if (!r)
 		r = dec_parse_int(v, out) ? -EINVAL : 0;
@@ -53,7 +30,7 @@ static int leaf_uint(const xmlNode *parent, const char *name, int *out)
 static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
 {
 	char *v;
-	bool eq = !leaf(parent, name, &v) && !strcmp(v, want);
+	bool eq = !xml_only_leaf(parent, name, &v) && !strcmp(v, want);
 
 	free(v);
 	return eq;
@@ -152,7 +129,7 @@ static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
 	const xmlNode *c, *cl;
 	int count;
 
-	cl = only_child(vnet, "CLUSTERS", &count);
+	cl = xml_only_child(vnet, "CLUSTERS", &count);
 	if (!cl)
 		return 0; /* in no cluster: no host can run its VMs */
 	for (c = cl->children; c; c = c->next) {
@@ -188,7 +165,7 @@ static int vnet_attrs(const xmlNode *vnet, struct vnet_fact *v,
 	int count;
 
 	vnet_fact_label(v, label);
-	t = only_child(vnet, "TEMPLATE", &count);
+	t = xml_only_child(vnet, "TEMPLATE", &count);
 	if (t && xml_ib_attrs(t, IBA_ALL, XML_IB_EMPTY_PKEY_ABSENT, &v->a,
 			      label, why, sizeof(why)))
 		return keep(f, &v->bad, "%s", why);
@@ -213,7 +190,7 @@ static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
 		return -ENOMEM;
 	v->id = id;
 	v->nth = nth;
-	leaf(c, "NAME", &name);
+	xml_only_leaf(c, "NAME", &name);
 	v->name = str_sanitize(name ? name : "");
 	free(name);
 	v->ready = vnet_ready(c);
@@ -235,57 +212,43 @@ static bool vm_has_host(int state, int lcm)
 	return state == VM_STATE_ACTIVE && lcm != LCM_INIT;
 }
 
-/* Kept as a record: whether it is InfiniBand depends on its network. */
+/*
+ * Kept as a record: whether it is InfiniBand depends on its network. Read
+ * by the one <NIC> reader deploy uses (core/onenic.h); a rule it breaks
+ * leaves the NIC out, a bad MAC only where the MAC is used.
+ */
 static int vm_nic(const xmlNode *nic, int vm_id, size_t nth,
 		  struct cloud_facts *f)
 {
-	struct ib_attrs a = { 0 };
+	struct one_nic x;
 	struct nic_fact *n;
-	char label[64], why[512], *s = NULL;
-	bool ib = leaf_is(nic, "VN_MAD", "ib");
-	int net, count, r;
 
-	if (leaf_uint(nic, "NETWORK_ID", &net)) {
-		if (!ib)
-			return 0; /* not on a network of the pool */
-		net = FACT_NONE;
-	}
+	one_nic_read(nic, vm_id, nth, &x);
+	if (x.network_id < 0 && !x.ib)
+		return 0; /* not on a network of the pool */
 	n = cloud_facts_new_nic(f);
 	if (!n)
 		return -ENOMEM;
 	n->vm = vm_id;
-	n->ib = ib;
-	n->net = net;
-	if (leaf_uint(nic, "NIC_ID", &n->nic)) {
-		n->nic = FACT_NONE;
-		return keep(f, &n->bad, "VM %d (NIC element %zu): no NIC_ID",
-			    vm_id, nth);
-	}
-	if (net == FACT_NONE)
+	n->ib = x.ib;
+	n->net = x.network_id < 0 ? FACT_NONE : x.network_id;
+	n->nic = x.nic_id < 0 ? FACT_NONE : x.nic_id;
+	if (x.why_id[0])
+		return keep(f, &n->bad, "%s", x.why_id);
+	if (x.why_net[0])
+		return keep(f, &n->bad, "%s", x.why_net);
+	if (n->net == FACT_NONE)
 		return keep(f, &n->bad, "VM %d NIC %d: no NETWORK_ID", vm_id,
 			    n->nic);
-
-	r = leaf(nic, "MAC", &s);
-	if (!r && !mac_parse(s, &n->mac))
-		n->has_mac = true;
-	else if (r == -ENOENT)
-		r = keep(f, &n->bad_mac, "VM %d NIC %d: no MAC", vm_id, n->nic);
-	else
-		r = keep(f, &n->bad_mac, "VM %d NIC %d: malformed MAC '%s'",
-			 vm_id, n->nic, str_sanitize(s ? s : "").s);
-	free(s);
-	if (r)
-		return r;
-
+	n->has_mac = x.has_mac;
+	n->mac = x.mac;
+	if (x.why_mac[0] && keep(f, &n->bad_mac, "%s", x.why_mac))
+		return -ENOMEM;
+	if (x.why_attr[0])
+		return keep(f, &n->bad, "%s", x.why_attr);
 	/* Only the full listing (--extended) carries the inherited key. */
-	if (!xml_child(nic, "IB_PKEY", &count))
-		return 0;
-	snprintf(label, sizeof(label), "VM %d NIC %d", vm_id, n->nic);
-	if (xml_ib_attrs(nic, IBA_BIT(IBA_PKEY), 0, &a, label, why,
-			 sizeof(why)))
-		return keep(f, &n->bad, "%s", why);
-	n->has_pkey = ibattr_has(&a, IBA_PKEY);
-	n->pkey = a.pkey;
+	n->has_pkey = ibattr_has(&x.a, IBA_PKEY);
+	n->pkey = x.a.pkey;
 	return 0;
 }
 
@@ -306,7 +269,7 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 	}
 	if (!vm_has_host(state, lcm))
 		return 0;
-	t = only_child(vm, "TEMPLATE", &count);
+	t = xml_only_child(vm, "TEMPLATE", &count);
 	if (!t)
 		return 0;
 	for (c = t->children; c; c = c->next) {
@@ -340,12 +303,14 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 		if (!xml_is_elem(c, "IB_PF") ||
 		    !leaf_is(c, "DRIVER", "mlx4_core"))
 			continue;
-		if (!leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBand")) {
+		if (!xml_only_leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBan"
+								     "d")) {
 			free(v);
 			continue;
 		}
 		free(v);
-		if (leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) || !g) {
+		if (xml_only_leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) ||
+		    !g) {
 			err_set(err, errlen,
 				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
 				"GUID",
@@ -376,10 +341,10 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 	r = elem_id(host, POOL_HOST, nth, &id, err, errlen);
 	if (r)
 		return r;
-	leaf(host, "NAME", &v);
+	xml_only_leaf(host, "NAME", &v);
 	name = str_sanitize(v ? v : "");
 	free(v);
-	t = only_child(host, "TEMPLATE", &count);
+	t = xml_only_child(host, "TEMPLATE", &count);
 	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
 		return 0;
 	r = host_pf_guids(t, id, &name, &h, err, errlen);
@@ -413,13 +378,16 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
  *                                                   its end tag
  *   below    a container (TEMPLATE, NIC)            kept, only some children
  *            a value (ID, MAC, IB_PKEY, IB_PF...)   kept whole: all it holds
+ *            another child of a NIC                 kept bare: its name only,
+ *                                                   for the NIC reader's
+ *                                                   "given twice" rule
  *            anything else                          skipped with all it holds
  *
  * In OpenNebula's listings most of the bytes are what is skipped (a VM's
  * history, disks, permissions...): no node is made for them, the parser
  * only tokenizes them.
  */
-enum keep { SKIP, CONTAINER, WHOLE };
+enum keep { SKIP, CONTAINER, WHOLE, BARE };
 
 /*
  * The element names the filter looks at, compared as the parser's own
@@ -441,13 +409,14 @@ enum name {
 	N_CLUSTER_ID,
 	N_IB_PF,
 	N_CLUSTERS,
+	N_IB_PORT,
 	N_COUNT
 };
 
 static const char *const name_text[N_COUNT] = {
 	"ID",	   "NAME",	 "STATE",      "LCM_STATE", "TEMPLATE",
 	"NIC",	   "VN_MAD",	 "NETWORK_ID", "NIC_ID",    "MAC",
-	"IB_PKEY", "CLUSTER_ID", "IB_PF",      "CLUSTERS",
+	"IB_PKEY", "CLUSTER_ID", "IB_PF",      "CLUSTERS",  "IB_PORT",
 };
 
 #define B(x) (1u << (x))
@@ -463,9 +432,9 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID),
 		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS),
 	};
-	static const unsigned nic_values = B(N_VN_MAD) | B(N_NETWORK_ID) |
-					   B(N_NIC_ID) | B(N_MAC) |
-					   B(N_IB_PKEY);
+	static const unsigned nic_values =
+		B(N_VN_MAD) | B(N_NETWORK_ID) | B(N_NIC_ID) | B(N_MAC) |
+		B(N_IB_PKEY) | B(N_IB_PF) | B(N_IB_PORT);
 	unsigned set;
 	int i;
 
@@ -480,7 +449,10 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 			return name == nm[N_IB_PF] ? WHOLE : SKIP;
 		return ibattr_by_name((const char *)name) >= 0 ? WHOLE : SKIP;
 	} else if (level == 4 && kind == POOL_VM && parent == nm[N_NIC]) {
-		set = nic_values;
+		for (i = 0; i < N_COUNT; i++)
+			if ((nic_values & B(i)) && name == nm[i])
+				return WHOLE;
+		return BARE; /* its name, for the "given twice" rule */
 	} else {
 		return SKIP;
 	}
@@ -508,6 +480,7 @@ struct sax {
 	int depth; /* open elements */
 	int skip; /* depth of the skipped element we are in, or 0 */
 	int whole; /* depth of the value kept whole we are in, or 0 */
+	int bare; /* depth of the element kept bare we are in, or 0 */
 	const xmlChar *names[CONTAINER_DEPTH + 1]; /* open containers' names */
 	const xmlChar *nm[N_COUNT]; /* name_text in the parser's dictionary */
 	struct read_note note;
@@ -589,6 +562,10 @@ static void sax_start(void *ctx, const xmlChar *localname,
 
 	if (s->skip)
 		return;
+	if (s->bare) {
+		s->skip = d; /* what a bare element holds */
+		return;
+	}
 	if (d == 1) {
 		/* the root: by its qualified name, as the pool's */
 		s->kind = prefix ? -1 : kind_of(localname);
@@ -628,6 +605,8 @@ static void sax_start(void *ctx, const xmlChar *localname,
 		s->whole = d;
 		blanks_judged(s, true);
 	}
+	if (k == BARE)
+		s->bare = d;
 	if (k == CONTAINER)
 		s->names[d] = localname; /* the parser's dictionary keeps it */
 	xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_ns, ns, nb_attrs,
@@ -666,6 +645,8 @@ static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		return;
 	}
 	xmlSAX2EndElementNs(ctx, localname, prefix, uri);
+	if (d == s->bare)
+		s->bare = 0;
 	if (d == s->whole) {
 		s->whole = 0;
 		blanks_judged(s, false);

@@ -12,14 +12,7 @@
 #include "host/domxml.h"
 #include "core/guid.h"
 #include "core/log.h"
-#include "host/onexml.h"
-
-static xmlNodePtr first_elem(const xmlNode *parent, const char *name)
-{
-	int n;
-
-	return xml_child(parent, name, &n);
-}
+#include "core/xml.h"
 
 static bool attr_is(const xmlNode *e, const char *name, const char *value)
 {
@@ -58,7 +51,7 @@ static int dom_open(struct dom *d, const char *xml, size_t len, char *err,
 		d->doc = NULL;
 		return -EINVAL;
 	}
-	n = first_elem(d->root, "name");
+	n = xml_child(d->root, "name", NULL);
 	v = n ? xmlNodeGetContent(n) : NULL;
 	d->name = str_sanitize(v && *v ? (const char *)v : "(unnamed)");
 	xmlFree(v);
@@ -221,7 +214,7 @@ static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
 	char v[8];
 	size_t i;
 
-	keep[0] = first_elem(iface, "boot");
+	keep[0] = xml_child(iface, "boot", NULL);
 	keep[1] = guest_pci_address(iface);
 	build_layout(&b, iface);
 
@@ -449,7 +442,7 @@ static int read_addr(const struct dom *d, const xmlNode *a, const char *what,
 /* The <address> under <source> that names a host PCI function, or NULL. */
 static const xmlNode *pci_source(const xmlNode *dev, bool need_type)
 {
-	xmlNodePtr src = first_elem(dev, "source"), a;
+	xmlNodePtr src = xml_child(dev, "source", NULL), a;
 
 	if (!src)
 		return NULL;

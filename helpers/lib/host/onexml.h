@@ -14,9 +14,11 @@
  *   -> { .nic_id = 0, .mac = 0x0200c0a80105, .pkey = { 0x8101 },
  *        .network_id = 3, .has_pf = false, .port = 0 }
  *
- * The document comes from oned but carries strings a tenant chose (names,
- * context values), so it is read as untrusted: no DTD, no entities, no
- * network, and every refusal is one line naming the VM and the NIC.
+ * Each NIC is read by the one <NIC> reader (core/onenic.h), which the
+ * partitions renderer shares. The document comes from oned but carries
+ * strings a tenant chose (names, context values), so it is read through
+ * the XML gate (core/xml.h), and every refusal is one line naming the VM
+ * and the NIC.
  */
 #ifndef ONEIB_ONEXML_H
 #define ONEIB_ONEXML_H
@@ -25,10 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libxml/tree.h>
-
-#include "core/ibattr.h"
-#include "core/log.h"
 #include "core/pci.h"
 #include "core/pkey.h"
 
@@ -72,46 +70,5 @@ void one_vm_free(struct one_vm *vm);
  * NICs of one VM never share one). Its index in vm->nics, or -1.
  */
 long onexml_nic_by_mac(const struct one_vm *vm, uint64_t mac);
-
-/*
- * Shared with domxml.c: both read documents a tenant can influence.
- *
- * xml_read_untrusted() parses with libxml2's tree API, refusing a DOCTYPE
- * (internal or external subset, hence any entity declaration), entity
- * references, namespace errors and anything not well-formed. Nothing is
- * fetched and libxml2 prints nothing: its first error becomes one line,
- *   <what>: not well-formed XML: line 3: Opening and ending tag mismatch: ...
- * Returns the document (free with xmlFreeDoc) or NULL with err filled.
- */
-xmlDocPtr xml_read_untrusted(const char *xml, size_t len, const char *what,
-			     char *err, size_t errlen);
-
-/* An element of that name without a namespace (libvirt's and OpenNebula's
- * own elements carry none; <one:vm> and friends are not ours). */
-bool xml_is_elem(const xmlNode *n, const char *name);
-/*
- * The text of a leaf element, text and CDATA pieces joined:
- * <NIC_ID><![CDATA[1]]></NIC_ID> -> "1" (malloc'd). NULL when it holds
- * anything else (elements, comments), which no value OpenNebula writes does,
- * or on ENOMEM.
- */
-char *xml_leaf_text(const xmlNode *e);
-/*
- * The IB_* attributes (ibattr.h) among parent's child elements (a VNET's
- * TEMPLATE, a NIC) that want selects: each at most once, a single value,
- * parsed by ibattr_parse. With XML_IB_EMPTY_PKEY_ABSENT an empty IB_PKEY
- * counts as none (vnet_create: IB_PKEY="" asks for one). Returns 0, or
- * -EINVAL with one line in err, e.g.
- *   VNET 7 (tenant-b): IB_MTU given twice
- */
-#define XML_IB_EMPTY_PKEY_ABSENT 1u
-int xml_ib_attrs(const xmlNode *parent, unsigned want, unsigned flags,
-		 struct ib_attrs *out, const char *who, char *err,
-		 size_t errlen);
-/* The first child element called name; *count how many there are. */
-xmlNodePtr xml_child(const xmlNode *parent, const char *name, int *count);
-/* Does some child element called name hold exactly the text value?
- * (<NIC><VN_MAD>ib</VN_MAD>...: xml_has_leaf(nic, "VN_MAD", "ib")) */
-bool xml_has_leaf(const xmlNode *parent, const char *name, const char *value);
 
 #endif
