@@ -32,6 +32,7 @@
 #include "host/hca.h"
 #include "core/json.h"
 #include "host/lease.h"
+#include "host/pcinames.h"
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "core/pkey.h"
@@ -495,7 +496,9 @@ int main(int argc, char **argv)
 		if (!r)
 			hca_probe_all(&l);
 	} else {
-		r = hca_discover(&l, true);
+		r = hca_discover(&l);
+		if (!r && (fmt == FMT_TABLE || fmt == FMT_JSON))
+			hca_read_names(&l);
 	}
 	if (r < 0) {
 		log_msg("cannot read /sys: %s", strerror(-r));

@@ -16,7 +16,7 @@
  * use, a GUID one-ib hands out that nothing on this host carries yet, a
  * tenant P_Key in full-member form, as IB_PKEY is: ibattr.h) before
  * any path is built or anything written; a refusal is one line and changes
- * nothing. See vf_map in lib/root/vf.h.
+ * nothing. See vf_map in lib/root/vfmap.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +31,7 @@
 #include "core/pci.h"
 #include "core/pkey.h"
 #include "core/strbuf.h"
-#include "root/vf.h"
+#include "root/vfmap.h"
 
 #define ERRLEN 512
 

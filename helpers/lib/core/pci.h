@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * PCI function addresses and names.
+ * PCI function addresses (their names in pci.ids: host/pcinames.h).
  *
  * The one textual form is the kernel's: "0000:3b:00.2" (domain:bus:slot.func,
  * lowercase hex, as in /sys/bus/pci/devices). Input is parsed strictly, since
@@ -24,15 +24,5 @@ int pci_addr_parse(const char *s, struct pci_addr *out);
 #define PCI_ADDR_STRLEN 16
 void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN]);
 int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b);
-
-/* Vendor and device names from the pci.ids database through libpci. */
-struct pci_names;
-struct pci_names *pci_names_open(void);
-void pci_names_close(struct pci_names *n);
-/* Copies the name into buf; -ENOENT when the database does not know it. */
-int pci_vendor_name(struct pci_names *n, uint16_t vendor, char *buf,
-		    size_t len);
-int pci_device_name(struct pci_names *n, uint16_t vendor, uint16_t device,
-		    char *buf, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #include <infiniband/umad.h>
 
 #include "host/hca.h"
+#include "root/ibdev.h"
 #include "core/log.h"
 #include "core/sysfs.h"
 
@@ -78,11 +79,6 @@ static int ib_phys_state_parse(const char *s)
 bool ib_port_usable(const struct ib_port *p)
 {
 	return p->state == 4 && !strcmp(p->link_layer, "InfiniBand");
-}
-
-bool vf_driver_assignable(const char *driver)
-{
-	return driver[0] == '\0' || !strcmp(driver, "vfio-pci");
 }
 
 bool vf_assignable(const struct vf *vf)
@@ -296,46 +292,6 @@ static int read_vfs(struct hca *h, const char *bdf)
 	return r;
 }
 
-int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
-		     int *ifindex)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int r = -ENOENT;
-	DIR *d;
-
-	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/net", pf_bdf))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	if (!d)
-		return -ENOENT;
-	while ((de = readdir(d))) {
-		char f[PATH_MAX];
-		long type, dev_port, idx;
-
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= len)
-			continue;
-		/* 32 = ARPHRD_INFINIBAND: an IPoIB netdev, not a RoCE one */
-		if (path_fmt(f, sizeof(f), "%s/%s/type", path, de->d_name) ||
-		    sysfs_read_long(f, &type) || type != 32)
-			continue;
-		if (path_fmt(f, sizeof(f), "%s/%s/dev_port", path,
-			     de->d_name) ||
-		    sysfs_read_long(f, &dev_port) || dev_port != port - 1)
-			continue;
-		if (path_fmt(f, sizeof(f), "%s/%s/ifindex", path, de->d_name) ||
-		    sysfs_read_long(f, &idx) || idx <= 0 || idx > INT_MAX)
-			continue;
-		/* length checked above */
-		memcpy(name, de->d_name, strlen(de->d_name) + 1);
-		*ifindex = (int)idx;
-		r = 0;
-		break;
-	}
-	closedir(d);
-	return r;
-}
-
 /* How VFs of each InfiniBand port get their GUIDs (enum vf_guids). */
 static void read_vf_guids(struct hca *h, const char *bdf)
 {
@@ -359,8 +315,8 @@ static void read_vf_guids(struct hca *h, const char *bdf)
 		}
 		if (strcmp(h->driver, "mlx5_core"))
 			continue;
-		r = hca_ipoib_netdev(bdf, pt->num, pt->ipoib, sizeof(pt->ipoib),
-				     &ifindex);
+		r = ibdev_ipoib_netdev(bdf, pt->num, pt->ipoib,
+				       sizeof(pt->ipoib), &ifindex);
 		if (ofed)
 			pt->vf_guids = VF_GUIDS_OFED;
 		else
@@ -368,7 +324,7 @@ static void read_vf_guids(struct hca *h, const char *bdf)
 	}
 }
 
-static int read_pci(struct hca *h, struct pci_names *names)
+static int read_pci(struct hca *h)
 {
 	char bdf[PCI_ADDR_STRLEN];
 	int r;
@@ -376,12 +332,6 @@ static int read_pci(struct hca *h, struct pci_names *names)
 	pci_addr_fmt(&h->addr, bdf);
 	h->vendor_id = (uint16_t)read_expected_long(bdf, "vendor", 0);
 	h->device_id = (uint16_t)read_expected_long(bdf, "device", 0);
-	if (!names ||
-	    pci_vendor_name(names, h->vendor_id, h->vendor, sizeof(h->vendor)))
-		h->vendor[0] = '\0';
-	if (!names || pci_device_name(names, h->vendor_id, h->device_id,
-				      h->device, sizeof(h->device)))
-		h->device[0] = '\0';
 	read_link(bdf, "driver", h->driver, sizeof(h->driver));
 	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
 	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
@@ -403,7 +353,6 @@ struct scan {
 	size_t cap;
 	struct vf_ibdev *vfdevs;
 	size_t nvfdevs, vfcap;
-	struct pci_names *names;
 };
 
 static int push_vf_ibdev(struct scan *s, const struct pci_addr *a,
@@ -473,7 +422,7 @@ static int scan_ibdev(struct scan *s, const char *ibdev)
 		h->addr = addr;
 	r = read_ports(h);
 	if (!r && has_pci)
-		r = read_pci(h, s->names);
+		r = read_pci(h);
 	return r;
 }
 
@@ -521,7 +470,7 @@ static DIR *open_sys_ib(int *r)
 	return opendir(SYS_IB);
 }
 
-int hca_discover(struct hca_list *out, bool names)
+int hca_discover(struct hca_list *out)
 {
 	struct umad_device_node *devs, *d;
 	struct scan s = { .out = out };
@@ -534,14 +483,12 @@ int hca_discover(struct hca_list *out, bool names)
 	if (!sys)
 		return r;
 	closedir(sys);
-	s.names = names ? pci_names_open() : NULL;
 	devs = umad_get_ca_device_list();
 	for (d = devs; d && !r; d = d->next)
 		r = scan_ibdev(&s, d->ca_name);
 	umad_free_ca_device_list(devs);
 	attach_vf_ibdevs(&s);
 	free(s.vfdevs);
-	pci_names_close(s.names);
 	if (r) {
 		hca_list_free(out);
 		return r;

@@ -6,7 +6,7 @@
  *   RDMA devices and their ports  libibumad (/sys/class/infiniband/<dev>)
  *   PCI identity, SR-IOV, VFs     /sys/bus/pci/devices/<bdf>/{vendor,device,
  *                                 numa_node,driver,iommu_group,sriov_*,virtfnN}
- *   vendor/device names           libpci's pci.ids
+ *   vendor/device names           libpci's pci.ids (host/pcinames.h)
  *
  * An RDMA device whose PCI function has a `physfn` link belongs to a VF bound
  * to the host driver (mlx5_core); it is shown on that VF, not as an HCA. A
@@ -23,8 +23,9 @@
 #include <stdint.h>
 
 #include "core/pci.h"
+#include "root/ibdev.h"
 
-#define HCA_NAME_MAX 64
+#define HCA_NAME_MAX IBDEV_NAME_MAX
 #define HCA_MAX_PORTS 10 /* libibumad's UMAD_CA_MAX_PORTS */
 
 /*
@@ -97,9 +98,9 @@ struct hca_list {
  * Odd sysfs data is reported on stderr and skipped; the return value is
  * negative only when /sys itself cannot be read or memory runs out.
  */
-/* names: look vendor/device names up in pci.ids (parsing it costs time
- * that oneib-vf, which never shows them, does not spend). */
-int hca_discover(struct hca_list *out, bool names);
+/* vendor and device are left "": hca_read_names (host/pcinames.h) looks
+ * them up in pci.ids, for those who show them. */
+int hca_discover(struct hca_list *out);
 /*
  * What VF placement needs and no more, for oneib-vf's every deploy (a full
  * hca_discover of 508 VFs is ~6000 sysfs reads, ~11 ms): the PFs with their
@@ -123,25 +124,8 @@ const char *ib_phys_state_name(int phys_state);
 int ib_state_parse(const char *s);
 /* Port can carry a tenant VF: ACTIVE and InfiniBand. */
 bool ib_port_usable(const struct ib_port *p);
-/*
- * VF can be handed to a guest: not held by a host driver. The rule is the
- * driver it is bound to: vfio-pci (libvirt's managed='yes' binds it at
- * domain start and leaves a pre-bound one as it is) or none at all; any
- * other driver (mlx5_core, mlx4_core: an RDMA device and an IPoIB netdev
- * of the host) means the host uses it. oneib-vf leases and oneib-pkey
- * programs only such VFs.
- */
-bool vf_driver_assignable(const char *driver);
-/* That, for a probed VF sysfs has (hca_inventory leaves VFs unprobed). */
+/* vf_driver_assignable (root/ibdev.h), for a probed VF sysfs has
+ * (hca_inventory leaves VFs unprobed). */
 bool vf_assignable(const struct vf *vf);
-
-/*
- * The IPoIB netdev of PF `pf_bdf`'s port `port`: the entry of
- * /sys/bus/pci/devices/<pf>/net/ with type 32 (ARPHRD_INFINIBAND) and
- * dev_port port-1, e.g. "ib0" and its ifindex. -ENOENT when there is none
- * (ib_ipoib not loaded).
- */
-int hca_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
-		     int *ifindex);
 
 #endif

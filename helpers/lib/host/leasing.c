@@ -10,7 +10,7 @@
 #include "host/leasing.h"
 #include "core/log.h"
 #include "host/placement.h"
-#include "root/vf.h"
+#include "host/pkeycmd.h"
 
 #define ERRLEN 512
 
@@ -204,9 +204,8 @@ static void unprogram(const struct leasing *s, const struct domxml_vf *map,
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_vf(l, &map[i].vf);
 
-		if (k >= 0 && vf_pkey_cmd(s->cfg->pkey_cmd, false, &l->v[k].vf,
-					  l->v[k].port, 0, (struct pkey){ 0 },
-					  err, sizeof(err)))
+		if (k >= 0 && pkeycmd_unmap(s->cfg->pkey_cmd, &l->v[k].vf,
+					    l->v[k].port, err, sizeof(err)))
 			log_msg("%s", err);
 	}
 }
@@ -231,9 +230,8 @@ static int program(const struct leasing *s, const struct domxml_vf *map,
 
 		if (k < 0)
 			return -ENOENT;
-		r = vf_pkey_cmd(s->cfg->pkey_cmd, true, &l->v[k].vf,
-				l->v[k].port, l->v[k].guid, l->v[k].pkey, err,
-				errlen);
+		r = pkeycmd_map(s->cfg->pkey_cmd, &l->v[k].vf, l->v[k].port,
+				l->v[k].guid, l->v[k].pkey, err, errlen);
 		if (r) {
 			unprogram(s, map, i);
 			return r;
@@ -405,7 +403,7 @@ static int held_vfs(const struct ledger *l, const struct virt_domain *d,
 		if (k >= 0 && l->v[k].vmid >= 0 && l->v[k].vmid != vmid)
 			continue; /* another VM's lease: not ours to touch */
 		if (k < 0 && !read) {
-			r = hca_discover(&hcas, false);
+			r = hca_discover(&hcas);
 			if (r) {
 				snprintf(err, errlen, "cannot read /sys: %s",
 					 strerror(-r));
@@ -516,8 +514,8 @@ int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
 		/* Unmapped while still leased: no other VM can have it yet.
 		 * A reservation was never programmed. */
 		if (programs(cfg) && !l.v[i].reserved &&
-		    vf_pkey_cmd(cfg->pkey_cmd, false, &l.v[i].vf, l.v[i].port,
-				0, (struct pkey){ 0 }, err, errlen)) {
+		    pkeycmd_unmap(cfg->pkey_cmd, &l.v[i].vf, l.v[i].port, err,
+				  errlen)) {
 			c->kept++;
 			failed = -EIO;
 			continue;
@@ -591,8 +589,8 @@ static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
 			/* A deploy may be between lease and virsh create. */
 			c->kept++;
 		} else if (x->vmid >= 0 && programs(cfg) &&
-			   vf_pkey_cmd(cfg->pkey_cmd, false, &x->vf, x->port, 0,
-				       (struct pkey){ 0 }, err, sizeof(err))) {
+			   pkeycmd_unmap(cfg->pkey_cmd, &x->vf, x->port, err,
+					 sizeof(err))) {
 			/* Keep it leased until it can be unmapped. */
 			log_msg("VF %s: %s", addr, err);
 			c->kept++;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The names half of pci.h, the one part that needs libpci: apart from
- * pci.c's address forms, so that a program that only parses addresses
- * (the guest's oneib-context, through ibattr.c) does not link libpci.
+ * The one part of one-ib that needs libpci, apart from hca.c's discovery
+ * and core/pci.c's address forms, so that a program that never shows names
+ * (oneib-vf, oneib-pkey, the guest's oneib-context) does not link libpci.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,13 +10,13 @@
 
 #include <pci/pci.h>
 
-#include "core/pci.h"
+#include "host/pcinames.h"
 
 struct pci_names {
 	struct pci_access *pacc;
 };
 
-struct pci_names *pci_names_open(void)
+static struct pci_names *pci_names_open(void)
 {
 	struct pci_names *n = calloc(1, sizeof(*n));
 
@@ -34,7 +34,7 @@ struct pci_names *pci_names_open(void)
 	return n;
 }
 
-void pci_names_close(struct pci_names *n)
+static void pci_names_close(struct pci_names *n)
 {
 	if (!n)
 		return;
@@ -60,13 +60,21 @@ static int lookup(struct pci_names *n, char *buf, size_t len, int flags,
 	return 0;
 }
 
-int pci_vendor_name(struct pci_names *n, uint16_t vendor, char *buf, size_t len)
+void hca_read_names(struct hca_list *l)
 {
-	return lookup(n, buf, len, PCI_LOOKUP_VENDOR, vendor, 0);
-}
+	struct pci_names *n = pci_names_open();
+	size_t i;
 
-int pci_device_name(struct pci_names *n, uint16_t vendor, uint16_t device,
-		    char *buf, size_t len)
-{
-	return lookup(n, buf, len, PCI_LOOKUP_DEVICE, vendor, device);
+	for (i = 0; n && i < l->n; i++) {
+		struct hca *h = &l->v[i];
+
+		if (!h->has_pci || lookup(n, h->vendor, sizeof(h->vendor),
+					  PCI_LOOKUP_VENDOR, h->vendor_id, 0))
+			h->vendor[0] = '\0';
+		if (!h->has_pci ||
+		    lookup(n, h->device, sizeof(h->device), PCI_LOOKUP_DEVICE,
+			   h->vendor_id, h->device_id))
+			h->device[0] = '\0';
+	}
+	pci_names_close(n);
 }

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "core/log.h"
-#include "root/vf.h"
+#include "root/vfmap.h"
 
 #define HOST_GUID_OWNER_MAX 96
 

@@ -46,7 +46,7 @@
 #include "core/guid.h"
 #include "core/log.h"
 #include "core/sysfs.h"
-#include "root/vf.h"
+#include "root/vfmap.h"
 
 #define SYS_IB "/sys/class/infiniband"
 /* Table indices are 0..126 on ConnectX-3 (128 minus the reserved slot). */

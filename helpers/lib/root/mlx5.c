@@ -54,7 +54,7 @@
 #include "core/log.h"
 #include "root/netlink.h"
 #include "core/sysfs.h"
-#include "root/vf.h"
+#include "root/vfmap.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
 #define ARPHRD_IB 32 /* ARPHRD_INFINIBAND: an IPoIB netdev */

@@ -7,9 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "core/child.h"
 #include "core/log.h"
 #include "root/opensm.h"
 #include "core/strbuf.h"
@@ -106,38 +105,17 @@ int opensm_hup_all(char *err, size_t errlen)
 
 int opensm_run_cmd(const char *cmd, char *err, size_t errlen)
 {
-	pid_t pid;
-	int st;
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct child c = { .argv = argv };
+	int r = child_run(&c);
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		int r = -errno;
+	if (r == -EIO) {
+		char how[64];
 
-		err_set(err, errlen, "reload command: fork: %s", strerror(-r));
-		return r;
+		child_status_fmt(c.status, how, sizeof(how));
+		err_set(err, errlen, "reload command '%.200s' %s", cmd, how);
+	} else if (r) {
+		err_set(err, errlen, "reload command: %s", strerror(-r));
 	}
-	if (!pid) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			int r = -errno;
-
-			err_set(err, errlen, "reload command: wait: %s",
-				strerror(-r));
-			return r;
-		}
-	if (WIFEXITED(st) && !WEXITSTATUS(st))
-		return 0;
-	if (WIFEXITED(st))
-		err_set(err, errlen, "reload command '%.200s' exited with %d",
-			cmd, WEXITSTATUS(st));
-	else
-		err_set(err, errlen,
-			"reload command '%.200s' killed by signal "
-			"%d",
-			cmd, WTERMSIG(st));
-	return -EIO;
+	return r;
 }

@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/guid.h"
 #include "root/hostguid.h"
 #include "core/log.h"
 #include "core/sysfs.h"
-#include "root/vf.h"
+#include "root/vfmap.h"
 
 #define SYS_PCI "/sys/bus/pci/devices"
 
@@ -54,7 +53,7 @@ static int vf_index(const char *pf_bdf, const char *vf_bdf)
 int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		      char *err, size_t errlen)
 {
-	char path[PATH_MAX], pf_bdf[64], drv[HCA_NAME_MAX], ll[32];
+	char path[PATH_MAX], pf_bdf[64], drv[IBDEV_NAME_MAX], ll[32];
 	struct stat st;
 	DIR *d;
 
@@ -122,8 +121,8 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		t->ofed = !path_fmt(path, sizeof(path), SYS_PCI "/%s/sriov/%d",
 				    t->pf_bdf, t->index) &&
 			  stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-		if (hca_ipoib_netdev(t->pf_bdf, port, t->pf_netdev,
-				     sizeof(t->pf_netdev), &t->pf_ifindex))
+		if (ibdev_ipoib_netdev(t->pf_bdf, port, t->pf_netdev,
+				       sizeof(t->pf_netdev), &t->pf_ifindex))
 			t->pf_ifindex = 0;
 	}
 	return 0;
@@ -202,74 +201,4 @@ int vf_show(const struct vf_target *t, struct strbuf *out, char *err,
 {
 	return t->kind == VF_MLX4 ? mlx4_show(t, out, err, errlen)
 				  : mlx5_show(t, out, err, errlen);
-}
-
-int vf_pkey_cmd(const char *cmd, bool map, const struct pci_addr *vf, int port,
-		uint64_t guid, struct pkey pk, char *err, size_t errlen)
-{
-	char words[512], bdf[PCI_ADDR_STRLEN], g[GUID_STRLEN], p[PKEY_STRLEN];
-	char portstr[16], line[512], *argv[16], *save = NULL, *w;
-	int fds[2], status, argc = 0;
-	ssize_t n = 0, got;
-	pid_t pid;
-
-	if (strlen(cmd) >= sizeof(words)) {
-		err_set(err, errlen, "oneib-pkey command too long");
-		return -ENAMETOOLONG;
-	}
-	memcpy(words, cmd, strlen(cmd) + 1);
-	for (w = strtok_r(words, " \t", &save); w && argc < 8;
-	     w = strtok_r(NULL, " \t", &save))
-		argv[argc++] = w;
-	if (!argc) {
-		err_set(err, errlen, "no oneib-pkey command configured");
-		return -EINVAL;
-	}
-	pci_addr_fmt(vf, bdf);
-	guid_fmt_hex(guid, g);
-	pkey_fmt(pk, p);
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	argv[argc++] = map ? "map" : "unmap";
-	argv[argc++] = bdf;
-	if (map) {
-		argv[argc++] = g;
-		argv[argc++] = p;
-	}
-	argv[argc++] = "--port";
-	argv[argc++] = portstr;
-	argv[argc] = NULL;
-	if (pipe(fds))
-		return -errno;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		dup2(fds[1], STDERR_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		/* stdout is ours (deploy prints the domain XML there). */
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(126);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	while (n < (ssize_t)sizeof(line) - 1 &&
-	       (got = read(fds[0], line + n, sizeof(line) - 1 - (size_t)n)) > 0)
-		n += got;
-	close(fds[0]);
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	err_set(err, errlen, "%s", line[0] ? line : "oneib-pkey failed");
-	return -EIO;
 }

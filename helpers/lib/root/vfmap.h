@@ -14,18 +14,19 @@
  *
  * Everything here runs as root (oneib-pkey through sudo) on arguments that
  * came from a tenant's VM: every path is built from parsed, checked values.
+ * The unprivileged side, which runs oneib-pkey, is host/pkeycmd.h.
  */
-#ifndef ONEIB_VF_H
-#define ONEIB_VF_H
+#ifndef ONEIB_VFMAP_H
+#define ONEIB_VFMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "host/hca.h"
 #include "core/pci.h"
 #include "core/pkey.h"
 #include "core/strbuf.h"
+#include "root/ibdev.h"
 
 enum vf_kind { VF_MLX4, VF_MLX5 };
 
@@ -35,10 +36,10 @@ struct vf_target {
 	int index; /* N of the PF's virtfnN */
 	int port; /* PF port, 1.. */
 	enum vf_kind kind;
-	char ibdev[HCA_NAME_MAX]; /* the PF's RDMA device: "mlx4_0" */
-	char vf_driver[HCA_NAME_MAX]; /* "vfio-pci", "mlx5_core" or "" */
+	char ibdev[IBDEV_NAME_MAX]; /* the PF's RDMA device: "mlx4_0" */
+	char vf_driver[IBDEV_NAME_MAX]; /* "vfio-pci", "mlx5_core" or "" */
 	bool ofed; /* mlx5: <pf>/sriov/<index>/ exists (MLNX_OFED) */
-	char pf_netdev[HCA_NAME_MAX]; /* mlx5: the PF's IPoIB netdev, "ib0" */
+	char pf_netdev[IBDEV_NAME_MAX]; /* mlx5: the PF's IPoIB netdev, "ib0" */
 	int pf_ifindex; /* its ifindex, 0 if none */
 };
 
@@ -101,15 +102,5 @@ int mlx4_show(const struct vf_target *t, struct strbuf *out, char *err,
 	      size_t errlen);
 int mlx5_show(const struct vf_target *t, struct strbuf *out, char *err,
 	      size_t errlen);
-
-/*
- * The unprivileged side: run the configured oneib-pkey command, e.g.
- * "sudo -n /usr/sbin/oneib-pkey" (words split on blanks, no shell), as
- *   <cmd> map 0000:3b:00.2 0x0200c0fffea80105 0x8101 --port 1
- *   <cmd> unmap 0000:3b:00.2 --port 1
- * Its stderr (one line) becomes err on failure.
- */
-int vf_pkey_cmd(const char *cmd, bool map, const struct pci_addr *vf, int port,
-		uint64_t guid, struct pkey pk, char *err, size_t errlen);
 
 #endif
