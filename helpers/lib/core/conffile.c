@@ -9,107 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
 #include "core/conffile.h"
 #include "core/log.h"
 #include "core/strbuf.h"
-
-/* "/etc/opensm/partitions.conf" (or ".../ib/") -> "/etc/opensm" */
-static int dir_of(const char *path, char *dir, size_t size)
-{
-	size_t n = strlen(path);
-	const char *slash;
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	slash = memrchr(path, '/', n);
-	if (!slash) {
-		memcpy(dir, ".", 2);
-		return 0;
-	}
-	n = slash == path ? 1 : (size_t)(slash - path);
-	if (n >= size)
-		return -ENAMETOOLONG;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	return 0;
-}
-
-int fsync_dir(const char *dir)
-{
-	int fd, r;
-
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = fsync(fd) ? -errno : 0;
-	close(fd);
-	return r;
-}
-
-int fsync_dir_of(const char *path)
-{
-	char dir[PATH_MAX];
-	int r = dir_of(path, dir, sizeof(dir));
-
-	return r ? r : fsync_dir(dir);
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* path <- text through path.XXXXXX, fsync, rename; the temp never stays. */
-static int replace(const char *path, const char *text, size_t len, mode_t mode,
-		   char *err, size_t errlen)
-{
-	char tmp[PATH_MAX];
-	int fd, r;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >=
-	    sizeof(tmp)) {
-		err_set(err, errlen, "%s: name too long", path);
-		return -ENAMETOOLONG;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = -errno;
-		err_set(err, errlen, "%s: cannot create a file beside it: %s",
-			path, strerror(-r));
-		return r;
-	}
-	r = write_all(fd, text, len);
-	if (!r && fchmod(fd, mode))
-		r = -errno;
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && !r)
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r) {
-		err_set(err, errlen, "%s: write %s: %s", path, tmp,
-			strerror(-r));
-		unlink(tmp);
-		return r;
-	}
-	r = fsync_dir_of(path);
-	if (r)
-		err_set(err, errlen, "%s: fsync of its directory: %s", path,
-			strerror(-r));
-	return r;
-}
 
 /* The current file: 0 with its text and mode, -ENOENT when absent. */
 static int read_old(const char *path, struct strbuf *old, mode_t *mode,
@@ -191,12 +94,13 @@ int conffile_install(const char *path, const char *backup, const char *text,
 			r = -EINVAL;
 			goto out;
 		}
-		r = replace(backup, sb_str(&old), old.len, mode, err, errlen);
+		r = atomic_replace(backup, NULL, sb_str(&old), old.len, mode,
+				   err, errlen);
 		if (r)
 			goto out;
 	}
 	had_old = !r;
-	r = replace(path, text, len, mode, err, errlen);
+	r = atomic_replace(path, NULL, text, len, mode, err, errlen);
 	if (!r && !had_old)
 		r = 2;
 out:

@@ -5,10 +5,9 @@
  * mix, and so that an unchanged file is not touched at all:
  *
  *   read FILE                  identical to the new text -> done, unchanged
- *   FILE.bak.XXXXXX <- old     fsync, rename over the backup: the previous
+ *   FILE.bak <- old            atomic_replace (atomicfile.h): the previous
  *                              file is kept whole
- *   FILE.XXXXXX     <- new     mode of the old file, fsync
- *   rename over FILE           atomic; then fsync the directory
+ *   FILE     <- new            atomic_replace, mode of the old file
  *
  * On any failure the temporary file is removed and FILE is as it was.
  * FILE must be a regular file or absent (a symlink is refused: root would
@@ -36,10 +35,5 @@ int conffile_install(const char *path, const char *backup, const char *text,
  */
 int conffile_holds(const char *path, const char *text, size_t len, char *err,
 		   size_t errlen);
-
-/* fsync of a directory, or of the one holding path: a rename or a new
- * entry survives a power loss. 0 or -errno. */
-int fsync_dir(const char *dir);
-int fsync_dir_of(const char *path);
 
 #endif

@@ -2,17 +2,12 @@
 /*
  * The lease ledger (see lease.h for the files and the format).
  *
- * Why each step of a commit is there, for a writer killed with -9 or a host
- * losing power at any instant:
- *
- *   write leases.tmp.<pid>, fsync   the new data is on disk before any name
- *                                   points at it
- *   rename over leases              readers see the old file or the new one,
- *                                   never a mix (rename is atomic)
- *   fsync the directory             the rename itself survives a power loss
- *
- * A killed writer may leave leases.tmp.<pid> behind; the next ledger_open
- * removes it, since holding the exclusive lock proves no writer is alive.
+ * A commit replaces the file through leases.tmp.<pid> (atomic_replace,
+ * core/atomicfile.h: written, fsync'ed, renamed over leases, directory
+ * fsync'ed), so a writer killed with -9 or a host losing power at any
+ * instant leaves the old ledger or the new one. A killed writer may leave
+ * leases.tmp.<pid> behind; the next ledger_open removes it, since holding
+ * the exclusive lock proves no writer is alive.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +23,7 @@
 
 #include "core/log.h"
 #include "core/guid.h"
-#include "core/conffile.h"
+#include "core/atomicfile.h"
 #include "host/lease.h"
 #include "core/sysfs.h"
 
@@ -629,29 +624,12 @@ int ledger_read(struct ledger *l, const char *dir, char *err, size_t errlen)
 	return r;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int ledger_commit(struct ledger *l, char *err, size_t errlen)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], vf[PCI_ADDR_STRLEN];
 	struct strbuf sb = STRBUF_INIT;
-	const char *step = "write";
-	bool created = false;
-	int fd = -1, r;
 	size_t i;
+	int r;
 
 	if (l->lock_fd < 3) {
 		err_set(err, errlen, "ledger %s: commit without the lock",
@@ -692,48 +670,9 @@ int ledger_commit(struct ledger *l, char *err, size_t errlen)
 		r = -ENAMETOOLONG;
 		goto out;
 	}
-	/* Ours from a failed commit of this process, if it exists at all. */
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		  0640);
-	if (fd < 0) {
-		r = -errno;
-		err_set(err, errlen, "create %s: %s", tmp, strerror(-r));
-		goto out;
-	}
-	created = true;
-	/* exactly 0640 whatever the umask */
-	r = fchmod(fd, 0640) ? -errno : 0;
-	if (!r)
-		r = write_all(fd, sb.buf, sb.len);
-	if (!r && fsync(fd)) {
-		step = "fsync";
-		r = -errno;
-	}
-	if (close(fd) && !r) {
-		step = "close";
-		r = -errno;
-	}
-	fd = -1;
-	if (r) {
-		err_set(err, errlen, "%s %s: %s", step, tmp, strerror(-r));
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		r = -errno;
-		err_set(err, errlen, "rename %s to %s: %s", tmp, path,
-			strerror(-r));
-		goto out;
-	}
-	created = false;
-	r = fsync_dir(l->dir);
-	if (r)
-		err_set(err, errlen, "fsync %s: %s", l->dir, strerror(-r));
+	/* 0640 exactly: oneadmin's group reads it */
+	r = atomic_replace(path, tmp, sb.buf, sb.len, 0640, err, errlen);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (created)
-		unlink(tmp);
 	sb_release(&sb);
 	return r;
 }

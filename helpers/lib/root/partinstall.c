@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
 #include "core/conffile.h"
 #include "core/log.h"
 #include "root/opensm.h"
