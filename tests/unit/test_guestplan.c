@@ -145,7 +145,7 @@ static struct ipoib_dev dev(const char *name, uint64_t guid, bool cm)
 static void matching(void **state)
 {
 	struct ipoib_dev v[3];
-	struct ipoib_devs d = { v, 3 };
+	struct ipoib_devs d = { v, 3, 3 };
 
 	(void)state;
 	v[0] = dev("ib0", guid_for_nic(0, 42, 1), false);

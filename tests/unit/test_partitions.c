@@ -924,7 +924,7 @@ static void names_fit_opensm(void **state)
 static void refused(const char *vms, const char *hosts, const char *vnets,
 		    const char *want)
 {
-	struct partitions m = { (struct partition *)&m, 99, NULL, 0 };
+	struct partitions m = { (struct partition *)&m, 99, NULL, 0, 0 };
 	char err[256] = "";
 
 	assert_int_equal(build_str(vms, hosts, vnets, &m, err, sizeof(err)),

@@ -6,27 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/strbuf.h"
 
 int sb_grow(struct strbuf *sb, size_t extra)
 {
-	size_t want, n;
-	char *p;
-
 	if (extra > SIZE_MAX / 2 - sb->len)
 		return -ENOMEM;
-	want = sb->len + extra + 1;
-	if (want <= sb->alloc)
-		return 0;
-	n = sb->alloc ? sb->alloc : 64;
-	while (n < want)
-		n *= 2;
-	p = realloc(sb->buf, n);
-	if (!p)
-		return -ENOMEM;
-	sb->buf = p;
-	sb->alloc = n;
-	return 0;
+	return ALLOC_GROW(sb->buf, sb->len + extra + 1, sb->alloc);
 }
 
 int sb_add(struct strbuf *sb, const char *data, size_t len)

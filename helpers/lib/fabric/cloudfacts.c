@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "fabric/cloudfacts.h"
 
 void cloud_facts_free(struct cloud_facts *f)
@@ -26,79 +27,58 @@ void cloud_facts_free(struct cloud_facts *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* One more element of size at *v (n used, *cap allocated). */
-static void *grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	if (n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		void *nv = realloc(*v, ncap * size);
-
-		if (!nv)
-			return NULL;
-		*v = nv;
-		*cap = ncap;
-	}
-	return (char *)*v + n * size;
-}
-
 int cloud_facts_text(struct cloud_facts *f, const char *s)
 {
-	char **slot = grow((void **)&f->texts, &f->captexts, f->ntexts,
-			   sizeof(*f->texts));
-
-	if (!slot || !(*slot = strdup(s ? s : "")))
+	if (ALLOC_GROW(f->texts, f->ntexts + 1, f->captexts) ||
+	    !(f->texts[f->ntexts] = strdup(s ? s : "")))
 		return -ENOMEM;
 	return (int)f->ntexts++;
 }
 
 struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f)
 {
-	struct vnet_fact *v =
-		grow((void **)&f->v, &f->capv, f->nv, sizeof(*f->v));
+	struct vnet_fact *v;
 
-	if (v) {
-		memset(v, 0, sizeof(*v));
-		v->bad = FACT_NONE;
-		f->nv++;
-	}
+	if (ALLOC_GROW(f->v, f->nv + 1, f->capv))
+		return NULL;
+	v = &f->v[f->nv++];
+	memset(v, 0, sizeof(*v));
+	v->bad = FACT_NONE;
 	return v;
 }
 
 struct vnet_claim *cloud_facts_new_claim(struct cloud_facts *f)
 {
-	struct vnet_claim *c = grow((void **)&f->claims, &f->capclaims,
-				    f->nclaims, sizeof(*f->claims));
+	struct vnet_claim *c;
 
-	if (c) {
-		memset(c, 0, sizeof(*c));
-		f->nclaims++;
-	}
+	if (ALLOC_GROW(f->claims, f->nclaims + 1, f->capclaims))
+		return NULL;
+	c = &f->claims[f->nclaims++];
+	memset(c, 0, sizeof(*c));
 	return c;
 }
 
 struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f)
 {
-	struct nic_fact *n = grow((void **)&f->nics, &f->capnics, f->nnics,
-				  sizeof(*f->nics));
+	struct nic_fact *n;
 
-	if (n) {
-		memset(n, 0, sizeof(*n));
-		n->nic = n->net = FACT_NONE;
-		n->bad = n->bad_mac = FACT_NONE;
-		f->nnics++;
-	}
+	if (ALLOC_GROW(f->nics, f->nnics + 1, f->capnics))
+		return NULL;
+	n = &f->nics[f->nnics++];
+	memset(n, 0, sizeof(*n));
+	n->nic = n->net = FACT_NONE;
+	n->bad = n->bad_mac = FACT_NONE;
 	return n;
 }
 
 struct host_fact *cloud_facts_new_host(struct cloud_facts *f)
 {
-	struct host_fact *h = grow((void **)&f->hosts, &f->caphosts, f->nhosts,
-				   sizeof(*f->hosts));
+	struct host_fact *h;
 
-	if (h) {
-		memset(h, 0, sizeof(*h));
-		f->nhosts++;
-	}
+	if (ALLOC_GROW(f->hosts, f->nhosts + 1, f->caphosts))
+		return NULL;
+	h = &f->hosts[f->nhosts++];
+	memset(h, 0, sizeof(*h));
 	return h;
 }
 

@@ -50,7 +50,7 @@ struct vnet_fact {
 	struct ib_attrs a; /* every IB_* of TEMPLATE, valid unless bad */
 	int bad; /* text index: why it cannot be rendered, or FACT_NONE */
 	int *clusters; /* CLUSTERS/ID */
-	size_t nclusters;
+	size_t nclusters, capclusters;
 };
 
 /*
@@ -88,7 +88,7 @@ struct host_fact {
 	int cluster;
 	int name; /* text index */
 	uint64_t *pf; /* PF port GUIDs */
-	size_t npf;
+	size_t npf, cappf;
 };
 
 struct cloud_facts {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/guid.h"
+#include "core/grow.h"
 #include "core/log.h"
 #include "fabric/partitions.h"
 #include "fabric/poolread.h"
@@ -13,20 +14,6 @@
 #define NOTE_MAX 512
 
 /* --- small containers ------------------------------------------------------ */
-
-static void *grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return v;
-	ncap = *cap ? *cap * 2 : 64;
-	nv = realloc(v, ncap * size);
-	if (nv)
-		*cap = ncap;
-	return nv;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -148,11 +135,9 @@ static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	n = grow(w->notes, &w->capnotes, w->nnotes, sizeof(*n));
-	if (!n)
+	if (ALLOC_GROW(w->notes, w->nnotes + 1, w->capnotes))
 		return -ENOMEM;
-	w->notes = n;
-	n = &n[w->nnotes];
+	n = &w->notes[w->nnotes];
 	n->kind = kind;
 	n->a = a;
 	n->b = b;
@@ -317,12 +302,11 @@ static int settle_collisions(struct work *w)
 
 static struct partition *new_partition(struct work *w, struct net *n)
 {
-	struct partition *p = grow(w->out->p, &w->capp, w->out->n, sizeof(*p));
+	struct partition *p;
 
-	if (!p)
+	if (ALLOC_GROW(w->out->p, w->out->n + 1, w->capp))
 		return NULL;
-	w->out->p = p;
-	p = &p[w->out->n];
+	p = &w->out->p[w->out->n];
 	memset(p, 0, sizeof(*p));
 	partition_name(p->name, sizeof(p->name), n->f->id, &n->f->name);
 	n->part = (long)w->out->n++;
@@ -402,11 +386,11 @@ static int make_partitions(struct work *w)
 
 static int add_entry(struct work *w, uint64_t g, size_t part, long src)
 {
-	struct entry *e = grow(w->e, &w->cape, w->ne, sizeof(*e));
+	struct entry *e;
 
-	if (!e)
+	if (ALLOC_GROW(w->e, w->ne + 1, w->cape))
 		return -ENOMEM;
-	w->e = e;
+	e = w->e;
 	e[w->ne].guid = g;
 	e[w->ne].part = (uint32_t)part;
 	e[w->ne].src = src;
@@ -725,6 +709,7 @@ static int limit_mlx4_ports(struct work *w)
 	const size_t max = PARTITIONS_MLX4_MAX_PKEYS - 1;
 	size_t i, j, h, k;
 	uint32_t *parts = NULL;
+	size_t capparts = 0;
 	int r = 0;
 
 	for (i = 0; i < w->ne && !r; i = j) {
@@ -737,14 +722,10 @@ static int limit_mlx4_ports(struct work *w)
 		for (j = i; j < w->ne && w->e[j].guid == g; j++)
 			if (!w->e[j].drop &&
 			    (!nparts || w->e[j].part != parts[nparts - 1])) {
-				uint32_t *np = realloc(
-					parts, (nparts + 1) * sizeof(*np));
-
-				if (!np) {
+				if (ALLOC_GROW(parts, nparts + 1, capparts)) {
 					free(parts);
 					return -ENOMEM;
 				}
-				parts = np;
 				parts[nparts++] = w->e[j].part;
 			}
 		if (nparts <= max || !is_pf(w, g))

@@ -8,6 +8,7 @@
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 
+#include "core/grow.h"
 #include "core/guid.h"
 #include "core/log.h"
 #include "core/onenic.h"
@@ -133,7 +134,7 @@ static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
 	if (!cl)
 		return 0; /* in no cluster: no host can run its VMs */
 	for (c = cl->children; c; c = c->next) {
-		int id, *n;
+		int id;
 		char *s;
 
 		if (!xml_is_elem(c, "ID"))
@@ -147,10 +148,8 @@ static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
 			return r;
 		}
 		free(s);
-		n = realloc(v->clusters, (v->nclusters + 1) * sizeof(*n));
-		if (!n)
+		if (ALLOC_GROW(v->clusters, v->nclusters + 1, v->capclusters))
 			return -ENOMEM;
-		v->clusters = n;
 		v->clusters[v->nclusters++] = id;
 	}
 	return 0;
@@ -298,7 +297,7 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 
 	for (c = t->children; c; c = c->next) {
 		char *v = NULL;
-		uint64_t g, *n;
+		uint64_t g;
 
 		if (!xml_is_elem(c, "IB_PF") ||
 		    !leaf_is(c, "DRIVER", "mlx4_core"))
@@ -319,10 +318,8 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 			return -EINVAL;
 		}
 		free(v);
-		n = realloc(h->pf, (h->npf + 1) * sizeof(*n));
-		if (!n)
+		if (ALLOC_GROW(h->pf, h->npf + 1, h->cappf))
 			return -ENOMEM;
-		h->pf = n;
 		h->pf[h->npf++] = g;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "fabric/smp.h"
 
@@ -175,14 +176,12 @@ static int end_port(struct smp_ctx *c, const struct hop_path *path,
 		    const struct node_info *ni, struct fabric *f, char *err,
 		    size_t errlen)
 {
-	struct fabric_port *fp, *np;
+	struct fabric_port *fp;
 	uint8_t d[64];
 	int r, i;
 
-	np = realloc(f->p, (f->n + 1) * sizeof(*np));
-	if (!np)
+	if (ALLOC_GROW(f->p, f->n + 1, f->alloc))
 		return -ENOMEM;
-	f->p = np;
 	fp = &f->p[f->n++];
 	memset(fp, 0, sizeof(*fp));
 	fp->node_guid = ni->node_guid;
@@ -205,35 +204,32 @@ static int end_port(struct smp_ctx *c, const struct hop_path *path,
 
 struct seen {
 	uint64_t *g;
-	size_t n;
+	size_t n, alloc;
 };
 
 static bool seen_add(struct seen *s, uint64_t g, int *r)
 {
-	uint64_t *ng;
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
 		if (s->g[i] == g)
 			return false;
-	ng = realloc(s->g, (s->n + 1) * sizeof(*ng));
-	if (!ng) {
+	if (ALLOC_GROW(s->g, s->n + 1, s->alloc)) {
 		*r = -ENOMEM;
 		return false;
 	}
-	s->g = ng;
 	s->g[s->n++] = g;
 	return true;
 }
 
 static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 {
-	struct hop_path *queue = malloc(sizeof(*queue));
+	struct hop_path *queue = NULL;
 	struct seen seen = { 0 };
-	size_t head = 0, tail = 1;
+	size_t head = 0, tail = 1, qcap = 0;
 	int r = 0;
 
-	if (!queue)
+	if (ALLOC_GROW(queue, 1, qcap))
 		return -ENOMEM;
 	memset(queue, 0, sizeof(*queue));
 	while (head < tail && !r) {
@@ -259,8 +255,6 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 			f->switches++;
 		}
 		for (p = 1; p <= ni.nports && !r; p++) {
-			struct hop_path *nq;
-
 			if (path.hops && ni.type == NODE_SWITCH &&
 			    p == ni.local_port)
 				continue; /* where we came from */
@@ -274,12 +268,10 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 				break;
 			if ((d[32] & 0x0f) < 2)
 				continue; /* down: nobody behind it */
-			nq = realloc(queue, (tail + 1) * sizeof(*nq));
-			if (!nq) {
+			if (ALLOC_GROW(queue, tail + 1, qcap)) {
 				r = -ENOMEM;
 				break;
 			}
-			queue = nq;
 			queue[tail] = path;
 			queue[tail].port[++queue[tail].hops] = (uint8_t)p;
 			tail++;

@@ -32,7 +32,7 @@ struct fabric_port {
 
 struct fabric {
 	struct fabric_port *p; /* end ports (CAs, routers), by port GUID */
-	size_t n;
+	size_t n, alloc;
 	size_t switches;
 	uint16_t sm_lid; /* MasterSMLID of the local port */
 	uint64_t local_guid;

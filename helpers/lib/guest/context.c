@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "guest/context.h"
 #include "core/log.h"
 #include "core/strbuf.h"
@@ -89,15 +90,8 @@ static int add_var(struct parser *p, const char *name, size_t nlen)
 {
 	struct context_var *v;
 
-	if (p->n == p->alloc) {
-		size_t a = p->alloc ? 2 * p->alloc : 64;
-
-		v = realloc(p->v, a * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->alloc = a;
-	}
+	if (ALLOC_GROW(p->v, p->n + 1, p->alloc))
+		return -ENOMEM;
 	v = &p->v[p->n];
 	v->name = strndup(name, nlen);
 	v->value = strdup(sb_str(&p->val));

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "core/conffile.h"
+#include "core/grow.h"
 #include "guest/guestapply.h"
 #include "core/log.h"
 #include "guest/rtnl.h"
@@ -46,13 +47,8 @@ static int kstate_get(struct kstate *k, char *err, size_t errlen)
 
 int gstate_add(struct gstate *s, const struct gobj *o)
 {
-	if (s->n % 16 == 0) {
-		struct gobj *v = realloc(s->v, (s->n + 16) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-	}
+	if (ALLOC_GROW(s->v, s->n + 1, s->alloc))
+		return -ENOMEM;
 	s->v[s->n++] = *o;
 	return 0;
 }

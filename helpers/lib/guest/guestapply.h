@@ -43,7 +43,7 @@ struct gobj {
 
 struct gstate {
 	struct gobj *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* Missing file: empty. A line that does not parse is dropped, with a warning. */

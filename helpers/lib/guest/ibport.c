@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "guest/ibport.h"
 #include "core/log.h"
 #include "core/pkey.h"
@@ -143,7 +144,7 @@ static int from_sysfs(const char *ibdev, int port, struct ib_port_facts *f,
 		      char *err, size_t errlen)
 {
 	char path[512], buf[SYSFS_VALUE_MAX], file[32];
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	int r;
 
 	/* "4: ACTIVE" -> 4 */
@@ -178,14 +179,9 @@ static int from_sysfs(const char *ibdev, int port, struct ib_port_facts *f,
 			r = -EINVAL;
 		if (r)
 			break;
-		if (n % 128 == 0) {
-			uint16_t *v = realloc(f->pkeys, (n + 128) * sizeof(*v));
-
-			if (!v) {
-				r = -ENOMEM;
-				break;
-			}
-			f->pkeys = v;
+		if (ALLOC_GROW(f->pkeys, n + 1, cap)) {
+			r = -ENOMEM;
+			break;
 		}
 		f->pkeys[n] = pk.raw;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "guest/ipoib.h"
 #include "core/log.h"
 #include "core/sysfs.h"
@@ -160,17 +161,11 @@ int ipoib_list(struct ipoib_devs *out, ipoib_warn_fn warn, void *arg, char *err,
 	while ((e = readdir(dir))) {
 		if (e->d_name[0] == '.' || probe(e->d_name, &d, warn, arg) != 1)
 			continue;
-		if (out->n % 8 == 0) {
-			struct ipoib_dev *v =
-				realloc(out->v, (out->n + 8) * sizeof(*v));
-
-			if (!v) {
-				closedir(dir);
-				ipoib_devs_free(out);
-				err_set(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			out->v = v;
+		if (ALLOC_GROW(out->v, out->n + 1, out->alloc)) {
+			closedir(dir);
+			ipoib_devs_free(out);
+			err_set(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 		out->v[out->n++] = d;
 	}

@@ -50,7 +50,7 @@ struct ipoib_dev {
 
 struct ipoib_devs {
 	struct ipoib_dev *v; /* sorted by name */
-	size_t n;
+	size_t n, alloc;
 };
 
 /* "80:00:01:08:fe:80:...:00:01" (20 bytes) -> GUID and the CM flag */

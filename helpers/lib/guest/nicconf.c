@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/ibattr.h"
 #include "core/log.h"
 #include "guest/nicconf.h"
@@ -37,7 +38,7 @@ static int by_id(const void *a, const void *b)
 int context_nics(const struct context *c, struct nic_ref **out, size_t *n)
 {
 	struct nic_ref *v = NULL;
-	size_t i, k = 0;
+	size_t i, k = 0, cap = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -66,14 +67,9 @@ int context_nics(const struct context *c, struct nic_ref **out, size_t *n)
 			v[k - 1].has_mac = v[k - 1].has_mac || mac;
 			continue;
 		}
-		if (k % 16 == 0) {
-			struct nic_ref *nv = realloc(v, (k + 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (ALLOC_GROW(v, k + 1, cap)) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[k].id = (int)id;
 		v[k].has_mac = mac;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "core/nlmsg.h"
 #include "guest/rtnl.h"
@@ -110,23 +111,12 @@ int rtnl_link_set(int ifindex, unsigned mtu, bool up, char *err, size_t errlen)
 
 /* --- links ---------------------------------------------------------------- */
 
-/* x (size bytes) appended to the array *v of *n: what the dumps collect. */
-static int push(void **v, size_t *n, const void *x, size_t size, char *err,
-		size_t errlen)
-{
-	if (*n % 16 == 0) {
-		void *nv = realloc(*v, (*n + 16) * size);
-
-		if (!nv) {
-			err_set(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		*v = nv;
-	}
-	memcpy((char *)*v + *n * size, x, size);
-	(*n)++;
-	return 0;
-}
+/* One more element of out->v (struct rtnl_links, _addrs, _routes): what
+ * the dumps collect. */
+#define PUSH(out, x, err, errlen)                                              \
+	(ALLOC_GROW((out)->v, (out)->n + 1, (out)->alloc)                      \
+		 ? (err_set(err, errlen, "out of memory"), -ENOMEM)            \
+		 : ((out)->v[(out)->n++] = (x), 0))
 
 static void link_info(const uint8_t *p, size_t len, struct rtnl_link *l)
 {
@@ -193,8 +183,7 @@ static int link_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	}
 	if (!l.name[0])
 		return 0;
-	return push((void **)&out->v, &out->n, &l, sizeof(*out->v), err,
-		    errlen);
+	return PUSH(out, l, err, errlen);
 }
 
 int rtnl_links_get(struct rtnl_links *out, char *err, size_t errlen)
@@ -268,8 +257,7 @@ static int addr_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	a.a.family = ifa.ifa_family;
 	a.a.plen = ifa.ifa_prefixlen;
 	memcpy(a.a.a, local, alen);
-	return push((void **)&out->v, &out->n, &a, sizeof(*out->v), err,
-		    errlen);
+	return PUSH(out, a, err, errlen);
 }
 
 int rtnl_addrs_get(struct rtnl_addrs *out, char *err, size_t errlen)
@@ -397,8 +385,7 @@ static int route_answer(const struct nlmsghdr *nh, void *arg, char *err,
 	}
 	if (table != RT_TABLE_MAIN || !gw)
 		return 0;
-	return push((void **)&out->v, &out->n, &r, sizeof(*out->v), err,
-		    errlen);
+	return PUSH(out, r, err, errlen);
 }
 
 int rtnl_routes_get(struct rtnl_routes *out, char *err, size_t errlen)

@@ -53,7 +53,7 @@ struct rtnl_link {
 
 struct rtnl_links {
 	struct rtnl_link *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* Every link of this network namespace. 0, or -errno with err. */
@@ -76,7 +76,7 @@ struct rtnl_addr {
 
 struct rtnl_addrs {
 	struct rtnl_addr *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* Every IPv4 and IPv6 address of this network namespace. */
@@ -99,7 +99,7 @@ struct rtnl_route {
 
 struct rtnl_routes {
 	struct rtnl_route *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 /* The main table's unicast routes via a gateway, both families. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "host/domview.h"
 #include "core/log.h"
 #include "core/strbuf.h"
@@ -44,15 +45,8 @@ static int add_vf(struct virt_domains *out, size_t *cap,
 {
 	struct virt_domain *d;
 
-	if (out->n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		struct virt_domain *v = reallocarray(out->v, c, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->v = v;
-		*cap = c;
-	}
+	if (ALLOC_GROW(out->v, out->n + 1, *cap))
+		return -ENOMEM;
 	d = &out->v[out->n];
 	memset(d, 0, sizeof(*d));
 	d->name = strdup("");

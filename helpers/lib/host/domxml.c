@@ -9,6 +9,7 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlsave.h>
 
+#include "core/grow.h"
 #include "host/domxml.h"
 #include "core/guid.h"
 #include "core/log.h"
@@ -460,15 +461,8 @@ struct pci_list {
 
 static int pci_list_add(struct pci_list *l, const struct pci_addr *a)
 {
-	if (l->n == l->alloc) {
-		size_t na = l->alloc ? 2 * l->alloc : 8;
-		struct pci_addr *p = realloc(l->v, na * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->alloc = na;
-	}
+	if (ALLOC_GROW(l->v, l->n + 1, l->alloc))
+		return -ENOMEM;
 	l->v[l->n++] = *a;
 	return 0;
 }
@@ -538,7 +532,6 @@ int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
 			size_t *n, char *err, size_t errlen)
 {
 	struct pci_list l = { NULL, 0, 0 };
-	struct pci_addr *p;
 	struct dom d;
 	int r;
 
@@ -547,14 +540,14 @@ int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
 		return r;
 	r = collect_pci(&d, &l, err, errlen);
 	if (!r && l.n) {
-		p = realloc(*out, (*n + l.n) * sizeof(*p));
-		if (!p) {
+		size_t cap = *n; /* what *out holds: room for *n */
+
+		if (ALLOC_GROW(*out, *n + l.n, cap)) {
 			err_set(err, errlen, "domain %s: out of memory",
 				d.name.s);
 			r = -ENOMEM;
 		} else {
-			memcpy(p + *n, l.v, l.n * sizeof(*p));
-			*out = p;
+			memcpy(*out + *n, l.v, l.n * sizeof(**out));
 			*n += l.n;
 		}
 	}

@@ -10,6 +10,7 @@
 
 #include <infiniband/umad.h>
 
+#include "core/grow.h"
 #include "host/hca.h"
 #include "root/ibdev.h"
 #include "core/log.h"
@@ -273,16 +274,9 @@ static int read_vfs(struct hca *h, const char *bdf)
 		}
 		vf.index = (int)idx;
 		read_vf(vfbdf, &vf);
-		if (h->nvfs == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct vf *nv = reallocarray(h->vfs, ncap, sizeof(*nv));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			h->vfs = nv;
-			cap = ncap;
+		if (ALLOC_GROW(h->vfs, h->nvfs + 1, cap)) {
+			r = -ENOMEM;
+			break;
 		}
 		h->vfs[h->nvfs++] = vf;
 	}
@@ -358,15 +352,8 @@ struct scan {
 static int push_vf_ibdev(struct scan *s, const struct pci_addr *a,
 			 const char *ibdev)
 {
-	if (s->nvfdevs == s->vfcap) {
-		size_t n = s->vfcap ? s->vfcap * 2 : 8;
-		struct vf_ibdev *v = reallocarray(s->vfdevs, n, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->vfdevs = v;
-		s->vfcap = n;
-	}
+	if (ALLOC_GROW(s->vfdevs, s->nvfdevs + 1, s->vfcap))
+		return -ENOMEM;
 	s->vfdevs[s->nvfdevs].addr = *a;
 	snprintf(s->vfdevs[s->nvfdevs].ibdev, HCA_NAME_MAX, "%s", ibdev);
 	s->nvfdevs++;
@@ -377,15 +364,8 @@ static struct hca *push_hca(struct scan *s)
 {
 	struct hca_list *l = s->out;
 
-	if (l->n == s->cap) {
-		size_t n = s->cap ? s->cap * 2 : 4;
-		struct hca *v = reallocarray(l->v, n, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		l->v = v;
-		s->cap = n;
-	}
+	if (ALLOC_GROW(l->v, l->n + 1, s->cap))
+		return NULL;
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
 	return &l->v[l->n++];
 }
@@ -606,15 +586,8 @@ static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
 	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf) &&
 	    lstat(path, &st) == 0)
 		return 0; /* a VF the host driver holds */
-	if (out->n == *cap) {
-		size_t n = *cap ? *cap * 2 : 4;
-		struct hca *v = reallocarray(out->v, n, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->v = v;
-		*cap = n;
-	}
+	if (ALLOC_GROW(out->v, out->n + 1, *cap))
+		return -ENOMEM;
 	h = &out->v[out->n++];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->ibdev, sizeof(h->ibdev), "%s", ibdev);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "core/guid.h"
 #include "core/atomicfile.h"
@@ -378,9 +379,9 @@ int ledger_parse(struct ledger *l, const char *text,
 		 const char *name_for_errors, char *err, size_t errlen)
 {
 	char line[LEASE_LINE_MAX + 1], why[512], vf[PCI_ADDR_STRLEN];
-	struct lease *v = NULL, *nv;
-	unsigned *lineno = NULL, *nl, no = 0;
-	size_t n = 0, cap = 0, len, i;
+	struct lease *v = NULL;
+	unsigned *lineno = NULL, no = 0;
+	size_t n = 0, cap = 0, capno = 0, len, i;
 	const char *p = text, *eol;
 	int r = 0;
 
@@ -401,20 +402,12 @@ int ledger_parse(struct ledger *l, const char *text,
 		if (line[0] == '#' || strspn(line, " \t\r") == len)
 			continue;
 
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			nv = reallocarray(v, cap, sizeof(*v));
-			if (nv)
-				v = nv;
-			nl = reallocarray(lineno, cap, sizeof(*lineno));
-			if (nl)
-				lineno = nl;
-			if (!nv || !nl) {
-				err_set(err, errlen, "ledger %s: out of memory",
-					name_for_errors);
-				r = -ENOMEM;
-				goto out;
-			}
+		if (ALLOC_GROW(v, n + 1, cap) ||
+		    ALLOC_GROW(lineno, n + 1, capno)) {
+			err_set(err, errlen, "ledger %s: out of memory",
+				name_for_errors);
+			r = -ENOMEM;
+			goto out;
 		}
 		if (parse_line(line, &v[n], why, sizeof(why))) {
 			err_set(err, errlen, "ledger %s line %u: %s",
@@ -697,15 +690,8 @@ int ledger_add(struct ledger *l, const struct lease *x)
 		return -EINVAL;
 	if (ledger_find_vf(l, &x->vf) >= 0)
 		return -EEXIST;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct lease *nv = reallocarray(l->v, cap, sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-		l->cap = cap;
-	}
+	if (ALLOC_GROW(l->v, l->n + 1, l->cap))
+		return -ENOMEM;
 	for (i = 0; i < l->n && pci_addr_cmp(&l->v[i].vf, &x->vf) < 0; i++)
 		;
 	memmove(&l->v[i + 1], &l->v[i], (l->n - i) * sizeof(*l->v));

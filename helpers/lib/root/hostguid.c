@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/grow.h"
 #include "core/guid.h"
 #include "root/hostguid.h"
 #include "root/netlink.h"
@@ -26,15 +27,8 @@ int host_guids_add(struct host_guids *g, uint64_t guid, const char *fmt, ...)
 
 	if (guid == 0 || guid == UINT64_MAX)
 		return 0;
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 32;
-		struct host_guid *v = reallocarray(g->v, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->v = v;
-		g->cap = cap;
-	}
+	if (ALLOC_GROW(g->v, g->n + 1, g->cap))
+		return -ENOMEM;
 	g->v[g->n].guid = guid;
 	va_start(ap, fmt);
 	vsnprintf(g->v[g->n].owner, sizeof(g->v[g->n].owner), fmt, ap);

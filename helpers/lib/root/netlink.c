@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "root/netlink.h"
 #include "core/nlmsg.h"
@@ -114,15 +115,8 @@ static int collect_vf_guids(const uint8_t *p, size_t len,
 	}
 	if (seen != 3)
 		return 0;
-	if (all->n == all->cap) {
-		size_t cap = all->cap ? all->cap * 2 : 32;
-		struct nl_vf_guid *v = reallocarray(all->v, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		all->v = v;
-		all->cap = cap;
-	}
+	if (ALLOC_GROW(all->v, all->n + 1, all->cap))
+		return -ENOMEM;
 	all->v[all->n++] = one;
 	return 0;
 }

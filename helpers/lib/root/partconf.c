@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "root/partconf.h"
 
@@ -41,13 +42,10 @@ size_t partitions_members(const struct partitions *m)
 
 static int add_note(struct partitions *m, const char *s, size_t len)
 {
-	char **v = realloc(m->notes, (m->nnotes + 1) * sizeof(*v));
-
-	if (!v)
+	if (ALLOC_GROW(m->notes, m->nnotes + 1, m->capnotes))
 		return -ENOMEM;
-	m->notes = v;
-	v[m->nnotes] = strndup(s, len);
-	if (!v[m->nnotes])
+	m->notes[m->nnotes] = strndup(s, len);
+	if (!m->notes[m->nnotes])
 		return -ENOMEM;
 	m->nnotes++;
 	return 0;
@@ -335,15 +333,8 @@ static int parse_flags(struct lexer *lx, struct partition *p)
 
 static int push_guid(struct partition *p, size_t *cap, uint64_t g)
 {
-	if (p->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		uint64_t *v = realloc(p->guids, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->guids = v;
-		*cap = ncap;
-	}
+	if (ALLOC_GROW(p->guids, p->n + 1, *cap))
+		return -ENOMEM;
 	p->guids[p->n++] = g;
 	return 0;
 }
@@ -419,16 +410,9 @@ static int parse_one(struct lexer *lx, size_t *cap, size_t name_max)
 					    ? "partition name longer than the "
 					      "31 characters opensm keeps"
 					    : "partition name too long");
-	if (out->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct partition *v = realloc(out->p, ncap * sizeof(*v));
-
-		if (!v) {
-			lex_fail(lx, "out of memory");
-			return -ENOMEM;
-		}
-		out->p = v;
-		*cap = ncap;
+	if (ALLOC_GROW(out->p, out->n + 1, *cap)) {
+		lex_fail(lx, "out of memory");
+		return -ENOMEM;
 	}
 	p = &out->p[out->n++];
 	memset(p, 0, sizeof(*p));

@@ -61,7 +61,7 @@ struct partitions {
 	struct partition *p; /* sorted by pkey, unique */
 	size_t n;
 	char **notes; /* "VNET 9 (lab): ...; left out, ..." */
-	size_t nnotes;
+	size_t nnotes, capnotes;
 };
 
 /* The file text, appended to out. 0 or -ENOMEM. */
