@@ -136,8 +136,7 @@ out:
 static int port_file(char *path, size_t len, const char *ibdev, int port,
 		     const char *file)
 {
-	return path_fmt(path, len, "/sys/class/infiniband/%s/ports/%d/%s",
-			ibdev, port, file);
+	return path_fmt(path, len, SYS_IB "/%s/ports/%d/%s", ibdev, port, file);
 }
 
 static int from_sysfs(const char *ibdev, int port, struct ib_port_facts *f,

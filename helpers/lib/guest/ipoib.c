@@ -10,8 +10,6 @@
 #include "core/log.h"
 #include "core/sysfs.h"
 
-#define CLASS_NET "/sys/class/net"
-
 const char *ipoib_mode_name(enum ipoib_mode m)
 {
 	return m == IPOIB_CONNECTED ? "connected" : "datagram";
@@ -55,14 +53,14 @@ static void warn_path(ipoib_warn_fn warn, void *arg, const char *name,
 
 	if (!warn)
 		return;
-	err_set(msg, sizeof(msg), CLASS_NET "/%s/%s: %s", name, file, why);
+	err_set(msg, sizeof(msg), SYS_NET "/%s/%s: %s", name, file, why);
 	warn(arg, msg);
 }
 
 static int read_attr(const char *name, const char *file, char *buf, size_t len)
 {
 	char path[512];
-	int r = path_fmt(path, sizeof(path), CLASS_NET "/%s/%s", name, file);
+	int r = path_fmt(path, sizeof(path), SYS_NET "/%s/%s", name, file);
 
 	return r ? r : sysfs_read_str(path, buf, len);
 }
@@ -70,7 +68,7 @@ static int read_attr(const char *name, const char *file, char *buf, size_t len)
 static int read_num(const char *name, const char *file, long *out)
 {
 	char path[512];
-	int r = path_fmt(path, sizeof(path), CLASS_NET "/%s/%s", name, file);
+	int r = path_fmt(path, sizeof(path), SYS_NET "/%s/%s", name, file);
 
 	return r ? r : sysfs_read_long(path, out);
 }
@@ -82,7 +80,7 @@ static void find_ibdev(struct ipoib_dev *d)
 	struct dirent *e;
 	DIR *dir;
 
-	if (path_fmt(path, sizeof(path), CLASS_NET "/%s/device/infiniband",
+	if (path_fmt(path, sizeof(path), SYS_NET "/%s/device/infiniband",
 		     d->name))
 		return;
 	dir = opendir(path);
@@ -116,7 +114,7 @@ static int probe(const char *name, struct ipoib_dev *d, ipoib_warn_fn warn,
 	if (read_num(name, "type", &type) || type != 32)
 		return 0;
 	/* legacy children have a parent file, RTNL ones an iflink elsewhere */
-	if (!path_fmt(path, sizeof(path), CLASS_NET "/%s/parent", name) &&
+	if (!path_fmt(path, sizeof(path), SYS_NET "/%s/parent", name) &&
 	    !sysfs_read_str(path, buf, sizeof(buf)))
 		return 0;
 	if (!read_num(name, "ifindex", &ifindex) &&
@@ -151,11 +149,11 @@ int ipoib_list(struct ipoib_devs *out, ipoib_warn_fn warn, void *arg, char *err,
 	DIR *dir;
 
 	memset(out, 0, sizeof(*out));
-	dir = opendir(CLASS_NET);
+	dir = opendir(SYS_NET);
 	if (!dir) {
 		int r = -errno;
 
-		err_set(err, errlen, CLASS_NET ": %s", strerror(-r));
+		err_set(err, errlen, SYS_NET ": %s", strerror(-r));
 		return r;
 	}
 	while ((e = readdir(dir))) {
@@ -185,7 +183,7 @@ int ipoib_set_mode(const char *name, enum ipoib_mode mode, char *err,
 		   size_t errlen)
 {
 	char path[512];
-	int r = path_fmt(path, sizeof(path), CLASS_NET "/%s/mode", name);
+	int r = path_fmt(path, sizeof(path), SYS_NET "/%s/mode", name);
 
 	/* the kernel takes exactly "connected\n" or "datagram\n" */
 	if (!r)

@@ -16,9 +16,6 @@
 #include "core/log.h"
 #include "core/sysfs.h"
 
-#define SYS_PCI "/sys/bus/pci/devices"
-#define SYS_IB "/sys/class/infiniband"
-
 static const char *const state_names[] = {
 	"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER",
 };

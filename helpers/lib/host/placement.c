@@ -14,8 +14,8 @@ uint64_t placement_numa_nodes(const uint64_t cpus[CPULIST_WORDS])
 	int node, i;
 
 	for (node = 0; node < 64; node++) {
-		if (path_fmt(path, sizeof(path),
-			     "/sys/devices/system/node/node%d/cpulist", node) ||
+		if (path_fmt(path, sizeof(path), SYS_NODE "/node%d/cpulist",
+			     node) ||
 		    sysfs_read_str(path, buf, sizeof(buf)))
 			continue;
 		if (cpulist_parse(buf, node_cpus, false))

@@ -15,8 +15,6 @@
 #include "root/netlink.h"
 #include "core/sysfs.h"
 
-#define SYS_IB "/sys/class/infiniband"
-#define SYS_PCI "/sys/bus/pci/devices"
 #define ARPHRD_IB 32 /* ARPHRD_INFINIBAND: an IPoIB netdev */
 #define MLX4_GUIDS 128 /* admin_guids/0..127 per port */
 #define NAME_MAX_LEN 64

@@ -7,8 +7,6 @@
 #include "core/sysfs.h"
 #include "root/ibdev.h"
 
-#define SYS_PCI "/sys/bus/pci/devices"
-
 bool vf_driver_assignable(const char *driver)
 {
 	return driver[0] == '\0' || !strcmp(driver, "vfio-pci");

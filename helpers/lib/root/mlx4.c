@@ -48,7 +48,6 @@
 #include "core/sysfs.h"
 #include "root/vfmap.h"
 
-#define SYS_IB "/sys/class/infiniband"
 /* Table indices are 0..126 on ConnectX-3 (128 minus the reserved slot). */
 #define MLX4_TBL_MAX 128
 /* mlx4 has at most 126 VFs (slaves 1..126); slave 0 is the PF. */

@@ -56,7 +56,6 @@
 #include "core/sysfs.h"
 #include "root/vfmap.h"
 
-#define SYS_PCI "/sys/bus/pci/devices"
 #define ARPHRD_IB 32 /* ARPHRD_INFINIBAND: an IPoIB netdev */
 #define ERRMAX 512
 

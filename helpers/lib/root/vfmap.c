@@ -14,8 +14,6 @@
 #include "core/sysfs.h"
 #include "root/vfmap.h"
 
-#define SYS_PCI "/sys/bus/pci/devices"
-
 /* virtfn<N> of the PF whose target is this VF: N is the VF index. */
 static int vf_index(const char *pf_bdf, const char *vf_bdf)
 {
@@ -105,9 +103,8 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		closedir(d);
 	}
 	if (!t->ibdev[0] ||
-	    path_fmt(path, sizeof(path),
-		     "/sys/class/infiniband/%s/ports/%d/link_layer", t->ibdev,
-		     port) ||
+	    path_fmt(path, sizeof(path), SYS_IB "/%s/ports/%d/link_layer",
+		     t->ibdev, port) ||
 	    sysfs_read_str(path, ll, sizeof(ll)) || strcmp(ll, "InfiniBand")) {
 		err_set(err, errlen,
 			"%s: port %d of its PF %s is not an InfiniBand port",
