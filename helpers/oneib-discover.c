@@ -64,19 +64,9 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-/* Why VFs of this port cannot get GUIDs, or NULL when they can. */
-static const char *not_ready(const struct ib_port *pt, bool guids)
-{
-	if (guids && pt->vf_guids == VF_GUIDS_NONE)
-		return "no IPoIB netdev, so VF GUIDs cannot be set: load "
-		       "ib_ipoib "
-		       "(modprobe ib_ipoib; /etc/modules) or install MLNX_OFED";
-	return NULL;
-}
-
 static void print_vf_guids(const struct ib_port *pt, bool guids)
 {
-	const char *why = not_ready(pt, guids);
+	const char *why = ib_port_not_ready(pt, guids);
 
 	switch (pt->vf_guids) {
 	case VF_GUIDS_NA:
@@ -310,7 +300,8 @@ static void print_not_ready(const struct hca_list *l, bool guids)
 			continue;
 		pci_addr_fmt(&h->addr, addr);
 		for (p = 0; p < h->nports; p++) {
-			const char *why = not_ready(&h->ports[p], guids);
+			const char *why =
+				ib_port_not_ready(&h->ports[p], guids);
 
 			if (why)
 				sb_addf(&sb, "%s%s port %d (%s): %s",
@@ -373,18 +364,12 @@ static void print_one_system(const struct hca_list *l, bool guids)
 	}
 }
 
-/* A port a VM can be given a VF of: usable, and its VFs can get GUIDs. */
-static bool port_ready(const struct ib_port *pt, bool guids)
-{
-	return ib_port_usable(pt) && !not_ready(pt, guids);
-}
-
 static bool hca_has_ready_port(const struct hca *h, bool guids)
 {
 	int p;
 
 	for (p = 0; p < h->nports; p++)
-		if (port_ready(&h->ports[p], guids))
+		if (ib_port_ready(&h->ports[p], guids))
 			return true;
 	return false;
 }
@@ -423,7 +408,7 @@ static void print_one_monitor(const struct hca_list *l, const char *ledger_err,
 		pci_addr_fmt(&h->addr, addr);
 		for (p = 0; p < h->nports; p++) {
 			n = 0;
-			if (!broken && port_ready(&h->ports[p], guids))
+			if (!broken && ib_port_ready(&h->ports[p], guids))
 				for (j = 0; j < h->nvfs; j++)
 					n += vf_free(&h->vfs[j]);
 			tmpl_vec_begin(&v, stdout, "IB_PF_FREE");

@@ -29,6 +29,8 @@ static struct hca_list hcas = { hv, 4 };
 static struct ledger l = { .lock_fd = -1 };
 static struct virt_domains doms;
 static char err[256];
+/* The host programs VFs (ONEIB_PKEY set) unless a test says otherwise. */
+static bool guids = true;
 
 static struct pci_addr addr(unsigned bus, unsigned fn)
 {
@@ -86,6 +88,7 @@ static int setup(void **state)
 	doms.v = NULL;
 	doms.n = 0;
 	err[0] = '\0';
+	guids = true;
 	return 0;
 }
 
@@ -136,10 +139,17 @@ static void domain_holds(const char *name, struct pci_addr *pcis, size_t n)
 
 static int choose(const struct ib_nic *n, uint64_t nodes, struct placement *out)
 {
-	struct placement_request rq = { 42, n, nodes };
+	struct placement_request rq = { 42, n, nodes, guids };
 
 	err[0] = '\0';
 	return placement_choose(&hcas, &l, &doms, &rq, out, err, sizeof(err));
+}
+
+static bool fits(const struct lease *x, const struct ib_nic *n)
+{
+	struct placement_request rq = { 42, n, 0, guids };
+
+	return placement_lease_fits(&hcas, &doms, x, &rq);
 }
 
 static void assert_choice(const struct placement *p, unsigned bus, unsigned fn,
@@ -338,38 +348,90 @@ static void lease_fits(void **state)
 	lease_vf(0x3b, 1, 42);
 	x = l.v[0];
 	x.mac = n.mac;
-	assert_true(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_true(fits(&x, &n));
 	/* Its own domain holds it: still fits (a second deploy). */
 	domain_holds("one-42", held, 1);
-	assert_true(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_true(fits(&x, &n));
 	/* Another domain took it meanwhile. */
 	domain_holds("one-43", held, 1);
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	domain_holds("legacy db", held, 1);
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	doms.n = 0;
 	/* Another MAC or P_Key: the NIC changed. */
 	x.mac++;
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	x.mac--;
 	x.pkey.raw = 0x8102;
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	x.pkey.raw = 0x8101;
 	/* A pin the lease does not meet. */
 	n.has_pf = true;
 	n.pf = addr(0x5e, 0);
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	n.has_pf = false;
 	/* Its port went down, or the host driver took the VF. */
 	hv[0].ports[0].state = 2;
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	hv[0].ports[0].state = 4;
 	snprintf(vfs_a[0].driver, sizeof(vfs_a[0].driver), "mlx5_core");
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
 	vfs_a[0].driver[0] = '\0';
 	/* A VF this host does not have. */
 	x.vf = addr(0x3b, 7);
-	assert_false(placement_lease_fits(&hcas, &doms, &x, &n, 42));
+	assert_false(fits(&x, &n));
+}
+
+/*
+ * The port-ready rule (host/hca.h), as oneib-discover reports it: an mlx5
+ * port whose VFs cannot get GUIDs (no MLNX_OFED, no IPoIB netdev) gives no
+ * VF while the host programs VFs, so the monitor's 0 free VFs there is
+ * what deploy does; a host that programs none (ONEIB_PKEY empty) needs no
+ * netdev.
+ */
+static void not_ready_port_refused(void **state)
+{
+	struct ib_nic n = nic(1);
+	struct placement p;
+	struct lease x;
+
+	(void)state;
+	snprintf(hv[0].ibdev, sizeof(hv[0].ibdev), "mlx5_0");
+	hv[0].ports[0].vf_guids = VF_GUIDS_NONE;
+	/* unpinned: the ready PF */
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	/* pinned to the PF that is not ready: refused, saying why */
+	n.has_pf = true;
+	n.pf = addr(0x3b, 0);
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: mlx5_0 port 1 (0000:3b:00.0) "
+				 "is not ready: no IPoIB netdev, so VF GUIDs "
+				 "cannot be set: load ib_ipoib (modprobe "
+				 "ib_ipoib; /etc/modules) or install "
+				 "MLNX_OFED");
+	/* a lease there no longer fits either */
+	lease_vf(0x3b, 1, 42);
+	x = l.v[0];
+	x.mac = n.mac;
+	x.pkey = n.pkey;
+	assert_false(fits(&x, &n));
+	/* no VF programmed on this host: the port is ready */
+	guids = false;
+	assert_true(fits(&x, &n));
+	assert_int_equal(choose(&n, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	/* every port not ready: the unpinned NIC is refused too */
+	guids = true;
+	n.has_pf = false;
+	hv[1].ports[0].vf_guids = VF_GUIDS_NONE;
+	hv[1].ports[1].vf_guids = VF_GUIDS_NONE;
+	assert_int_equal(choose(&n, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: mlx5_0 port 1 (0000:3b:00.0) "
+				 "is not ready: no IPoIB netdev, so VF GUIDs "
+				 "cannot be set: load ib_ipoib (modprobe "
+				 "ib_ipoib; /etc/modules) or install "
+				 "MLNX_OFED");
 }
 
 int main(void)
@@ -387,6 +449,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unprobed_vfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(tallies, setup, teardown),
 		cmocka_unit_test_setup_teardown(lease_fits, setup, teardown),
+		cmocka_unit_test_setup_teardown(not_ready_port_refused, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

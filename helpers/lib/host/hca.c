@@ -79,6 +79,20 @@ bool ib_port_usable(const struct ib_port *p)
 	return p->state == 4 && !strcmp(p->link_layer, "InfiniBand");
 }
 
+const char *ib_port_not_ready(const struct ib_port *p, bool guids)
+{
+	if (guids && p->vf_guids == VF_GUIDS_NONE)
+		return "no IPoIB netdev, so VF GUIDs cannot be set: load "
+		       "ib_ipoib (modprobe ib_ipoib; /etc/modules) or install "
+		       "MLNX_OFED";
+	return NULL;
+}
+
+bool ib_port_ready(const struct ib_port *p, bool guids)
+{
+	return ib_port_usable(p) && !ib_port_not_ready(p, guids);
+}
+
 bool vf_assignable(const struct vf *vf)
 {
 	return !vf->unprobed && !vf->absent && vf_driver_assignable(vf->driver);

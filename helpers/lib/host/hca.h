@@ -124,6 +124,21 @@ const char *ib_phys_state_name(int phys_state);
 int ib_state_parse(const char *s);
 /* Port can carry a tenant VF: ACTIVE and InfiniBand. */
 bool ib_port_usable(const struct ib_port *p);
+/*
+ * Why the VFs of this port cannot get their GUIDs, or NULL when they can
+ * (or need not: guids is false when the host programs no VF, ONEIB_PKEY
+ * empty). An mlx5 port with VFs, without MLNX_OFED and without the PF's
+ * IPoIB netdev (VF_GUIDS_NONE):
+ *   "no IPoIB netdev, so VF GUIDs cannot be set: load ib_ipoib ..."
+ */
+const char *ib_port_not_ready(const struct ib_port *p, bool guids);
+/*
+ * The port-ready rule: a VM can be given a VF of this port, usable and
+ * not "not ready". oneib-discover reports by it (IB_NOT_READY, the free
+ * VFs the probes count), placement chooses by it, so the monitor never
+ * counts a VF that deploy would not lease, nor the reverse.
+ */
+bool ib_port_ready(const struct ib_port *p, bool guids);
 /* vf_driver_assignable (root/ibdev.h), for a probed VF sysfs has
  * (hca_inventory leaves VFs unprobed). */
 bool vf_assignable(const struct vf *vf);

@@ -135,7 +135,8 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 
 	for (i = 0; i < n; i++) {
 		const struct ib_nic *nic = &nics[i];
-		const struct placement_request rq = { vmid, nic, numa_nodes };
+		const struct placement_request rq = { vmid, nic, numa_nodes,
+						      programs(s->cfg) };
 		long k = ledger_find_nic(l, vmid, nic->nic_id);
 		struct vf *own = k >= 0 ? host_vf(&s->hcas, &l->v[k].vf) : NULL;
 		struct lease x = { 0 };
@@ -151,8 +152,8 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			return r;
 		if (own && own->unprobed)
 			hca_vf_probe(own);
-		if (k >= 0 && placement_lease_fits(&s->hcas, &s->doms, &l->v[k],
-						   nic, vmid)) {
+		if (k >= 0 &&
+		    placement_lease_fits(&s->hcas, &s->doms, &l->v[k], &rq)) {
 			/* Deploying twice is safe: the NIC keeps its VF, and
 			 * the grace period starts again for this deploy. A
 			 * lease from before the VM/NIC GUIDs gets the new

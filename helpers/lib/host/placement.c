@@ -35,6 +35,9 @@ struct tally {
 	int nports; /* eligible ports of that PF */
 	int total; /* assignable VFs of eligible PFs, each counted once */
 	int taken;
+	/* a port the NIC could use but for the port-ready rule */
+	const struct hca *unready_pf;
+	const struct ib_port *unready;
 };
 
 static bool vf_taken(const struct ledger *l, const struct virt_domains *doms,
@@ -44,26 +47,37 @@ static bool vf_taken(const struct ledger *l, const struct virt_domains *doms,
 	       virt_pci_user(doms, &vf->addr) != NULL;
 }
 
-static bool port_eligible(const struct ib_nic *nic, const struct ib_port *pt)
+static bool port_pinned(const struct ib_nic *nic, const struct ib_port *pt)
 {
-	return (!nic->port || pt->num == nic->port) && ib_port_usable(pt);
+	return !nic->port || pt->num == nic->port;
 }
 
-static bool pf_eligible(const struct ib_nic *nic, const struct hca *h)
+static bool pf_pinned(const struct ib_nic *nic, const struct hca *h)
+{
+	return h->has_pci && !(nic->has_pf && pci_addr_cmp(&h->addr, &nic->pf));
+}
+
+static bool port_eligible(const struct placement_request *rq,
+			  const struct ib_port *pt)
+{
+	return port_pinned(rq->nic, pt) && ib_port_ready(pt, rq->guids);
+}
+
+static bool pf_eligible(const struct placement_request *rq, const struct hca *h)
 {
 	int p;
 
-	if (!h->has_pci || (nic->has_pf && pci_addr_cmp(&h->addr, &nic->pf)))
+	if (!pf_pinned(rq->nic, h))
 		return false;
 	for (p = 0; p < h->nports; p++)
-		if (port_eligible(nic, &h->ports[p]))
+		if (port_eligible(rq, &h->ports[p]))
 			return true;
 	return false;
 }
 
-static void count(const struct hca_list *hcas, const struct ib_nic *nic,
-		  const struct ledger *l, const struct virt_domains *doms,
-		  struct tally *t)
+static void count(const struct hca_list *hcas,
+		  const struct placement_request *rq, const struct ledger *l,
+		  const struct virt_domains *doms, struct tally *t)
 {
 	size_t i, j;
 	int p;
@@ -72,13 +86,21 @@ static void count(const struct hca_list *hcas, const struct ib_nic *nic,
 	for (i = 0; i < hcas->n; i++) {
 		const struct hca *h = &hcas->v[i];
 
-		if (!pf_eligible(nic, h))
+		for (p = 0; p < h->nports && !t->unready; p++)
+			if (pf_pinned(rq->nic, h) &&
+			    port_pinned(rq->nic, &h->ports[p]) &&
+			    ib_port_usable(&h->ports[p]) &&
+			    !ib_port_ready(&h->ports[p], rq->guids)) {
+				t->unready_pf = h;
+				t->unready = &h->ports[p];
+			}
+		if (!pf_eligible(rq, h))
 			continue;
 		t->pf = h;
 		t->npfs++;
 		t->nports = 0;
 		for (p = 0; p < h->nports; p++)
-			if (port_eligible(nic, &h->ports[p])) {
+			if (port_eligible(rq, &h->ports[p])) {
 				t->port = h->ports[p].num;
 				t->nports++;
 			}
@@ -99,6 +121,15 @@ static void refusal(const struct placement_request *rq, const struct tally *t,
 	const struct ib_nic *nic = rq->nic;
 	char pf[PCI_ADDR_STRLEN], where[64];
 
+	if (t->npfs == 0 && t->unready) {
+		pci_addr_fmt(&t->unready_pf->addr, pf);
+		snprintf(err, errlen,
+			 "VM %d NIC %d: %s port %d (%s) is not ready: %s",
+			 rq->vmid, nic->nic_id, t->unready_pf->ibdev,
+			 t->unready->num, pf,
+			 ib_port_not_ready(t->unready, rq->guids));
+		return;
+	}
 	if (t->npfs == 0 && nic->has_pf) {
 		pci_addr_fmt(&nic->pf, pf);
 		if (nic->port)
@@ -135,7 +166,6 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 		     const struct placement_request *rq, struct placement *out,
 		     char *err, size_t errlen)
 {
-	const struct ib_nic *nic = rq->nic;
 	uint64_t nodes = rq->numa_nodes;
 	struct tally t;
 	size_t i, j;
@@ -148,9 +178,9 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 			bool local = h->numa_node >= 0 && h->numa_node < 64 &&
 				     (nodes >> h->numa_node & 1);
 
-			if ((pass == 0 && !local) || !pf_eligible(nic, h))
+			if ((pass == 0 && !local) || !pf_eligible(rq, h))
 				continue;
-			for (p = 0; !port_eligible(nic, &h->ports[p]); p++)
+			for (p = 0; !port_eligible(rq, &h->ports[p]); p++)
 				;
 			for (j = 0; j < h->nvfs; j++) {
 				const struct vf *vf = &h->vfs[j];
@@ -168,31 +198,31 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 			}
 		}
 	}
-	count(hcas, nic, l, doms, &t);
+	count(hcas, rq, l, doms, &t);
 	refusal(rq, &t, err, errlen);
 	return -EBUSY;
 }
 
 bool placement_lease_fits(const struct hca_list *hcas,
 			  const struct virt_domains *doms,
-			  const struct lease *x, const struct ib_nic *nic,
-			  int vmid)
+			  const struct lease *x,
+			  const struct placement_request *rq)
 {
 	const struct virt_domain *d = virt_pci_user(doms, &x->vf);
 	size_t i, j;
 	int p;
 
-	if (x->mac != nic->mac || x->pkey.raw != nic->pkey.raw ||
-	    (d && d->vmid != vmid))
+	if (x->mac != rq->nic->mac || x->pkey.raw != rq->nic->pkey.raw ||
+	    (d && d->vmid != rq->vmid))
 		return false;
 	for (i = 0; i < hcas->n; i++) {
 		const struct hca *h = &hcas->v[i];
 
-		if (!pf_eligible(nic, h) || pci_addr_cmp(&h->addr, &x->pf))
+		if (!pf_eligible(rq, h) || pci_addr_cmp(&h->addr, &x->pf))
 			continue;
 		for (p = 0; p < h->nports; p++)
 			if (h->ports[p].num == x->port &&
-			    port_eligible(nic, &h->ports[p]))
+			    port_eligible(rq, &h->ports[p]))
 				break;
 		if (p == h->nports)
 			continue;

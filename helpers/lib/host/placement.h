@@ -10,8 +10,9 @@
  *
  * The policy:
  *   - a PF is eligible when it has a PCI address, matches the NIC's IB_PF
- *     (if any) and has an eligible port: ACTIVE InfiniBand, and the NIC's
- *     IB_PORT (if any);
+ *     (if any) and has an eligible port: ready (hca.h's port-ready rule:
+ *     ACTIVE InfiniBand, and its VFs can get their GUIDs when the host
+ *     programs them), and the NIC's IB_PORT (if any);
  *   - a VF is free when it is assignable (no host driver holds it), no
  *     lease records it and no libvirt domain holds it; an unprobed VF
  *     (struct vf.unprobed, hca_inventory) is chosen as if assignable, for
@@ -36,6 +37,7 @@ struct placement_request {
 	int vmid;
 	const struct ib_nic *nic; /* its IB_PF / IB_PORT pins, its NIC ID */
 	uint64_t numa_nodes; /* bit n: prefer PFs on node n; 0: none */
+	bool guids; /* the host programs VFs' GUIDs (ONEIB_PKEY set) */
 };
 
 struct placement {
@@ -50,6 +52,7 @@ struct placement {
  *   no free VF on 2 PFs for VM 42 (254 of 254 leased)
  *   VM 42 NIC 1: IB_PF 0000:5e:00.0 port 2 is not an ACTIVE InfiniBand port on this host
  *   no ACTIVE InfiniBand port on this host for VM 42 NIC 1
+ *   VM 42 NIC 1: mlx5_1 port 1 (0000:af:00.0) is not ready: no IPoIB netdev, ...
  * "leased" counts every assignable VF of the eligible PFs that the ledger
  * records or a domain holds (a ConnectX-3 VF serving both ports once): the
  * caller probes every VF before taking a refusal's counts as final.
@@ -60,15 +63,15 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 		     char *err, size_t errlen);
 
 /*
- * A NIC's existing lease is reused only while it still fits: same MAC and
- * P_Key, the VF still an assignable VF of an eligible PF port (probed by
- * the caller), and no domain but the VM's own holding it (a VF a foreign
- * domain took since is never handed out twice).
+ * rq's NIC's existing lease is reused only while it still fits: same MAC
+ * and P_Key, the VF still an assignable VF of an eligible PF port (probed
+ * by the caller), and no domain but rq's VM's own holding it (a VF a
+ * foreign domain took since is never handed out twice).
  */
 bool placement_lease_fits(const struct hca_list *hcas,
 			  const struct virt_domains *doms,
-			  const struct lease *x, const struct ib_nic *nic,
-			  int vmid);
+			  const struct lease *x,
+			  const struct placement_request *rq);
 
 /*
  * The request's NUMA preference: the nodes whose CPUs
