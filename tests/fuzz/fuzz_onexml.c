@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct domxml_vf map = { 0x0200c0a80105ULL, { 0, 0x3b, 0, 1 } };
 	struct one_vm vm;
 	struct pci_addr *pcis = NULL;
+	struct domxml *d;
 	size_t n = 0;
 	char err[256] = "";
 
@@ -28,12 +29,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	one_vm_free(&vm);
 	err[0] = '\0';
-	if (domxml_rewrite((const char *)data, size, &map, 1, &out, err,
-			   sizeof(err)) &&
-	    (!err[0] || out.len))
-		abort();
-	domxml_pci_hostdevs((const char *)data, size, &pcis, &n, err,
-			    sizeof(err));
+	if (domxml_parse((const char *)data, size, &d, err, sizeof(err))) {
+		if (!err[0])
+			abort();
+	} else {
+		uint64_t cpus[CPULIST_WORDS];
+		bool pinned;
+
+		/* deploy's order: the pinning read, then the rewrite */
+		domxml_pinned_cpus(d, cpus, &pinned, err, sizeof(err));
+		if (domxml_rewrite(d, &map, 1, &out, err, sizeof(err)) &&
+		    (!err[0] || out.len))
+			abort();
+		domxml_free(d);
+	}
+	if (!domxml_parse((const char *)data, size, &d, err, sizeof(err))) {
+		domxml_pci_hostdevs(d, &pcis, &n, err, sizeof(err));
+		domxml_free(d);
+	}
 	free(pcis);
 	sb_release(&out);
 	return 0;

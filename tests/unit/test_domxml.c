@@ -167,6 +167,45 @@ static void assert_vf(xmlNodePtr hd, const char *dom, const char *bus,
 	assert_attr(a, "function", func);
 }
 
+/* The three readers on a document given as text, parsed for each call
+ * (deploy parses once and asks both on one: leasing_deploy). */
+static int rewrite_str(const char *xml, size_t len, const struct domxml_vf *map,
+		       size_t n, struct strbuf *out, char *err, size_t errlen)
+{
+	struct domxml *d;
+	int r = domxml_parse(xml, len, &d, err, errlen);
+
+	if (!r)
+		r = domxml_rewrite(d, map, n, out, err, errlen);
+	domxml_free(d);
+	return r;
+}
+
+static int pci_hostdevs_str(const char *xml, size_t len, struct pci_addr **out,
+			    size_t *n, char *err, size_t errlen)
+{
+	struct domxml *d;
+	int r = domxml_parse(xml, len, &d, err, errlen);
+
+	if (!r)
+		r = domxml_pci_hostdevs(d, out, n, err, errlen);
+	domxml_free(d);
+	return r;
+}
+
+static int pinned_cpus_str(const char *xml, size_t len,
+			   uint64_t bits[CPULIST_WORDS], bool *pinned,
+			   char *err, size_t errlen)
+{
+	struct domxml *d;
+	int r = domxml_parse(xml, len, &d, err, errlen);
+
+	if (!r)
+		r = domxml_pinned_cpus(d, bits, pinned, err, errlen);
+	domxml_free(d);
+	return r;
+}
+
 static struct domxml_vf vf(uint64_t mac, const char *addr)
 {
 	struct domxml_vf v = { .mac = mac };
@@ -178,7 +217,7 @@ static struct domxml_vf vf(uint64_t mac, const char *addr)
 static int rewrite(const char *xml, const struct domxml_vf *map, size_t n,
 		   struct strbuf *out, char *err)
 {
-	return domxml_rewrite(xml, strlen(xml), map, n, out, err, 256);
+	return rewrite_str(xml, strlen(xml), map, n, out, err, 256);
 }
 
 /* --- rewrite ------------------------------------------------------------- */
@@ -206,8 +245,8 @@ static void rewrite_one_exact(void **state)
 	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
-	assert_int_equal(domxml_rewrite(xml, len, NULL, 0, &same, err, 256), 0);
-	assert_int_equal(domxml_rewrite(xml, len, map, 1, &out, err, 256), 0);
+	assert_int_equal(rewrite_str(xml, len, NULL, 0, &same, err, 256), 0);
+	assert_int_equal(rewrite_str(xml, len, map, 1, &out, err, 256), 0);
 	assert_string_equal(err, "");
 
 	in = reparse(xml);
@@ -242,7 +281,7 @@ static void rewrite_one_structure(void **state)
 	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
-	assert_int_equal(domxml_rewrite(xml, len, map, 1, &out, err, 256), 0);
+	assert_int_equal(rewrite_str(xml, len, map, 1, &out, err, 256), 0);
 	in = reparse(xml);
 	res = reparse(sb_str(&out));
 
@@ -302,7 +341,7 @@ static void rewrite_two(void **state)
 	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
-	assert_int_equal(domxml_rewrite(xml, len, map, 2, &out, err, 256), 0);
+	assert_int_equal(rewrite_str(xml, len, map, 2, &out, err, 256), 0);
 	in = reparse(xml);
 	res = reparse(sb_str(&out));
 	assert_null(iface_by_mac(res, "02:00:c0:a8:01:05"));
@@ -327,8 +366,8 @@ static void rewrite_two(void **state)
 	free(b);
 
 	/* and the listing reads back exactly the two VFs */
-	assert_int_equal(domxml_pci_hostdevs(sb_str(&out), out.len, &used, &n,
-					     err, 256),
+	assert_int_equal(pci_hostdevs_str(sb_str(&out), out.len, &used, &n, err,
+					  256),
 			 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(pci_addr_cmp(&used[0], &map[1].vf), 0);
@@ -447,23 +486,23 @@ static void rewrite_errors_output_nothing(void **state)
 	(void)state;
 	sb_adds(&out, "earlier output\n");
 
-	assert_int_equal(domxml_rewrite(xml, len, miss, 1, &out, err, 256),
+	assert_int_equal(rewrite_str(xml, len, miss, 1, &out, err, 256),
 			 -EINVAL);
 	assert_string_equal(err, "domain one-42: no <interface> with MAC "
 				 "02:00:c0:a8:01:99");
 	/* the first MAC matched, the second did not: still nothing */
-	assert_int_equal(domxml_rewrite(xml, len, half, 2, &out, err, 256),
+	assert_int_equal(rewrite_str(xml, len, half, 2, &out, err, 256),
 			 -EINVAL);
 	assert_non_null(strstr(err, "02:00:c0:a8:01:99"));
 
 	assert_int_equal(rewrite(dup_mac, one, 1, &out, err), -EINVAL);
 	assert_string_equal(err, "domain one-9: 2 <interface> elements with "
 				 "MAC 02:00:c0:a8:01:05");
-	assert_int_equal(domxml_rewrite(xml, len, twice_mac, 2, &out, err, 256),
+	assert_int_equal(rewrite_str(xml, len, twice_mac, 2, &out, err, 256),
 			 -EINVAL);
 	assert_string_equal(err, "domain one-42: VF map lists MAC "
 				 "02:00:c0:a8:01:05 twice");
-	assert_int_equal(domxml_rewrite(xml, len, twice_vf, 2, &out, err, 256),
+	assert_int_equal(rewrite_str(xml, len, twice_vf, 2, &out, err, 256),
 			 -EINVAL);
 	assert_string_equal(err, "domain one-42: VF 0000:3b:00.1 given for "
 				 "two MACs (02:00:c0:a8:02:07)");
@@ -488,11 +527,11 @@ static void refuse_quietly(const char *xml, const char *want_err)
 
 	capture_begin(&cap);
 	assert_int_equal(rewrite(xml, map, 1, &out, err), -EINVAL);
-	assert_int_equal(domxml_pci_hostdevs(xml, strlen(xml), &pa, &n, err,
-					     sizeof(err)),
+	assert_int_equal(pci_hostdevs_str(xml, strlen(xml), &pa, &n, err,
+					  sizeof(err)),
 			 -EINVAL);
-	assert_int_equal(domxml_pinned_cpus(xml, strlen(xml), bits, &pinned,
-					    err, sizeof(err)),
+	assert_int_equal(pinned_cpus_str(xml, strlen(xml), bits, &pinned, err,
+					 sizeof(err)),
 			 -EINVAL);
 	assert_int_equal(capture_end(&cap), 0);
 	assert_int_equal(out.len, 0);
@@ -584,8 +623,8 @@ static void pci_hostdevs(void **state)
 	(void)state;
 	assert_non_null(pa);
 	pci_addr_parse("0000:01:00.0", &pa[0]); /* the caller's, kept */
-	assert_int_equal(domxml_pci_hostdevs(xml, strlen(xml), &pa, &n, err,
-					     sizeof(err)),
+	assert_int_equal(pci_hostdevs_str(xml, strlen(xml), &pa, &n, err,
+					  sizeof(err)),
 			 0);
 	assert_int_equal(n, 4);
 	pci_addr_fmt(&pa[0], buf);
@@ -619,20 +658,19 @@ static void pci_hostdevs_none_and_bad(void **state)
 	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
-	assert_int_equal(domxml_pci_hostdevs(xml, len, &pa, &n, err, 256), 0);
+	assert_int_equal(pci_hostdevs_str(xml, len, &pa, &n, err, 256), 0);
 	assert_int_equal(n, 0);
 	assert_null(pa);
-	assert_int_equal(domxml_pci_hostdevs(bad, strlen(bad), &pa, &n, err,
-					     256),
+	assert_int_equal(pci_hostdevs_str(bad, strlen(bad), &pa, &n, err, 256),
 			 -EINVAL);
 	assert_string_equal(err, "domain one-5: <hostdev> source address "
 				 "bus='0x1ff' is not a PCI bus");
-	assert_int_equal(domxml_pci_hostdevs(bad_fn, strlen(bad_fn), &pa, &n,
-					     err, 256),
+	assert_int_equal(pci_hostdevs_str(bad_fn, strlen(bad_fn), &pa, &n, err,
+					  256),
 			 -EINVAL);
 	assert_non_null(strstr(err, "function=' 1'"));
-	assert_int_equal(domxml_pci_hostdevs(no_src, strlen(no_src), &pa, &n,
-					     err, 256),
+	assert_int_equal(pci_hostdevs_str(no_src, strlen(no_src), &pa, &n, err,
+					  256),
 			 -EINVAL);
 	assert_string_equal(err, "domain one-5: PCI <hostdev> without a "
 				 "source address");
@@ -708,7 +746,7 @@ static void cpulist_garbage(void **state)
 
 static int pinned_of(const char *xml, uint64_t *b, bool *pinned, char *err)
 {
-	return domxml_pinned_cpus(xml, strlen(xml), b, pinned, err, 256);
+	return pinned_cpus_str(xml, strlen(xml), b, pinned, err, 256);
 }
 
 static void pinned_cpus(void **state)
@@ -743,7 +781,7 @@ static void pinned_cpus(void **state)
 	char *xml = unit_read_data("deployment.0", &len);
 
 	(void)state;
-	assert_int_equal(domxml_pinned_cpus(xml, len, b, &pinned, err, 256), 0);
+	assert_int_equal(pinned_cpus_str(xml, len, b, &pinned, err, 256), 0);
 	assert_false(pinned);
 	assert_int_equal(count(b), 0);
 	assert_int_equal(pinned_of(automatic, b, &pinned, err), 0);
@@ -792,6 +830,48 @@ static void hostdev_device(void **state)
 	sb_release(&out);
 }
 
+/*
+ * Deploy's order on one parsed document (leasing_deploy): the pinning is
+ * read, then the same tree is rewritten; the pinning is still what the
+ * rewritten file says, and a failed rewrite leaves the tree readable.
+ */
+static void one_parse_pinning_then_rewrite(void **state)
+{
+	static const char xml[] = "<domain><name>one-4</name><vcpu "
+				  "cpuset='8-9'>2</vcpu>"
+				  "<devices><interface type='bridge'>"
+				  "<mac "
+				  "address='02:00:c0:a8:01:05'/></interface></"
+				  "devices>"
+				  "</domain>";
+	struct domxml_vf map[] = { vf(MAC_IB0, "0000:3b:00.1") };
+	struct domxml_vf miss[] = { vf(MAC_IB0 + 1, "0000:3b:00.1") };
+	struct strbuf out = STRBUF_INIT;
+	uint64_t b[CPULIST_WORDS];
+	struct domxml *d;
+	char err[256] = "";
+	bool pinned = false;
+
+	(void)state;
+	assert_int_equal(domxml_parse(xml, strlen(xml), &d, err, sizeof(err)),
+			 0);
+	assert_int_equal(domxml_pinned_cpus(d, b, &pinned, err, sizeof(err)),
+			 0);
+	assert_true(pinned);
+	assert_true(b[0] == 0x300);
+	assert_int_equal(domxml_rewrite(d, miss, 1, &out, err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(out.len, 0);
+	assert_int_equal(domxml_rewrite(d, map, 1, &out, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb_str(&out), "<hostdev mode=\"subsystem\""));
+	assert_null(strstr(sb_str(&out), "<interface"));
+	assert_int_equal(domxml_pinned_cpus(d, b, &pinned, err, sizeof(err)),
+			 0);
+	assert_true(pinned && b[0] == 0x300);
+	domxml_free(d);
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -809,6 +889,7 @@ int main(void)
 		cmocka_unit_test(cpulist_good),
 		cmocka_unit_test(cpulist_garbage),
 		cmocka_unit_test(pinned_cpus),
+		cmocka_unit_test(one_parse_pinning_then_rewrite),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,35 +28,52 @@ static bool attr_is(const xmlNode *e, const char *name, const char *value)
  * The document and the name errors call it by: "domain one-42". Only a root
  * <domain> is accepted; anything else is not a deployment file.
  */
-struct dom {
+struct domxml {
 	xmlDocPtr doc;
 	xmlNodePtr root;
 	struct san_str name;
 };
 
-static int dom_open(struct dom *d, const char *xml, size_t len, char *err,
-		    size_t errlen)
+int domxml_parse(const char *xml, size_t len, struct domxml **out, char *err,
+		 size_t errlen)
 {
+	struct domxml *d;
 	xmlNodePtr n;
 	xmlChar *v;
 
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		err_set(err, errlen, "domain XML: out of memory");
+		return -ENOMEM;
+	}
 	d->doc = xml_read_untrusted(xml, len, "domain XML", err, errlen);
-	if (!d->doc)
+	if (!d->doc) {
+		free(d);
 		return -EINVAL;
+	}
 	d->root = xmlDocGetRootElement(d->doc);
 	if (!xml_is_elem(d->root, "domain")) {
 		err_set(err, errlen,
 			"domain XML: root element <%s> is not <domain>",
 			str_sanitize((const char *)d->root->name).s);
-		xmlFreeDoc(d->doc);
-		d->doc = NULL;
+		domxml_free(d);
 		return -EINVAL;
 	}
 	n = xml_child(d->root, "name", NULL);
 	v = n ? xmlNodeGetContent(n) : NULL;
 	d->name = str_sanitize(v && *v ? (const char *)v : "(unnamed)");
 	xmlFree(v);
+	*out = d;
 	return 0;
+}
+
+void domxml_free(struct domxml *d)
+{
+	if (!d)
+		return;
+	xmlFreeDoc(d->doc);
+	free(d);
 }
 
 /* --- rewrite -------------------------------------------------------------- */
@@ -301,8 +318,8 @@ static int doc_append(xmlDocPtr doc, struct strbuf *out)
 }
 
 /* The map itself: one MAC per NIC, one NIC per VF. */
-static int check_map(const struct dom *d, const struct domxml_vf *map, size_t n,
-		     char *err, size_t errlen)
+static int check_map(const struct domxml *d, const struct domxml_vf *map,
+		     size_t n, char *err, size_t errlen)
 {
 	char m1[MAC_STRLEN], pa[PCI_ADDR_STRLEN];
 	size_t i, j;
@@ -329,54 +346,49 @@ static int check_map(const struct dom *d, const struct domxml_vf *map, size_t n,
 	return 0;
 }
 
-int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
-		   size_t n, struct strbuf *out, char *err, size_t errlen)
+int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
+		   struct strbuf *out, char *err, size_t errlen)
 {
-	struct dom d;
 	xmlNodePtr *hit = NULL;
 	char mac[MAC_STRLEN];
 	size_t i, count;
 	int r;
 
-	r = dom_open(&d, xml, len, err, errlen);
-	if (r)
-		return r;
-	r = check_map(&d, map, n, err, errlen);
+	r = check_map(d, map, n, err, errlen);
 	if (r)
 		goto out;
 	hit = calloc(n ? n : 1, sizeof(*hit));
 	if (!hit) {
-		err_set(err, errlen, "domain %s: out of memory", d.name.s);
+		err_set(err, errlen, "domain %s: out of memory", d->name.s);
 		r = -ENOMEM;
 		goto out;
 	}
 	/* All found before any is changed: an error leaves nothing half done. */
 	for (i = 0; i < n; i++) {
-		count = find_ifaces(d.root, map[i].mac, &hit[i]);
+		count = find_ifaces(d->root, map[i].mac, &hit[i]);
 		if (count == 1)
 			continue;
 		mac_fmt(map[i].mac, mac);
 		if (count == 0)
 			err_set(err, errlen,
 				"domain %s: no <interface> with MAC %s",
-				d.name.s, mac);
+				d->name.s, mac);
 		else
 			err_set(err, errlen,
 				"domain %s: %zu <interface> elements with MAC "
 				"%s",
-				d.name.s, count, mac);
+				d->name.s, count, mac);
 		r = -EINVAL;
 		goto out;
 	}
 	for (i = 0; i < n && !r; i++)
-		r = iface_to_hostdev(d.doc, hit[i], &map[i].vf);
+		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf);
 	if (!r)
-		r = doc_append(d.doc, out);
+		r = doc_append(d->doc, out);
 	if (r)
-		err_set(err, errlen, "domain %s: out of memory", d.name.s);
+		err_set(err, errlen, "domain %s: out of memory", d->name.s);
 out:
 	free(hit);
-	xmlFreeDoc(d.doc);
 	return r;
 }
 
@@ -407,7 +419,7 @@ static int addr_attr(const xmlNode *e, const char *name, unsigned long max,
 	return r;
 }
 
-static int read_addr(const struct dom *d, const xmlNode *a, const char *what,
+static int read_addr(const struct domxml *d, const xmlNode *a, const char *what,
 		     struct pci_addr *pa, char *err, size_t errlen)
 {
 	static const struct {
@@ -481,7 +493,7 @@ static bool is_pci_hostdev(const xmlNode *c)
 	return sub;
 }
 
-static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
+static int collect_pci(const struct domxml *d, struct pci_list *l, char *err,
 		       size_t errlen)
 {
 	xmlNodePtr dv, c;
@@ -528,23 +540,19 @@ static int collect_pci(const struct dom *d, struct pci_list *l, char *err,
 	return 0;
 }
 
-int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
+int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
 			size_t *n, char *err, size_t errlen)
 {
 	struct pci_list l = { NULL, 0, 0 };
-	struct dom d;
 	int r;
 
-	r = dom_open(&d, xml, len, err, errlen);
-	if (r)
-		return r;
-	r = collect_pci(&d, &l, err, errlen);
+	r = collect_pci(d, &l, err, errlen);
 	if (!r && l.n) {
 		size_t cap = *n; /* what *out holds: room for *n */
 
 		if (ALLOC_GROW(*out, *n + l.n, cap)) {
 			err_set(err, errlen, "domain %s: out of memory",
-				d.name.s);
+				d->name.s);
 			r = -ENOMEM;
 		} else {
 			memcpy(*out + *n, l.v, l.n * sizeof(**out));
@@ -552,7 +560,6 @@ int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
 		}
 	}
 	free(l.v);
-	xmlFreeDoc(d.doc);
 	return r;
 }
 
@@ -634,8 +641,9 @@ int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl)
 }
 
 /* One cpuset attribute OR'ed into bits: "0-3,^2" -> {0, 1, 3}. */
-static int add_cpuset(const struct dom *d, const xmlNode *e, const char *what,
-		      uint64_t bits[CPULIST_WORDS], char *err, size_t errlen)
+static int add_cpuset(const struct domxml *d, const xmlNode *e,
+		      const char *what, uint64_t bits[CPULIST_WORDS], char *err,
+		      size_t errlen)
 {
 	uint64_t one[CPULIST_WORDS], any = 0;
 	xmlChar *v = xmlGetNoNsProp(e, BAD_CAST "cpuset");
@@ -674,22 +682,17 @@ static bool has_cpuset(const xmlNode *e)
 	return xmlHasNsProp(e, BAD_CAST "cpuset", NULL) != NULL;
 }
 
-int domxml_pinned_cpus(const char *xml, size_t len,
-		       uint64_t bits[CPULIST_WORDS], bool *pinned, char *err,
-		       size_t errlen)
+int domxml_pinned_cpus(const struct domxml *d, uint64_t bits[CPULIST_WORDS],
+		       bool *pinned, char *err, size_t errlen)
 {
 	uint64_t acc[CPULIST_WORDS] = { 0 };
 	xmlNodePtr c, p;
 	bool any = false;
-	struct dom d;
-	int r;
+	int r = 0;
 
-	r = dom_open(&d, xml, len, err, errlen);
-	if (r)
-		return r;
-	for (c = d.root->children; c && !r; c = c->next) {
+	for (c = d->root->children; c && !r; c = c->next) {
 		if (xml_is_elem(c, "vcpu") && has_cpuset(c)) {
-			r = add_cpuset(&d, c, "<vcpu>", acc, err, errlen);
+			r = add_cpuset(d, c, "<vcpu>", acc, err, errlen);
 			any = true;
 		}
 		if (!xml_is_elem(c, "cputune"))
@@ -697,11 +700,10 @@ int domxml_pinned_cpus(const char *xml, size_t len,
 		for (p = c->children; p && !r; p = p->next) {
 			if (!xml_is_elem(p, "vcpupin"))
 				continue;
-			r = add_cpuset(&d, p, "<vcpupin>", acc, err, errlen);
+			r = add_cpuset(d, p, "<vcpupin>", acc, err, errlen);
 			any = true;
 		}
 	}
-	xmlFreeDoc(d.doc);
 	if (r)
 		return r;
 	memcpy(bits, acc, sizeof(acc));

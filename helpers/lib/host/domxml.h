@@ -34,6 +34,18 @@
 #include "core/pci.h"
 #include "core/strbuf.h"
 
+/*
+ * A deployment file, parsed once (the XML gate, core/xml.h) and then read
+ * and changed as often as the caller needs: deploy takes the vCPU pinning
+ * from it and rewrites it. Only a root <domain> is a deployment file:
+ *   domain XML: root element <VM> is not <domain>
+ * 0 with *out (free with domxml_free), or -EINVAL / -ENOMEM with err.
+ */
+struct domxml;
+int domxml_parse(const char *xml, size_t len, struct domxml **out, char *err,
+		 size_t errlen);
+void domxml_free(struct domxml *d);
+
 struct domxml_vf {
 	uint64_t mac; /* the NIC's OpenNebula MAC, low 48 bits */
 	struct pci_addr vf; /* the VF that replaces it */
@@ -46,11 +58,11 @@ struct domxml_vf {
  * <address type='pci'> move into the hostdev, after <source>; the rest of the
  * interface goes. A MAC matching no interface or several, a MAC or a VF given
  * twice in map: -EINVAL with one line in err, and nothing appended to out.
- * On success the document is appended to out, with an XML declaration only
- * if the input had one.
+ * On success the document (changed: d holds the rewritten tree) is appended
+ * to out, with an XML declaration only if the input had one.
  */
-int domxml_rewrite(const char *xml, size_t len, const struct domxml_vf *map,
-		   size_t n, struct strbuf *out, char *err, size_t errlen);
+int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
+		   struct strbuf *out, char *err, size_t errlen);
 
 /*
  * The device XML that hot-attaches or hot-detaches VF vf (virsh
@@ -69,7 +81,7 @@ int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
  * grows). Libvirt's forms are accepted: "0x3b" or "59", absent = 0. On error
  * *out and *n are unchanged.
  */
-int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
+int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
 			size_t *n, char *err, size_t errlen);
 
 /* Host CPUs as a bitmap: bit c of bits[c / 64] is CPU c. */
@@ -81,9 +93,8 @@ int domxml_pci_hostdevs(const char *xml, size_t len, struct pci_addr **out,
  * every <cputune><vcpupin cpuset='...'>. *pinned is false (and bits empty)
  * when neither is present, i.e. the vCPUs float over the whole host.
  */
-int domxml_pinned_cpus(const char *xml, size_t len,
-		       uint64_t bits[CPULIST_WORDS], bool *pinned, char *err,
-		       size_t errlen);
+int domxml_pinned_cpus(const struct domxml *d, uint64_t bits[CPULIST_WORDS],
+		       bool *pinned, char *err, size_t errlen);
 
 /*
  * The kernel's and libvirt's CPU list: "0-3,8,10-11" (also

@@ -261,17 +261,24 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	struct leasing s = { .l.lock_fd = -1 };
 	struct domxml_vf *map = NULL;
 	uint64_t cpus[CPULIST_WORDS], nodes = 0;
+	struct domxml *d;
 	bool pinned = false;
 	int r;
 
-	r = domxml_pinned_cpus(dom, domlen, cpus, &pinned, err, errlen);
+	/* Parsed once: read for the pinning, rewritten below. */
+	r = domxml_parse(dom, domlen, &d, err, errlen);
 	if (r)
 		return r;
+	r = domxml_pinned_cpus(d, cpus, &pinned, err, errlen);
+	if (r)
+		goto out;
 	if (pinned)
 		nodes = placement_numa_nodes(cpus);
 	map = calloc(vm->n ? vm->n : 1, sizeof(*map));
-	if (!map)
-		return -ENOMEM;
+	if (!map) {
+		r = -ENOMEM;
+		goto out;
+	}
 	r = leasing_open(&s, cfg, err, errlen);
 	if (!r)
 		r = leasing_acquire(&s, vm->id, vm->nics, vm->n, nodes, map,
@@ -279,11 +286,13 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	/* Rewrite before committing: a domain XML we cannot rewrite leaves
 	 * the ledger as it was. */
 	if (!r)
-		r = domxml_rewrite(dom, domlen, map, vm->n, out, err, errlen);
+		r = domxml_rewrite(d, map, vm->n, out, err, errlen);
 	if (!r)
 		r = leasing_commit(&s, map, vm->n, err, errlen);
 	leasing_close(&s);
+out:
 	free(map);
+	domxml_free(d);
 	return r;
 }
 

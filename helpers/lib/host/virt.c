@@ -109,6 +109,7 @@ static int scan_domain(const struct virt_api *api, virDomainPtr dom,
 		       struct virt_domain *d, char *err, size_t errlen)
 {
 	const char *name = api->dom_name(dom);
+	struct domxml *dx;
 	char *xml;
 	int r;
 
@@ -131,8 +132,10 @@ static int scan_domain(const struct virt_api *api, virDomainPtr dom,
 		return -EIO;
 	}
 	d->read = true;
-	r = domxml_pci_hostdevs(xml, strlen(xml), &d->pcis, &d->npcis, err,
-				errlen);
+	r = domxml_parse(xml, strlen(xml), &dx, err, errlen);
+	if (!r)
+		r = domxml_pci_hostdevs(dx, &d->pcis, &d->npcis, err, errlen);
+	domxml_free(dx);
 	free(xml);
 	return r;
 }
