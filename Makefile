@@ -42,7 +42,6 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             libxml2-utils
 
 B       := build
-LIB_SRC := $(wildcard helpers/lib/*/*.c)
 TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-partitions \
            oneib-partitions-install oneib-context
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -54,12 +53,51 @@ pkg_libs   = $(shell pkg-config --libs $(LINK_PKGS))
 # libtirpc's functions once, at startup, and a libvirt dlopen'ed later
 # would call through NULL (virt.c's dlopen then finds it loaded).
 san_libs   = -Wl,--no-as-needed $(shell pkg-config --libs libvirt) -Wl,--as-needed
-# The guest's oneib-context links only what a guest image has: libc and
-# libibverbs (its objects in liboneib.a use nothing else; t0500 checks).
 GUEST_LIBS := -libverbs
 
+# What each tool may link: the library folders (an archive before those it
+# uses) and the shared libraries it needs, and why. A tool whose code
+# reaches further does not link; tests/house-rules.sh (make check) names
+# the include or the library that broke the rule (design decision 14).
+#   oneib-pkey               root: libc only. sysfs, rtnetlink and the
+#                            parsers of its arguments (design decision 6)
+#   oneib-partitions-install root: libc only. opensm's grammar, an atomic
+#                            file, a signal or a child (design decision 6)
+#   oneib-context            guest: libc, libibverbs (the VF's own P_Key
+#                            table), what a guest image has
+#   oneib-vf                 host: libxml2 (VM and domain XML), libibumad
+#                            (hca_discover, for the VFs a domain holds);
+#                            libvirt is dlopen'ed when a command asks it
+#   oneib-discover           host: libibumad (ports, P_Keys, GIDs), libpci
+#                            (pci.ids names for the table and JSON)
+#   oneib-partitions         fabric: libxml2 (the pool listings), libibumad
+#                            (verify's directed-route SMPs)
+#   oneib-vnet               fabric: libxml2 (the VNET and its pool)
+# Unit tests and fuzzers link every folder and every library.
+ROOMS := core host root fabric guest
+rooms_oneib-pkey               := root core
+rooms_oneib-partitions-install := root core
+rooms_oneib-context            := guest core
+rooms_oneib-vf                 := host root core
+rooms_oneib-discover           := host root core
+rooms_oneib-partitions         := fabric root core
+rooms_oneib-vnet               := fabric core
+ALL_ROOMS                      := fabric host guest root core
+libs_oneib-context        = $(GUEST_LIBS)
+libs_oneib-vf             = $(shell pkg-config --libs libxml-2.0 libibumad)
+libs_oneib-discover       = $(shell pkg-config --libs libpci libibumad)
+libs_oneib-partitions     = $(shell pkg-config --libs libxml-2.0 libibumad)
+libs_oneib-vnet           = $(shell pkg-config --libs libxml-2.0)
+san_libs_oneib-vf         = $(san_libs)
+san_libs_oneib-discover   = $(san_libs)
+san_libs_oneib-partitions = $(san_libs)
+san_libs_oneib-vnet       = $(san_libs)
+# build/<flavour>/lib/lib<room>.a of a list of rooms
+archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
+
 .PHONY: all deps check demo bench install install-guest uninstall clean format \
-        one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck
+        one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
+        house-rules
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
 
@@ -78,12 +116,11 @@ deps:
 	DEBIAN_FRONTEND=noninteractive $$cmd
 
 # --- build -------------------------------------------------------------------
-# The library is compiled once per flavour (plain, ASan+UBSan, fuzz) and
-# every tool, unit test and fuzzer links against it; -MMD tracks headers.
+# The library is compiled once per flavour (plain, ASan+UBSan, fuzz) into
+# one archive per folder; every tool links the folders it may use (above),
+# every unit test and fuzzer all of them; -MMD tracks headers.
 
-OBJ_PLAIN := $(patsubst helpers/%.c,$(B)/obj/%.o,$(LIB_SRC))
-OBJ_ASAN  := $(patsubst helpers/%.c,$(B)/asan/obj/%.o,$(LIB_SRC))
-OBJ_FUZZ  := $(patsubst helpers/%.c,$(B)/fuzz/obj/%.o,$(LIB_SRC))
+LIB_OBJ    = $(patsubst helpers/%.c,$(1)/obj/%.o,$(wildcard helpers/lib/$(2)/*.c))
 FUZZFLAGS := -std=c11 -D_GNU_SOURCE -Ihelpers/lib -Wall -Wextra -Werror -Wshadow -g -O1 \
              -fsanitize=fuzzer-no-link,address,undefined
 
@@ -99,51 +136,40 @@ $(B)/fuzz/obj/%.o: helpers/%.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
-$(B)/lib/liboneib.a: $(OBJ_PLAIN)
+define room_archives
+$(B)/lib/lib$(1).a: $(call LIB_OBJ,$(B),$(1))
+$(B)/asan/lib/lib$(1).a: $(call LIB_OBJ,$(B)/asan,$(1))
+$(B)/fuzz/lib/lib$(1).a: $(call LIB_OBJ,$(B)/fuzz,$(1))
+endef
+$(foreach r,$(ROOMS),$(eval $(call room_archives,$(r))))
+
+$(B)/lib/lib%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/asan/lib/liboneib.a: $(OBJ_ASAN)
+$(B)/asan/lib/lib%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/fuzz/lib/liboneib.a: $(OBJ_FUZZ)
+$(B)/fuzz/lib/lib%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/bin/oneib-context: $(B)/obj/oneib-context.o $(B)/lib/liboneib.a
+.SECONDEXPANSION:
+$(B)/bin/%: $(B)/obj/%.o $$(call archives,$(B),$$(rooms_$$*))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(GUEST_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(libs_$*)
 
-$(B)/bin/%: $(B)/obj/%.o $(B)/lib/liboneib.a
+$(B)/asan/bin/%: $(B)/asan/obj/%.o $$(call archives,$(B)/asan,$$(rooms_$$*))
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs)
-
-$(B)/asan/bin/oneib-context: $(B)/asan/obj/oneib-context.o $(B)/asan/lib/liboneib.a
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(GUEST_LIBS)
-
-$(B)/asan/bin/%: $(B)/asan/obj/%.o $(B)/asan/lib/liboneib.a
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) $(san_libs)
-
-# The root installer of partitions.conf links none of libxml2, libvirt,
-# libpci, libibumad: what it needs of the library only uses libc, and the
-# link fails the day it does not (design decision 6).
-$(B)/bin/oneib-partitions-install: $(B)/obj/oneib-partitions-install.o $(B)/lib/liboneib.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
-
-$(B)/asan/bin/oneib-partitions-install: $(B)/asan/obj/oneib-partitions-install.o $(B)/asan/lib/liboneib.a
-	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(libs_$*) $(san_libs_$*)
 
 # Unit tests: one cmocka binary per tests/unit/test_*.c, plain and sanitized.
 $(B)/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
-$(B)/tests/%: $(B)/obj/tests/%.o $(B)/lib/liboneib.a
+$(B)/tests/%: $(B)/obj/tests/%.o $(call archives,$(B),$(ALL_ROOMS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) $(GUEST_LIBS) -lcmocka
 
@@ -151,7 +177,7 @@ $(B)/asan/obj/tests/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(SANFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
-$(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(B)/asan/lib/liboneib.a
+$(B)/asan/tests/%: $(B)/asan/obj/tests/%.o $(call archives,$(B)/asan,$(ALL_ROOMS))
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(pkg_libs) $(GUEST_LIBS) -lcmocka
 
@@ -160,7 +186,7 @@ $(B)/fuzz/obj/tests/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) $(pkg_cflags) -MMD -MP -c -o $@ $<
 
-$(B)/fuzz/%: $(B)/fuzz/obj/tests/%.o $(B)/fuzz/lib/liboneib.a
+$(B)/fuzz/%: $(B)/fuzz/obj/tests/%.o $(call archives,$(B)/fuzz,$(ALL_ROOMS))
 	@mkdir -p $(dir $@)
 	clang -g -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ \
 		$(pkg_libs) $(GUEST_LIBS)
@@ -233,6 +259,12 @@ SHELL_SCRIPTS = $(sort $(shell grep -rlE '^\#!(/usr)?/bin/(env )?(ba)?sh' driver
 
 shellcheck:
 	shellcheck -x -S warning $(SHELL_SCRIPTS)
+
+# The house rules (design decision 14): guest/ and root/ include only
+# core/ (fabric/ also root's partitions grammar), and every tool needs only
+# the shared libraries it may (the table above).
+house-rules: all
+	bash tests/house-rules.sh --src helpers --bin $(B)/bin
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs every test make check knows about and ends with one line
 #   N passed, N failed
-# counting each cmocka test case, each fuzzer, cppcheck, shellcheck, and
-# each e2e script (a skipped one adds ", N skipped").
+# counting each cmocka test case, each fuzzer, cppcheck, shellcheck, the
+# house rules (tests/house-rules.sh), and each e2e script (a skipped one
+# adds ", N skipped").
 # Expects `make _check` to have built build/tests, build/asan/tests,
 # build/fuzz, build/deb and installed the tree into build/destdir.
 #
@@ -117,6 +118,7 @@ if [ $# -eq 0 ]; then
 	done
 	add cppcheck job_make cppcheck "cppcheck helpers/"
 	add shellcheck job_make shellcheck "shellcheck (every shell script)"
+	add house-rules job_make house-rules "house rules (includes and libraries of helpers/)"
 fi
 for t in tests/e2e/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
