@@ -255,7 +255,7 @@ one-apps:
 # Every shell script we ship or test with (sh and bash shebangs).
 SHELL_SCRIPTS = $(sort $(shell grep -rlE '^\#!(/usr)?/bin/(env )?(ba)?sh' drivers remotes \
 	guest tests debian .ci 2>/dev/null | grep -v '\.md$$') $(wildcard tests/lib/*.sh) \
-	remotes/vmm/kvm-ib/oneib.sh)
+	remotes/vmm/kvm-ib/oneib.sh remotes/ib/helpers.sh)
 
 shellcheck:
 	shellcheck -x -S warning $(SHELL_SCRIPTS)

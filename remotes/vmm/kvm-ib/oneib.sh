@@ -11,8 +11,9 @@ case $0 in
 */*) DRIVER_PATH=${0%/*} ;;
 *) DRIVER_PATH=. ;;
 esac
-source "$DRIVER_PATH/../../etc/vmm/kvm/kvmrc"
-source "$DRIVER_PATH/../../etc/vmm/kvm-ib/kvm-ibrc"
+# The settings (kvmrc, kvm-ibrc, their defaults) and oneib_vf.
+ONEIB_REMOTES=$DRIVER_PATH/../..
+source "$ONEIB_REMOTES/ib/helpers.sh"
 
 # scripts_common.sh on first use: each stub is replaced by the real
 # function when the file is sourced, and then called.
@@ -24,17 +25,6 @@ log() { _oneib_common && log "$@"; }
 log_error() { _oneib_common && log_error "$@"; }
 error_message() { _oneib_common && error_message "$@"; }
 
-ONEIB_VF="$DRIVER_PATH/../../ib/bin/oneib-vf"
-
-# oneib_vf CMD VMID [options]: oneib-vf with this host's ledger and libvirt.
-oneib_vf() {
-	local cmd=$1 vmid=$2
-	shift 2
-	"$ONEIB_VF" "$cmd" --vm "$vmid" --ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}" \
-		--connect "${LIBVIRT_URI:-qemu:///system}" \
-		--pkey-cmd "$ONEIB_PKEY" --cloud-id "${ONEIB_CLOUD_ID:-0}" "$@"
-}
-
 # stock_then_release ACTION ARGS...: the stock kvm ACTION with OpenNebula's
 # arguments ('<deploy_id>' '<host>' <vmid> <host>), then, once the domain is
 # gone, the VM's VFs back to the pool (--domain-gone: the stock action just
@@ -45,7 +35,7 @@ stock_then_release() {
 	local action=$1
 	shift
 	"$DRIVER_PATH/../kvm/$action" "$@" || exit $?
-	if ! out=$(oneib_vf release "$3" --domain-gone 2>&1); then
+	if ! out=$(oneib_vf release --vm "$3" --domain-gone 2>&1); then
 		log_error "$out"
 	fi
 	return 0
@@ -64,13 +54,14 @@ ib_domain() {
 	esac
 }
 
-# ib_vf CMD VMID [options]: oneib_vf, its output on stdout, its warnings to
-# the VM log; on failure its reason, one line, on stderr (the error
-# OpenNebula shows).
+# ib_vf CMD VMID [options]: oneib_vf CMD for VM VMID, its output on stdout,
+# its warnings to the VM log; on failure its reason, one line, on stderr
+# (the error OpenNebula shows).
 ib_vf() {
-	local err rc
+	local cmd=$1 vmid=$2 err rc
+	shift 2
 	err=$(mktemp) || return 1
-	oneib_vf "$@" 2>"$err"
+	oneib_vf "$cmd" --vm "$vmid" "$@" 2>"$err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		sed '$d; s/^oneib-vf: //' "$err" | while IFS= read -r line; do log "$line"; done
@@ -145,13 +136,13 @@ ib_detach() {
 			return 1
 		fi
 	done <<<"$list"
-	deadline=$((SECONDS + ${ONEIB_DETACH_TIMEOUT:-30}))
+	deadline=$((SECONDS + ONEIB_DETACH_TIMEOUT))
 	while :; do
 		still=$(ib_vf hostdevs "$vmid" "${sel[@]}" --held) || return 1
 		[ -n "$still" ] || return 0
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			echo "VM $vmid: VF ${still%% *} is still in domain $dom" \
-				"${ONEIB_DETACH_TIMEOUT:-30} s after the detach request" >&2
+				"$ONEIB_DETACH_TIMEOUT s after the detach request" >&2
 			ib_attach "$dom" "$vmid" "$xml" "${4:-}" 2>/dev/null ||
 				log_error "VM $vmid: could not attach its VFs again"
 			return 1
@@ -164,9 +155,8 @@ ib_detach() {
 # pool (unmapped first); a failure is logged, not fatal: the ib VNM clean
 # that OpenNebula runs next releases again, and reconcile after it.
 ib_release() {
-	ib_vf release "$@" >/dev/null 2>"${TMPDIR:-/tmp}/ib_release.$$" ||
-		log_error "$(cat "${TMPDIR:-/tmp}/ib_release.$$")"
-	rm -f "${TMPDIR:-/tmp}/ib_release.$$"
+	local out
+	out=$(ib_vf release "$@" 2>&1 >/dev/null) || log_error "$out"
 	return 0
 }
 

@@ -15,22 +15,15 @@
 # a lease), so a crash or a failed release never keeps a VF out of the pool
 # for longer than one monitoring cycle past the grace period.
 
-remotes="$(dirname "$0")/../../../.."
-bin="$remotes/ib/bin"
-for rc in "$remotes/etc/vmm/kvm/kvmrc" "$remotes/etc/vmm/kvm-ib/kvm-ibrc"; do
-	# shellcheck disable=SC1090
-	[ -r "$rc" ] && . "$rc"
-done
+ONEIB_REMOTES="$(dirname "$0")/../../../.."
+oneib_vf() { return 1; } # until ib/helpers.sh defines them
+oneib_discover() { return 1; }
+# shellcheck source=../../../../ib/helpers.sh
+[ ! -r "$ONEIB_REMOTES/ib/helpers.sh" ] || . "$ONEIB_REMOTES/ib/helpers.sh"
 
-"$bin/oneib-vf" reconcile --ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}" \
-	--connect "${LIBVIRT_URI:-qemu:///system}" \
-	--grace "${ONEIB_RECONCILE_GRACE:-600}" \
-	--pkey-cmd "${ONEIB_PKEY:-}" >/dev/null 2>&1
+oneib_vf reconcile --grace "$ONEIB_RECONCILE_GRACE" >/dev/null 2>&1
 
-guids=on
-[ -n "${ONEIB_PKEY:-}" ] || guids=off
-if out=$("$bin/oneib-discover" --format=one-monitor --guids=$guids \
-	--ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}"); then
+if out=$(oneib_discover one-monitor); then
 	printf '%s\n' "$out"
 else
 	echo 'IB_VFS_FREE=0'

@@ -24,17 +24,13 @@
 # happens this one reports and exits 0; oneib-discover's warnings go to
 # stderr, which monitord logs.
 
-remotes="$(dirname "$0")/../../../.."
-for rc in "$remotes/etc/vmm/kvm/kvmrc" "$remotes/etc/vmm/kvm-ib/kvm-ibrc"; do
-	# shellcheck disable=SC1090
-	[ -r "$rc" ] && . "$rc"
-done
-# Without ONEIB_PKEY the host programs no VF: no IPoIB netdev is needed.
-guids=on
-[ -n "${ONEIB_PKEY:-}" ] || guids=off
+ONEIB_REMOTES="$(dirname "$0")/../../../.."
+oneib_discover() { return 1; } # until ib/helpers.sh defines it
+# shellcheck source=../../../../ib/helpers.sh
+[ ! -r "$ONEIB_REMOTES/ib/helpers.sh" ] || . "$ONEIB_REMOTES/ib/helpers.sh"
 
-if out=$("$remotes/ib/bin/oneib-discover" --format=one --guids=$guids \
-	--ledger "${ONEIB_LEDGER_DIR:-/var/lib/one/ib}"); then
+# (Without ONEIB_PKEY the host programs no VF: no IPoIB netdev is needed.)
+if out=$(oneib_discover one); then
 	printf '%s\n' "$out"
 else
 	echo 'IB_SRIOV="NO"'

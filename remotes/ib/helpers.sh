@@ -1,0 +1,63 @@
+# shellcheck shell=sh
+# one-ib's settings and helpers for every shell action: the kvm-ib VMM
+# actions (vmm/kvm-ib/oneib.sh), the ib VNM actions, the kvm-ib monitoring
+# probes and the front-end hook. Sourced, never run; POSIX sh, since the
+# probes are (monitord runs them with /bin/sh).
+#
+#   ONEIB_REMOTES=<the remotes directory>   /var/lib/one/remotes on the
+#   . "$ONEIB_REMOTES/ib/helpers.sh"         front-end, /var/tmp/one on hosts
+#
+# It reads the settings, each file when it is there (the stock kvmrc sets
+# LIBVIRT_URI; a probe must report even on a host without them), and fills
+# in the default of every one-ib setting a file leaves unset: the one place
+# they are written (INSTALL and the rc files explain each):
+#   etc/vmm/kvm/kvmrc  etc/vmm/kvm-ib/kvm-ibrc  etc/vnm/ib/ibrc
+# then gives the one way to call the helpers in ib/bin, with this host's
+# settings. It defines variables and functions only (prefix oneib_ /
+# ONEIB_, and _oneib_ for its own scratch) and prints nothing.
+
+for _oneib_rc in etc/vmm/kvm/kvmrc etc/vmm/kvm-ib/kvm-ibrc etc/vnm/ib/ibrc; do
+	# shellcheck disable=SC1090 # the remotes' settings, found at run time
+	[ ! -r "$ONEIB_REMOTES/$_oneib_rc" ] || . "$ONEIB_REMOTES/$_oneib_rc"
+done
+
+# --- defaults (kvm-ibrc and ibrc say what each is) ---------------------------
+: "${LIBVIRT_URI:=qemu:///system}"
+: "${ONEIB_LEDGER_DIR:=/var/lib/one/ib}"
+: "${ONEIB_CLOUD_ID:=0}"
+ONEIB_PKEY=${ONEIB_PKEY-} # empty: this host programs no VF
+: "${ONEIB_RECONCILE_GRACE:=600}"
+: "${ONEIB_DETACH_TIMEOUT:=30}"
+: "${ONEIB_REMOTE_DIR:=/var/tmp/one}"
+: "${IB_PKEY_RANGE:=0x0100-0x01ff}"
+
+ONEIB_BIN=$ONEIB_REMOTES/ib/bin
+
+# --- the helpers, with this host's settings -----------------------------------
+
+# oneib_vf CMD [ARGS...]: oneib-vf with this host's ledger, libvirt,
+# oneib-pkey command and cloud id (every command takes all four).
+oneib_vf() {
+	_oneib_cmd=$1
+	shift
+	"$ONEIB_BIN/oneib-vf" "$_oneib_cmd" --ledger "$ONEIB_LEDGER_DIR" \
+		--connect "$LIBVIRT_URI" --pkey-cmd "$ONEIB_PKEY" \
+		--cloud-id "$ONEIB_CLOUD_ID" "$@"
+}
+
+# oneib_discover FORMAT: this host's InfiniBand as a probe reports it
+# (one, one-system, one-monitor, json, table), with the ledger's leases; a
+# port whose VFs cannot get GUIDs counts as not ready only where the host
+# programs VFs (ONEIB_PKEY set).
+oneib_discover() {
+	_oneib_guids=on
+	[ -n "$ONEIB_PKEY" ] || _oneib_guids=off
+	"$ONEIB_BIN/oneib-discover" --format="$1" --guids=$_oneib_guids \
+		--ledger "$ONEIB_LEDGER_DIR"
+}
+
+# oneib_vnet ARGS...: the ib network driver's helper (vnet_create, and
+# the VM ID of a VNM action's document).
+oneib_vnet() {
+	"$ONEIB_BIN/oneib-vnet" "$@"
+}
