@@ -167,43 +167,66 @@ static void assert_vf(xmlNodePtr hd, const char *dom, const char *bus,
 	assert_attr(a, "function", func);
 }
 
-/* The three readers on a document given as text, parsed for each call
- * (deploy parses once and asks both on one: leasing_deploy). */
-static int rewrite_str(const char *xml, size_t len, const struct domxml_vf *map,
-		       size_t n, struct strbuf *out, char *err, size_t errlen)
+/*
+ * The three readers on a document given as text, parsed for this call
+ * only (deploy parses once and asks two of them: leasing_deploy).
+ */
+struct reader_args {
+	enum { REWRITE, PCI_HOSTDEVS, PINNED_CPUS } op;
+	const struct domxml_vf *map;
+	size_t n;
+	struct strbuf *out;
+	struct pci_addr **pcis;
+	size_t *npcis;
+	uint64_t *bits;
+	bool *pinned;
+};
+
+static int on_text(const char *xml, size_t len, const struct reader_args *a,
+		   char *err, size_t errlen)
 {
 	struct domxml *d;
 	int r = domxml_parse(xml, len, &d, err, errlen);
 
-	if (!r)
-		r = domxml_rewrite(d, map, n, out, err, errlen);
+	if (!r && a->op == REWRITE)
+		r = domxml_rewrite(d, a->map, a->n, a->out, err, errlen);
+	else if (!r && a->op == PCI_HOSTDEVS)
+		r = domxml_pci_hostdevs(d, a->pcis, a->npcis, err, errlen);
+	else if (!r)
+		r = domxml_pinned_cpus(d, a->bits, a->pinned, err, errlen);
 	domxml_free(d);
 	return r;
+}
+
+static int rewrite_str(const char *xml, size_t len, const struct domxml_vf *map,
+		       size_t n, struct strbuf *out, char *err, size_t errlen)
+{
+	const struct reader_args a = {
+		.op = REWRITE, .map = map, .n = n, .out = out
+	};
+
+	return on_text(xml, len, &a, err, errlen);
 }
 
 static int pci_hostdevs_str(const char *xml, size_t len, struct pci_addr **out,
 			    size_t *n, char *err, size_t errlen)
 {
-	struct domxml *d;
-	int r = domxml_parse(xml, len, &d, err, errlen);
+	const struct reader_args a = { .op = PCI_HOSTDEVS,
+				       .pcis = out,
+				       .npcis = n };
 
-	if (!r)
-		r = domxml_pci_hostdevs(d, out, n, err, errlen);
-	domxml_free(d);
-	return r;
+	return on_text(xml, len, &a, err, errlen);
 }
 
 static int pinned_cpus_str(const char *xml, size_t len,
 			   uint64_t bits[CPULIST_WORDS], bool *pinned,
 			   char *err, size_t errlen)
 {
-	struct domxml *d;
-	int r = domxml_parse(xml, len, &d, err, errlen);
+	const struct reader_args a = { .op = PINNED_CPUS,
+				       .bits = bits,
+				       .pinned = pinned };
 
-	if (!r)
-		r = domxml_pinned_cpus(d, bits, pinned, err, errlen);
-	domxml_free(d);
-	return r;
+	return on_text(xml, len, &a, err, errlen);
 }
 
 static struct domxml_vf vf(uint64_t mac, const char *addr)

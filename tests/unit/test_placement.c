@@ -391,6 +391,12 @@ static void lease_fits(void **state)
  */
 static void not_ready_port_refused(void **state)
 {
+	static const char not_ready[] = "VM 42 NIC 1: mlx5_0 port 1 "
+					"(0000:3b:00.0) is not ready: no "
+					"IPoIB netdev, so VF GUIDs cannot be "
+					"set: load ib_ipoib "
+					"(modprobe ib_ipoib; /etc/modules) or "
+					"install MLNX_OFED";
 	struct ib_nic n = nic(1);
 	struct placement p;
 	struct lease x;
@@ -405,11 +411,7 @@ static void not_ready_port_refused(void **state)
 	n.has_pf = true;
 	n.pf = addr(0x3b, 0);
 	assert_int_equal(choose(&n, 0, &p), -EBUSY);
-	assert_string_equal(err, "VM 42 NIC 1: mlx5_0 port 1 (0000:3b:00.0) "
-				 "is not ready: no IPoIB netdev, so VF GUIDs "
-				 "cannot be set: load ib_ipoib (modprobe "
-				 "ib_ipoib; /etc/modules) or install "
-				 "MLNX_OFED");
+	assert_string_equal(err, not_ready);
 	/* a lease there no longer fits either */
 	lease_vf(0x3b, 1, 42);
 	x = l.v[0];
@@ -427,11 +429,7 @@ static void not_ready_port_refused(void **state)
 	hv[1].ports[0].vf_guids = VF_GUIDS_NONE;
 	hv[1].ports[1].vf_guids = VF_GUIDS_NONE;
 	assert_int_equal(choose(&n, 0, &p), -EBUSY);
-	assert_string_equal(err, "VM 42 NIC 1: mlx5_0 port 1 (0000:3b:00.0) "
-				 "is not ready: no IPoIB netdev, so VF GUIDs "
-				 "cannot be set: load ib_ipoib (modprobe "
-				 "ib_ipoib; /etc/modules) or install "
-				 "MLNX_OFED");
+	assert_string_equal(err, not_ready);
 }
 
 int main(void)

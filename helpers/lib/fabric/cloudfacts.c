@@ -35,51 +35,40 @@ int cloud_facts_text(struct cloud_facts *f, const char *s)
 	return (int)f->ntexts++;
 }
 
+/* One more element of the array v (n used, cap allocated), zeroed; NULL
+ * on ENOMEM. */
+#define NEW_ZEROED(v, n, cap)                                                  \
+	(ALLOC_GROW(v, (n) + 1, cap) ? NULL                                    \
+				     : memset(&(v)[(n)++], 0, sizeof(*(v))))
+
 struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f)
 {
-	struct vnet_fact *v;
+	struct vnet_fact *v = NEW_ZEROED(f->v, f->nv, f->capv);
 
-	if (ALLOC_GROW(f->v, f->nv + 1, f->capv))
-		return NULL;
-	v = &f->v[f->nv++];
-	memset(v, 0, sizeof(*v));
-	v->bad = FACT_NONE;
+	if (v)
+		v->bad = FACT_NONE;
 	return v;
 }
 
 struct vnet_claim *cloud_facts_new_claim(struct cloud_facts *f)
 {
-	struct vnet_claim *c;
-
-	if (ALLOC_GROW(f->claims, f->nclaims + 1, f->capclaims))
-		return NULL;
-	c = &f->claims[f->nclaims++];
-	memset(c, 0, sizeof(*c));
-	return c;
+	return NEW_ZEROED(f->claims, f->nclaims, f->capclaims);
 }
 
 struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f)
 {
-	struct nic_fact *n;
+	struct nic_fact *n = NEW_ZEROED(f->nics, f->nnics, f->capnics);
 
-	if (ALLOC_GROW(f->nics, f->nnics + 1, f->capnics))
-		return NULL;
-	n = &f->nics[f->nnics++];
-	memset(n, 0, sizeof(*n));
-	n->nic = n->net = FACT_NONE;
-	n->bad = n->bad_mac = FACT_NONE;
+	if (n) {
+		n->nic = n->net = FACT_NONE;
+		n->bad = n->bad_mac = FACT_NONE;
+	}
 	return n;
 }
 
 struct host_fact *cloud_facts_new_host(struct cloud_facts *f)
 {
-	struct host_fact *h;
-
-	if (ALLOC_GROW(f->hosts, f->nhosts + 1, f->caphosts))
-		return NULL;
-	h = &f->hosts[f->nhosts++];
-	memset(h, 0, sizeof(*h));
-	return h;
+	return NEW_ZEROED(f->hosts, f->nhosts, f->caphosts);
 }
 
 void vnet_fact_label(const struct vnet_fact *v, char buf[VNET_LABEL_MAX])
