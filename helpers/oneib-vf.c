@@ -31,7 +31,8 @@
  * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system).
  *
  * A VF is chosen among ACTIVE InfiniBand ports (or the IB_PF/IB_PORT the
- * network pins), on the NUMA node of the VM's pinned vCPUs first, lowest
+ * network pins) whose VFs can get their GUIDs (the port-ready rule of
+ * lib/host/hca.h), on the NUMA node of the VM's pinned vCPUs first, lowest
  * free VF index first; a VF any libvirt domain holds is never chosen.
  */
 #include <errno.h>
