@@ -188,6 +188,66 @@ static int gather(const char *xml, unsigned want, unsigned flags,
 	return r;
 }
 
+/* Service networks (design decision 11): membership and endpoints. */
+static void service_attributes(void **state)
+{
+	struct ib_attrs o;
+
+	(void)state;
+	accepted(IBA_MEMBERSHIP, "limited", &o);
+	assert_true(o.limited);
+	accepted(IBA_MEMBERSHIP, "full", &o);
+	assert_false(o.limited);
+	refused(IBA_MEMBERSHIP, "Limited",
+		"VNET 7: IB_MEMBERSHIP 'Limited' is not full or limited");
+
+	accepted(IBA_SERVICE_GUIDS,
+		 "0x0002c903000a0001, 0x0002c903000b0001 0002:c903:000c:0001",
+		 &o);
+	assert_int_equal(o.nsvc, 3);
+	assert_true(o.svc[0] == 0x0002c903000a0001ULL);
+	assert_true(o.svc[2] == 0x0002c903000c0001ULL);
+	refused(IBA_SERVICE_GUIDS, "",
+		"VNET 7: IB_SERVICE_GUIDS '' lists no port GUID");
+	refused(IBA_SERVICE_GUIDS, " , ",
+		"VNET 7: IB_SERVICE_GUIDS ' , ' lists no port GUID");
+	refused(IBA_SERVICE_GUIDS, "0x0002c903000a0001,storage1",
+		"VNET 7: IB_SERVICE_GUIDS '0x0002c903000a0001,storage1' has "
+		"'storage1', which is not a port GUID");
+	refused(IBA_SERVICE_GUIDS, "0x0000000000000000",
+		"VNET 7: IB_SERVICE_GUIDS '0x0000000000000000' has "
+		"'0x0000000000000000', which is not a port GUID");
+	refused(IBA_SERVICE_GUIDS, "0x0002c903000a0001 0x02000000000a0001",
+		"VNET 7: IB_SERVICE_GUIDS '0x0002c903000a0001 "
+		"0x02000000000a0001' has 0x02000000000a0001 (VM 10 NIC 1), a "
+		"tenant VF's GUID: never a service endpoint");
+	refused(IBA_SERVICE_GUIDS, "0x0002c903000a0001,0x0002c903000a0001",
+		"VNET 7: IB_SERVICE_GUIDS '0x0002c903000a0001,"
+		"0x0002c903000a0001' has 0x0002c903000a0001 twice");
+	refused(IBA_SERVICE_GUIDS,
+		"0x1,0x2,0x3,0x4,0x5,0x6,0x7,0x8,0x9,0xa,0xb,0xc,0xd,0xe,0xf,"
+		"0x10,0x11",
+		"VNET 7: IB_SERVICE_GUIDS '0x1,0x2,0x3,0x4,0x5,0x6,0x7,0x8,0x9,"
+		"0xa,0xb,0xc,0xd,0xe,0xf,0x10...' lists more than 16 GUIDs "
+		"(name a partition of the static file with "
+		"IB_SERVICE_PARTITION instead)");
+
+	accepted(IBA_SERVICE_PARTITION, "lustre-1_a", &o);
+	assert_string_equal(o.svc_part, "lustre-1_a");
+	accepted(IBA_SERVICE_PARTITION, "abcdefghijklmnopqrstuvwxyz01234", &o);
+	refused(IBA_SERVICE_PARTITION, "abcdefghijklmnopqrstuvwxyz012345",
+		"VNET 7: IB_SERVICE_PARTITION "
+		"'abcdefghijklmnopqrstuvwxyz012345' "
+		"is not a partition name (1 to 31 letters, digits, '-' or "
+		"'_', no digit first)");
+	refused(IBA_SERVICE_PARTITION, "9lives",
+		"VNET 7: IB_SERVICE_PARTITION '9lives' is not a partition name "
+		"(1 to 31 letters, digits, '-' or '_', no digit first)");
+	refused(IBA_SERVICE_PARTITION, "a b",
+		"VNET 7: IB_SERVICE_PARTITION 'a b' is not a partition name "
+		"(1 to 31 letters, digits, '-' or '_', no digit first)");
+}
+
 static void from_xml(void **state)
 {
 	struct ib_attrs a;
@@ -239,6 +299,7 @@ int main(void)
 		cmocka_unit_test(pkey),
 		cmocka_unit_test(mtu_rate_sl),
 		cmocka_unit_test(mode_pf_port),
+		cmocka_unit_test(service_attributes),
 		cmocka_unit_test(from_xml),
 	};
 

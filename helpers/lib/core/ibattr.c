@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/guid.h"
 #include "core/ibattr.h"
 #include "core/log.h"
 
 const char *const ib_attr_name[IBA_COUNT] = {
-	[IBA_PKEY] = "IB_PKEY", [IBA_MTU] = "IB_MTU",	[IBA_RATE] = "IB_RATE",
-	[IBA_SL] = "IB_SL",	[IBA_MODE] = "IB_MODE", [IBA_PF] = "IB_PF",
+	[IBA_PKEY] = "IB_PKEY",
+	[IBA_MTU] = "IB_MTU",
+	[IBA_RATE] = "IB_RATE",
+	[IBA_SL] = "IB_SL",
+	[IBA_MODE] = "IB_MODE",
+	[IBA_PF] = "IB_PF",
 	[IBA_PORT] = "IB_PORT",
+	[IBA_MEMBERSHIP] = "IB_MEMBERSHIP",
+	[IBA_SERVICE_GUIDS] = "IB_SERVICE_GUIDS",
+	[IBA_SERVICE_PARTITION] = "IB_SERVICE_PARTITION",
 };
 
 static int refuse(enum ib_attr a, const char *v, const char *why,
@@ -66,6 +75,90 @@ static int parse_range(const char *v, int lo, int hi, int *out)
 	return 0;
 }
 
+/*
+ * "0x0002c903000a0001, 0x0002c903000b0001" (commas and/or blanks between
+ * GUIDs in any of guid_parse's forms): every one a port of the fabric
+ * that one-ib does not hand out, each once.
+ */
+static int parse_guids(const char *v, struct ib_attrs *t, char *why,
+		       size_t whylen)
+{
+	const char *s = v;
+
+	t->nsvc = 0;
+	while (*s) {
+		char one[GUID_STRLEN + 8];
+		size_t len = strcspn(s, ", \t"), i;
+		uint64_t g;
+
+		if (!len) {
+			s++;
+			continue;
+		}
+		if (len >= sizeof(one) || t->nsvc == IB_SERVICE_GUIDS_MAX) {
+			snprintf(why, whylen,
+				 len >= sizeof(one) ? "is not a list of port "
+						      "GUIDs"
+						    : "lists more than %d "
+						      "GUIDs (name a "
+						      "partition of the static "
+						      "file with "
+						      "IB_SERVICE_PARTITION "
+						      "instead)",
+				 IB_SERVICE_GUIDS_MAX);
+			return -EINVAL;
+		}
+		memcpy(one, s, len);
+		one[len] = '\0';
+		s += len;
+		if (guid_parse(one, &g) || !g || g == UINT64_MAX) {
+			snprintf(why, whylen,
+				 "has '%s', which is not a port GUID",
+				 str_sanitize(one).s);
+			return -EINVAL;
+		}
+		if (guid_assignable(g)) {
+			char desc[GUID_DESC_LEN];
+
+			guid_describe(g, desc);
+			snprintf(why, whylen,
+				 "has %s (%s), a tenant VF's GUID: never a "
+				 "service endpoint",
+				 one, desc);
+			return -EINVAL;
+		}
+		for (i = 0; i < t->nsvc; i++)
+			if (t->svc[i] == g) {
+				snprintf(why, whylen, "has %s twice", one);
+				return -EINVAL;
+			}
+		t->svc[t->nsvc++] = g;
+	}
+	if (!t->nsvc) {
+		snprintf(why, whylen, "lists no port GUID");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A partition name as opensm keeps it: 1..31 of [A-Za-z0-9_-], no digit
+ * first (opensm would read a P_Key). */
+static int parse_partition_name(const char *v, char *out)
+{
+	size_t i, len = strlen(v);
+
+	if (!len || len > IB_PARTITION_NAME_MAX || (v[0] >= '0' && v[0] <= '9'))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') ||
+		      (v[i] >= 'A' && v[i] <= 'Z') ||
+		      (v[i] >= '0' && v[i] <= '9') || v[i] == '-' ||
+		      v[i] == '_'))
+			return -EINVAL;
+	memcpy(out, v, len + 1);
+	return 0;
+}
+
 int ibattr_mtu_enum(int bytes)
 {
 	int e;
@@ -79,7 +172,7 @@ int ibattr_mtu_enum(int bytes)
 int ibattr_parse(enum ib_attr a, const char *v, struct ib_attrs *out,
 		 const char *who, char *err, size_t errlen)
 {
-	char why[128] = "";
+	char why[192] = "";
 	struct ib_attrs t = *out;
 	int r = 0;
 
@@ -137,6 +230,25 @@ int ibattr_parse(enum ib_attr a, const char *v, struct ib_attrs *out,
 			snprintf(why, sizeof(why), "is not a port number 1..9");
 			r = -EINVAL;
 		}
+		break;
+	case IBA_MEMBERSHIP:
+		if (!strcmp(v, "full") || !strcmp(v, "limited")) {
+			t.limited = v[0] == 'l';
+		} else {
+			snprintf(why, sizeof(why), "is not full or limited");
+			r = -EINVAL;
+		}
+		break;
+	case IBA_SERVICE_GUIDS:
+		r = parse_guids(v, &t, why, sizeof(why));
+		break;
+	case IBA_SERVICE_PARTITION:
+		r = parse_partition_name(v, t.svc_part);
+		if (r)
+			snprintf(why, sizeof(why),
+				 "is not a partition name (1 to %d letters, "
+				 "digits, '-' or '_', no digit first)",
+				 IB_PARTITION_NAME_MAX);
 		break;
 	default:
 		err_set(err, errlen, "%s: unknown attribute", who);

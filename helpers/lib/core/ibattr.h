@@ -15,6 +15,17 @@
  *   IB_MODE  "connected"     datagram or connected (IPoIB in the guest)
  *   IB_PF    "0000:3b:00.0"  the PF the network's VFs come from
  *   IB_PORT  "1"             ... and its port, 1..9
+ *   IB_MEMBERSHIP "limited"  full (the default: the VMs reach each other)
+ *                            or limited: a service network, whose VMs'
+ *                            NICs are limited members and reach only its
+ *                            service endpoints, never each other
+ *   IB_SERVICE_GUIDS "0x0002c903000a0001, 0x0002c903000b0001"
+ *                            port GUIDs of the network's service endpoints
+ *                            (storage servers...), full members; at most
+ *                            16, never a GUID one-ib gives a tenant VF
+ *   IB_SERVICE_PARTITION "storage"
+ *                            a partition of the operator's static file
+ *                            whose full members are the endpoints too
  *
  * A limited-member key ("0x0101", "257") is refused, never quietly read as
  * full membership: the VFs of a tenant network must reach each other, and
@@ -40,6 +51,9 @@ enum ib_attr {
 	IBA_MODE,
 	IBA_PF,
 	IBA_PORT,
+	IBA_MEMBERSHIP,
+	IBA_SERVICE_GUIDS,
+	IBA_SERVICE_PARTITION,
 	IBA_COUNT,
 };
 
@@ -59,6 +73,8 @@ enum ib_mode {
 #define IB_RATE_MIN 2
 #define IB_RATE_MAX 24
 #define IB_SL_MAX 15
+#define IB_SERVICE_GUIDS_MAX 16
+#define IB_PARTITION_NAME_MAX 31 /* what opensm keeps of a name */
 
 struct ib_attrs {
 	unsigned has; /* IBA_BIT() of every attribute given */
@@ -69,6 +85,10 @@ struct ib_attrs {
 	enum ib_mode mode;
 	struct pci_addr pf;
 	int port; /* 1..9 */
+	bool limited; /* IB_MEMBERSHIP limited */
+	uint64_t svc[IB_SERVICE_GUIDS_MAX]; /* IB_SERVICE_GUIDS, as given */
+	size_t nsvc;
+	char svc_part[IB_PARTITION_NAME_MAX + 1]; /* IB_SERVICE_PARTITION */
 };
 
 static inline bool ibattr_has(const struct ib_attrs *a, enum ib_attr x)
