@@ -71,7 +71,13 @@ static void tenant_key(void **state)
 {
 	static const uint16_t cx5[] = { 0xffff, 0x8011, 0, 0 };
 	static const uint16_t cx3[] = { 0x8011, 0x7fff };
-	static const uint16_t none[] = { 0xffff, 0, 0x0011 }; /* limited */
+	static const uint16_t none[] = { 0xffff, 0, 0x7fff };
+	/* a service network's NIC: a limited member, on mlx5 and mlx4 */
+	static const uint16_t svc5[] = { 0x7fff, 0x0104, 0 };
+	static const uint16_t svc3[] = { 0x0104, 0x7fff };
+	/* a full key wins over a limited one the operator added */
+	static const uint16_t both[] = { 0x7fff, 0x0200, 0x8011 };
+	static const uint16_t lim2[] = { 0x7fff, 0x0200, 0x0104 };
 	static const uint16_t two[] = { 0xffff, 0x8011, 0x8012, 0x8011 };
 	char why[128];
 	struct pkey k, want = { 0x8012 };
@@ -105,6 +111,28 @@ static void tenant_key(void **state)
 					  sizeof(why)),
 			 -ENOENT);
 	assert_string_equal(why, "P_Key 0x8013 is not in the table");
+	assert_int_equal(
+		plan_tenant_pkey(svc5, 3, NULL, &k, &i, why, sizeof(why)), 0);
+	assert_int_equal(k.raw, 0x0104);
+	assert_int_equal(i, 1);
+	assert_int_equal(
+		plan_tenant_pkey(svc3, 2, NULL, &k, &i, why, sizeof(why)), 0);
+	assert_int_equal(k.raw, 0x0104);
+	assert_int_equal(i, 0);
+	assert_int_equal(
+		plan_tenant_pkey(both, 3, NULL, &k, &i, why, sizeof(why)), 0);
+	assert_int_equal(k.raw, 0x8011);
+	assert_int_equal(plan_tenant_pkey(lim2, 3, NULL, &k, &i, why,
+					  sizeof(why)),
+			 -EEXIST);
+	assert_string_equal(why, "several tenant P_Keys in the table (0x0200 "
+				 "0x0104)");
+	want.raw = 0x8104; /* ETH<n>_IB_PKEY as the network has it */
+	assert_int_equal(
+		plan_tenant_pkey(lim2, 3, &want, &k, &i, why, sizeof(why)), 0);
+	assert_int_equal(k.raw, 0x0104);
+	assert_int_equal(i, 2);
+	want.raw = 0x8012;
 	/* the same key twice is one key */
 	assert_int_equal(plan_tenant_pkey(two + 3, 1, NULL, &k, &i, why,
 					  sizeof(why)),

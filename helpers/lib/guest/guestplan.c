@@ -42,33 +42,52 @@ int plan_match(const struct ipoib_devs *devs, uint32_t vmid, int nic)
 	return found;
 }
 
-static bool tenant(uint16_t k)
+/* A key of a tenant's partition (no default partition), full or not. */
+static bool tenant(uint16_t k, bool full)
 {
 	struct pkey p = { k };
 
-	return pkey_is_full(p) && pkey_tenant_ok(p);
+	return pkey_is_full(p) == full && pkey_tenant_ok(p);
 }
 
-int plan_tenant_pkey(const uint16_t *tbl, size_t n, const struct pkey *want,
-		     struct pkey *out, size_t *index, char *why, size_t whylen)
+/*
+ * One pass over the table for keys of one membership: the wanted one, or
+ * the one there is. found is n when none.
+ */
+static size_t find_key(const uint16_t *tbl, size_t n, const struct pkey *want,
+		       bool full, int *several)
 {
 	size_t i, found = n;
-	int several = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!tenant(tbl[i]))
+		if (!tenant(tbl[i], full))
 			continue;
 		if (want) {
-			if ((tbl[i] & 0x7fff) == pkey_base(*want)) {
-				found = i;
-				break;
-			}
+			if ((tbl[i] & 0x7fff) == pkey_base(*want))
+				return i;
 			continue;
 		}
 		if (found == n)
 			found = i;
 		else if (tbl[i] != tbl[found])
-			several = 1;
+			*several = 1;
+	}
+	return found;
+}
+
+int plan_tenant_pkey(const uint16_t *tbl, size_t n, const struct pkey *want,
+		     struct pkey *out, size_t *index, char *why, size_t whylen)
+{
+	size_t found;
+	int several = 0;
+	bool full = true;
+
+	/* full members first: a NIC's tenant network; a limited key only
+	 * when the table has no full one (a service network's NIC) */
+	found = find_key(tbl, n, want, true, &several);
+	if (found == n && !several) {
+		full = false;
+		found = find_key(tbl, n, want, false, &several);
 	}
 	if (found == n) {
 		if (want)
@@ -80,9 +99,10 @@ int plan_tenant_pkey(const uint16_t *tbl, size_t n, const struct pkey *want,
 	}
 	if (several) {
 		struct strbuf sb = STRBUF_INIT;
+		size_t i;
 
 		for (i = 0; i < n; i++)
-			if (tenant(tbl[i]))
+			if (tenant(tbl[i], full))
 				sb_addf(&sb, " 0x%04x", tbl[i]);
 		err_set(why, whylen, "several tenant P_Keys in the table (%s)",
 			sb_str(&sb) + 1);
@@ -178,8 +198,12 @@ void plan_nic(struct nic_plan *p, const struct ipoib_dev *dev,
 		return;
 	}
 	p->child = index != 0;
+	/* the kernel makes every child a full member of the broadcast
+	 * group's key (ipoib_new_child_link: child_pkey |= 0x8000) and
+	 * names its own so: ib0.8104 for a limited 0x0104 too */
 	if (p->child)
-		ipoib_child_name(dev->name, p->pkey.raw, p->link);
+		ipoib_child_name(dev->name, p->pkey.raw | PKEY_MEMBER_FULL,
+				 p->link);
 	else
 		snprintf(p->link, sizeof(p->link), "%s", dev->name);
 

@@ -56,7 +56,8 @@ struct nic_plan {
 	struct nic_conf conf; /* valid from PLAN_SKIP on */
 	bool have_dev;
 	struct ipoib_dev dev; /* the parent netdev */
-	struct pkey pkey; /* the tenant key, full-member form */
+	struct pkey pkey; /* the tenant key as the table holds it: 0x8011,
+			     or 0x0104 on a service network (limited) */
 	bool child; /* the key is not at index 0: a child carries it */
 	char link[IF_NAMESIZE]; /* where addresses go: ib0 or ib0.8011 */
 	enum ipoib_mode mode;
@@ -74,9 +75,12 @@ void plan_note(struct nic_plan *p, const char *fmt, ...)
 int plan_match(const struct ipoib_devs *devs, uint32_t vmid, int nic);
 
 /*
- * The tenant key of a P_Key table: want (ETH<n>_IB_PKEY, may be NULL) or
- * the one full-member key that is no default partition. 0 with *out and
- * *index; -ENOENT: none (yet); -EEXIST: several and no want, why says which.
+ * The tenant key of a P_Key table: want (ETH<n>_IB_PKEY, may be NULL; its
+ * partition in either form, full preferred) or the one full-member key
+ * that is no default partition, or when there is none the one
+ * limited-member key (a service network's NIC: { 0x7fff, 0x0104 } ->
+ * 0x0104 at 1). 0 with *out and *index; -ENOENT: none (yet); -EEXIST:
+ * several and no want, why says which.
  */
 int plan_tenant_pkey(const uint16_t *tbl, size_t n, const struct pkey *want,
 		     struct pkey *out, size_t *index, char *why, size_t whylen);
