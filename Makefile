@@ -72,7 +72,9 @@ GUEST_LIBS := -libverbs
 #                            (pci.ids names for the table and JSON)
 #   oneib-partitions         fabric: libxml2 (the pool listings), libibumad
 #                            (verify's directed-route SMPs)
-#   oneib-vnet               fabric: libxml2 (the VNET and its pool)
+#   oneib-vnet               fabric: libxml2 (the VNET and its pool);
+#                            root's partitions grammar (the static file's
+#                            reserved keys, read as the renderer reads them)
 # Unit tests and fuzzers link every folder and every library.
 ROOMS := core host root fabric guest
 rooms_oneib-pkey               := root core
@@ -81,7 +83,7 @@ rooms_oneib-context            := guest core
 rooms_oneib-vf                 := host root core
 rooms_oneib-discover           := host root core
 rooms_oneib-partitions         := fabric root core
-rooms_oneib-vnet               := fabric core
+rooms_oneib-vnet               := fabric root core
 ALL_ROOMS                      := fabric host guest root core
 libs_oneib-context        = $(GUEST_LIBS)
 libs_oneib-vf             = $(shell pkg-config --libs libxml-2.0 libibumad)

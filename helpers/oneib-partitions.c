@@ -5,15 +5,23 @@
  * which tenants influence, and never needs root.
  *
  *   { onevm list -x --extended all; onehost list -x; onevnet list -x all; } |
- *       oneib-partitions render --installed /etc/opensm/partitions.conf - \
- *       > partitions.conf
- *       the whole partitions.conf on stdout (or --output FILE); what it
- *       leaves out is one "warning:" line each on stderr, exit 0
+ *       oneib-partitions render --installed /etc/opensm/partitions.conf \
+ *           --static /etc/one/ib/partitions.static.conf - > partitions.conf
+ *       the whole partitions.conf on stdout (or --output FILE), the
+ *       operator's static partitions carried into it (design decision
+ *       11); what it leaves out is one "warning:" line each on stderr,
+ *       exit 0. It refuses (exit 1, nothing printed) a static file that
+ *       breaks the rules (partconf.h), and an installed file holding
+ *       partitions one-ib did not write that the static file does not
+ *       hold: it never drops them
  *   oneib-partitions verify --conf /etc/opensm/partitions.conf
- *       the P_Key tables of the fabric's ports (needs access to
- *       /dev/infiniband/umad*) against the file, or against the cloud's XML
- *       rendered as above: one "drift:" line per port that differs, one
- *       "refused:" line per thing left out; exit 1 when there is any
+ *       the P_Key tables and capacities of the fabric's ports (needs access
+ *       to /dev/infiniband/umad*) against the file, or against the cloud's
+ *       XML rendered as above: one "drift:" line per port that differs, one
+ *       "refused:" line per thing left out, one "capacity:" line per port
+ *       whose keys do not fit; opensm's configuration (qos, M_Key) and, for
+ *       each partition with an SL, the SL the SA answers for a path in it;
+ *       exit 1 when anything is not as the file says
  *   oneib-partitions list [FILE]
  *       the partitions of a file, every member GUID decoded ("VM 42 NIC 1")
  *
@@ -34,12 +42,14 @@
 #include "core/conffile.h"
 #include "core/guid.h"
 #include "core/log.h"
-#include "root/partconf.h"
+#include "core/strbuf.h"
+#include "fabric/osmconf.h"
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
 #include "fabric/poolread.h"
+#include "fabric/sapath.h"
 #include "fabric/smp.h"
-#include "core/strbuf.h"
+#include "root/partconf.h"
 
 #define ERRLEN 512
 
@@ -47,11 +57,17 @@ static void usage(FILE *f)
 {
 	fputs("usage: oneib-partitions render [--cloud-id N] [--legacy-guids] "
 	      "[--installed FILE]\n"
+	      "                               [--static FILE] "
+	      "[--hosts-partition NAME]\n"
 	      "                               [--output FILE] [XML...]\n"
 	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
 	      "[--legacy-guids]\n"
-	      "                               [--installed FILE] XML...] "
-	      "[--ca NAME] [--port N]\n"
+	      "                               [--installed FILE] [--static "
+	      "FILE]\n"
+	      "                               [--hosts-partition NAME] "
+	      "XML...]\n"
+	      "                               [--opensm-conf FILE] [--ca NAME] "
+	      "[--port N]\n"
 	      "                               [--timeout MS]\n"
 	      "       oneib-partitions list [FILE]\n"
 	      "XML: `onevm list -x --extended`, `onehost list -x`, `onevnet "
@@ -64,7 +80,8 @@ static void usage(FILE *f)
 struct desired {
 	struct render_opts o;
 	const char *installed; /* --installed FILE */
-	struct partitions inst;
+	const char *stat; /* --static FILE */
+	struct partitions inst, st;
 };
 
 static int desired_opt(struct desired *d, int o, const char *cmd)
@@ -83,19 +100,50 @@ static int desired_opt(struct desired *d, int o, const char *cmd)
 	case 'i':
 		d->installed = optarg;
 		return 0;
+	case 's':
+		d->stat = optarg;
+		return 0;
+	case 'h':
+		d->o.hosts_partition = optarg;
+		return 0;
 	}
 	return 2;
 }
 
+static bool desired_optchar(int o)
+{
+	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h';
+}
+
+/*
+ * The operator's static file (design decision 11): strictly its rules,
+ * or nothing is rendered.
+ */
+static int read_static(struct desired *d, const char *cmd)
+{
+	char err[ERRLEN] = "";
+
+	if (!d->stat)
+		return 0;
+	if (partitions_read_static(d->stat, &d->st, err, sizeof(err))) {
+		log_msg("%s: %s; nothing rendered", cmd, err);
+		return 1;
+	}
+	d->o.stat = &d->st;
+	d->o.stat_label = d->stat;
+	return 0;
+}
+
 /*
  * The partitions as installed, which a network left out keeps. An empty
- * file is none yet; one that does not read is a warning (the networks
- * left out then have no partition), not a reason to freeze the rest.
+ * file is none yet. Adoption (design decision 11): a file that does not
+ * read, or that holds partitions one-ib did not write and the static
+ * file does not hold, is never replaced.
  */
 static int read_installed(struct desired *d, const char *cmd)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char err[ERRLEN] = "";
+	char err[ERRLEN] = "", names[ERRLEN];
 	int r;
 
 	if (!d->installed)
@@ -104,11 +152,22 @@ static int read_installed(struct desired *d, const char *cmd)
 	if (r) {
 		log_msg("%s: --installed %.200s: %s", cmd, d->installed,
 			strerror(-r));
-	} else if (sb.len && partconf_parse(sb.buf, sb.len, PARTCONF_OLD_NAMES,
-					    &d->inst, err, sizeof(err))) {
-		log_msg("warning: %.200s: %s; a network left out keeps no "
-			"partition",
-			d->installed, err);
+	} else if (sb.len && partconf_parse_as("the installed partitions.conf",
+					       sb.buf, sb.len, PARTCONF_ANY,
+					       &d->inst, err, sizeof(err))) {
+		log_msg("%s: %s: one-ib replaces only a file it can read; "
+			"move its partitions into the static file "
+			"(INSTALL, section 8.3)",
+			cmd, err);
+		r = 1;
+	} else if (partitions_foreign(&d->inst, d->o.stat, names,
+				      sizeof(names))) {
+		log_msg("%s: the installed partitions.conf holds partitions "
+			"one-ib did not write: %s; move them into the static "
+			"file (ONEIB_PARTITIONS_STATIC), then run again "
+			"(INSTALL, section 8.3)",
+			cmd, names);
+		r = 1;
 	} else {
 		d->o.installed = &d->inst;
 	}
@@ -121,26 +180,33 @@ static int desired_from_xml(struct desired *d, int n, char **args,
 {
 	struct cloud_facts f = { 0 };
 	char err[ERRLEN] = "";
-	int r = read_installed(d, cmd);
+	int r = read_static(d, cmd);
 
+	if (!r)
+		r = read_installed(d, cmd);
 	if (r)
-		return r;
+		goto out;
 	r = poolread_files(&f, -1, n, args, err, sizeof(err));
 	if (!r)
 		r = partitions_desired(&f, &d->o, m, err, sizeof(err));
 	cloud_facts_free(&f);
-	partitions_free(&d->inst);
 	if (r) {
 		log_msg("%s: %s", cmd, err);
-		return 1;
+		r = 1;
 	}
-	return 0;
+out:
+	partitions_free(&d->inst);
+	partitions_free(&d->st);
+	return r;
 }
 
 static const struct option desired_opts[] = {
 	{ "cloud-id", required_argument, NULL, 'c' },
 	{ "legacy-guids", no_argument, NULL, 'l' },
 	{ "installed", required_argument, NULL, 'i' },
+	{ "static", required_argument, NULL, 's' },
+	{ "hosts-partition", required_argument, NULL, 'h' },
+	{ "opensm-conf", required_argument, NULL, 'O' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "conf", required_argument, NULL, 'f' },
 	{ "ca", required_argument, NULL, 'C' },
@@ -167,7 +233,7 @@ static int cmd_render(int argc, char **argv)
 			out = optarg;
 			continue;
 		}
-		if (o != 'c' && o != 'l' && o != 'i') {
+		if (!desired_optchar(o)) {
 			log_msg("render: %.40s: unknown option or missing "
 				"value (usage: oneib-partitions --help)",
 				argv[optind - 1]);
@@ -217,22 +283,138 @@ static void print_keys(const uint16_t *k, size_t n)
 		fputs(" (none)", stdout);
 }
 
-static void print_drift(const struct port_drift *d)
+/* "port 0x02000000000a0000 (VM 10 NIC 0; lid 6, "node02-vf0")" */
+static void print_port(const char *what, const struct fabric_port *fp)
 {
 	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
 
-	guid_fmt_hex(d->port->port_guid, g);
-	guid_describe(d->port->port_guid, desc);
+	guid_fmt_hex(fp->port_guid, g);
+	guid_describe(fp->port_guid, desc);
 	if (strcmp(desc, "-"))
-		printf("drift: port %s (%s; lid %u, \"%s\") holds", g, desc,
-		       d->port->lid, d->port->desc);
+		printf("%s: port %s (%s; lid %u, \"%s\")", what, g, desc,
+		       fp->lid, fp->desc);
 	else
-		printf("drift: port %s (lid %u, \"%s\") holds", g, d->port->lid,
-		       d->port->desc);
+		printf("%s: port %s (lid %u, \"%s\")", what, g, fp->lid,
+		       fp->desc);
+}
+
+static void print_drift(const struct port_drift *d)
+{
+	print_port("drift", d->port);
+	fputs(" holds", stdout);
 	print_keys(d->have, d->nhave);
 	fputs(", should hold", stdout);
 	print_keys(d->want, d->nwant);
 	putchar('\n');
+}
+
+static void print_capacity(const struct port_capacity *c)
+{
+	const struct fabric_port *fp = c->port;
+
+	print_port("capacity", fp);
+	printf(" needs %zu P_Key entries", c->need);
+	if (fp->pcap && c->need > fp->pcap)
+		printf(", its table holds %u", fp->pcap);
+	if (fp->sw_enf_cap && c->need > fp->sw_enf_cap) {
+		char sw[GUID_STRLEN];
+
+		guid_fmt_hex(fp->sw_guid, sw);
+		printf(", switch %s port %u enforces at most %u (opensm "
+		       "turns its enforcement off)",
+		       sw, fp->sw_port, fp->sw_enf_cap);
+	}
+	if (c->ndropped) {
+		fputs(": opensm dropped", stdout);
+		print_keys(c->dropped, c->ndropped);
+	}
+	putchar('\n');
+}
+
+/* opensm's configuration, one line; M_Key unset is a warning. */
+static void print_osmconf(const struct osm_conf *oc, const char *path)
+{
+	if (!oc->found)
+		printf("opensm: %s: none, opensm's defaults: qos FALSE, no "
+		       "M_Key\n",
+		       path);
+	else if (!oc->m_key)
+		printf("opensm: %s: qos %s, no M_Key\n", path,
+		       oc->qos ? "TRUE" : "FALSE");
+	else
+		printf("opensm: %s: qos %s, m_key set, "
+		       "m_key_protection_level %d, m_key_lease_period %u s\n",
+		       path, oc->qos ? "TRUE" : "FALSE", oc->m_key_protection,
+		       oc->m_key_lease);
+	if (!oc->m_key)
+		printf("warning: opensm: m_key is not set: whoever can send "
+		       "SMPs (root on any node of the fabric) can reprogram "
+		       "every port's P_Key table, a tenant's partition too "
+		       "(INSTALL, section 8.5)\n");
+	else if (!oc->m_key_protection)
+		printf("warning: opensm: m_key_protection_level 0: ports hand "
+		       "their M_Key to whoever asks, which protects nothing "
+		       "(INSTALL, section 8.5)\n");
+}
+
+/* One partition's SL as the SA answers it; 1 when not in force. */
+static int print_sl(const struct sl_check *c, const struct osm_conf *oc)
+{
+	const struct partition *p = c->p;
+	char a[GUID_STRLEN], b[GUID_STRLEN];
+
+	printf("sl: %s (0x%04x) sl=%d: ", p->name, p->pkey, p->sl);
+	if (!c->src) {
+		printf("no path to ask, no port of the fabric holds its "
+		       "key\n");
+		return 0;
+	}
+	guid_fmt_hex(c->src, a);
+	guid_fmt_hex(c->dst, b);
+	if (!c->found) {
+		printf("no path %s -> %s in it (%s)\n", a, b, c->why);
+		return 1;
+	}
+	printf("the SA answers SL %u (%s -> %s): ", c->sl, a, b);
+	if (c->sl == p->sl) {
+		printf("in force\n");
+		return 0;
+	}
+	if (!oc->qos)
+		printf("NOT in force: qos is not TRUE in opensm's "
+		       "configuration, and opensm then gives every path SL 0 "
+		       "(INSTALL, section 8.5)\n");
+	else
+		printf("NOT in force: the configuration says qos TRUE, so "
+		       "opensm has not re-read it (SIGHUP) or a QoS policy "
+		       "file gives this partition another SL (INSTALL, "
+		       "section 8.5)\n");
+	return 1;
+}
+
+/* Tenant VF GUIDs the SA does not know: the SM cannot see those VFs. */
+static void print_unknown(const struct sa_result *sr, const struct osm_conf *oc)
+{
+	size_t i;
+
+	if (!sr->nunknown)
+		return;
+	printf("warning: %zu VF port GUID%s of VMs unknown to the SA (",
+	       sr->nunknown, sr->nunknown == 1 ? "" : "s");
+	for (i = 0; i < sr->nunknown && i < 8; i++) {
+		char desc[GUID_DESC_LEN];
+
+		guid_describe(sr->unknown[i], desc);
+		printf("%s%s", i ? ", " : "", desc);
+	}
+	printf("%s): ConnectX-4 and later VFs are virtual ports that only a "
+	       "virtualization-capable subnet manager manages (NVIDIA's "
+	       "opensm with virt_enabled 2, or UFM; Debian's opensm has "
+	       "none%s); ConnectX-3 alias GUIDs appear once their host "
+	       "registered them (INSTALL, section 8.6)\n",
+	       i < sr->nunknown ? ", ..." : "",
+	       oc->virt_enabled >= 0 ? ", and opensm.conf sets virt_enabled"
+				     : "");
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -241,10 +423,13 @@ static int cmd_verify(int argc, char **argv)
 	struct strbuf text = STRBUF_INIT;
 	struct partitions m = { 0 };
 	struct verify_result res = { 0 };
+	struct sa_result sr = { 0 };
+	struct sa_conn sa = { .fd = -1, .agent = -1 };
 	struct fabric f = { 0 };
-	const char *conf = NULL, *ca = NULL;
+	struct osm_conf oc;
+	const char *conf = NULL, *ca = NULL, *osm = OSMCONF_DEFAULT;
 	char err[ERRLEN] = "";
-	int o, r, port = 0, timeout = 200;
+	int o, r, port = 0, timeout = 200, slbad = 0;
 	size_t i;
 
 	optind = 2;
@@ -252,6 +437,9 @@ static int cmd_verify(int argc, char **argv)
 		switch (o) {
 		case 'f':
 			conf = optarg;
+			break;
+		case 'O':
+			osm = optarg;
 			break;
 		case 'C':
 			ca = optarg;
@@ -273,21 +461,22 @@ static int cmd_verify(int argc, char **argv)
 				    "a timeout in ms", &timeout))
 				return 2;
 			break;
-		case 'c':
-		case 'l':
-		case 'i':
+		default:
+			if (!desired_optchar(o)) {
+				log_msg("verify: %.40s: unknown option or "
+					"missing value (usage: "
+					"oneib-partitions --help)",
+					argv[optind - 1]);
+				return 2;
+			}
 			r = desired_opt(&d, o, "verify");
 			if (r)
 				return r;
 			break;
-		default:
-			log_msg("verify: %.40s: unknown option or missing "
-				"value (usage: oneib-partitions --help)",
-				argv[optind - 1]);
-			return 2;
 		}
 	}
-	if (conf && (optind < argc || d.installed || d.o.legacy_guids)) {
+	if (conf && (optind < argc || d.installed || d.o.legacy_guids ||
+		     d.stat || d.o.hosts_partition)) {
 		log_msg("verify: --conf or the cloud's XML, not both");
 		return 2;
 	}
@@ -297,9 +486,8 @@ static int cmd_verify(int argc, char **argv)
 			err_set(err, sizeof(err), "%.200s: %s", conf,
 				strerror(-r));
 		else
-			r = partconf_parse(text.buf, text.len,
-					   PARTCONF_OLD_NAMES, &m, err,
-					   sizeof(err));
+			r = partconf_parse(text.buf, text.len, PARTCONF_ANY, &m,
+					   err, sizeof(err));
 		if (r) {
 			log_msg("verify: %s", err);
 			r = 2;
@@ -310,9 +498,21 @@ static int cmd_verify(int argc, char **argv)
 		r = 2;
 		goto out;
 	}
-	r = fabric_scan(ca, port, timeout, &f, err, sizeof(err));
+	if (osmconf_read(osm, &oc, err, sizeof(err))) {
+		log_msg("verify: opensm's configuration %s", err);
+		r = 2;
+		goto out;
+	}
+	/* with protection on, a port answers a Get only with its key */
+	r = fabric_scan(ca, port, timeout, oc.m_key_protection ? oc.m_key : 0,
+			&f, err, sizeof(err));
 	if (!r)
 		r = partitions_verify(&m, &f, &res);
+	if (!r)
+		r = sa_open(&sa, ca, port, timeout, err, sizeof(err));
+	if (!r)
+		r = partitions_verify_sa(&m, &f, &res, &sa, &sr, err,
+					 sizeof(err));
 	if (r) {
 		log_msg("verify: %s", err[0] ? err : strerror(-r));
 		r = 2;
@@ -322,13 +522,27 @@ static int cmd_verify(int argc, char **argv)
 		printf("refused: %s\n", m.notes[i]);
 	for (i = 0; i < res.ndrift; i++)
 		print_drift(&res.drift[i]);
+	for (i = 0; i < res.ncap; i++)
+		print_capacity(&res.cap[i]);
+	print_osmconf(&oc, osm);
+	for (i = 0; i < sr.nsl; i++)
+		slbad += print_sl(&sr.sl[i], &oc);
+	print_unknown(&sr, &oc);
 	printf("verify: %zu end ports, %zu switches, %zu partitions; %zu "
 	       "member ports in the fabric, %zu not; %zu ports differ; %zu "
-	       "left out\n",
+	       "left out",
 	       f.n, f.switches, m.n, res.present, res.absent, res.ndrift,
 	       m.nnotes);
-	r = res.ndrift || m.nnotes ? 1 : 0;
+	if (slbad)
+		printf("; %d SL%s not in force", slbad, slbad == 1 ? "" : "s");
+	if (res.ncap)
+		printf("; %zu port%s over capacity", res.ncap,
+		       res.ncap == 1 ? "" : "s");
+	putchar('\n');
+	r = res.ndrift || m.nnotes || slbad || res.ncap ? 1 : 0;
 out:
+	sa_close(&sa);
+	sa_result_free(&sr);
 	verify_result_free(&res);
 	fabric_free(&f);
 	partitions_free(&m);
@@ -338,13 +552,78 @@ out:
 
 /* --- list ------------------------------------------------------------------ */
 
+static const char *const member_note[] = {
+	[PM_NONE] = "",
+	[PM_LIMITED] = " (limited)",
+	[PM_FULL] = "",
+	[PM_BOTH] = " (full and limited)",
+};
+
+/*
+ *   vnet9_storage 0x8109 (ipoib, sl 2): 3 members
+ *       0x0002c903000a0001  -
+ *       0x02000000000a0001  VM 10 NIC 1 (limited)
+ *   infra 0x8105 (ipoib; the static file's): 2 members
+ *       ALL_SWITCHES=full
+ *       ...
+ */
+static void list_one(const struct partition *p)
+{
+	char flags[96] = "";
+	size_t i = 0, j = 0, k, n = p->n + p->nlimited;
+	int at = 0;
+
+	if (p->mtu)
+		at += snprintf(flags + at, sizeof(flags) - (size_t)at,
+			       ", mtu %d", 128 << p->mtu);
+	if (p->rate)
+		at += snprintf(flags + at, sizeof(flags) - (size_t)at,
+			       ", rate %d", p->rate);
+	if (p->sl >= 0)
+		at += snprintf(flags + at, sizeof(flags) - (size_t)at,
+			       ", sl %d", p->sl);
+	if (p->origin == PO_STATIC || p->origin == PO_STATIC_HOSTS)
+		snprintf(flags + at, sizeof(flags) - (size_t)at,
+			 "; the static file's%s",
+			 p->origin == PO_STATIC_HOSTS ? ", with the hosts"
+						      : "");
+	printf("%s 0x%04x (%s%s): %zu member%s\n", p->name, p->pkey | 0x8000,
+	       p->ipoib ? "ipoib" : "no ipoib", flags, n, n == 1 ? "" : "s");
+	for (k = 0; k < PKW_COUNT; k++)
+		if (p->kw[k])
+			printf("    %s%s\n", partconf_keyword[k],
+			       p->kw[k] == PM_LIMITED ? "=limited"
+			       : p->kw[k] == PM_FULL  ? "=full"
+						      : "=both");
+	while (i < p->n || j < p->nlimited) {
+		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+		uint64_t x = j == p->nlimited || (i < p->n &&
+						  p->guids[i] <= p->limited[j])
+				     ? p->guids[i]
+				     : p->limited[j];
+		unsigned pm = 0;
+
+		if (i < p->n && p->guids[i] == x) {
+			pm |= PM_FULL;
+			i++;
+		}
+		if (j < p->nlimited && p->limited[j] == x) {
+			pm |= PM_LIMITED;
+			j++;
+		}
+		guid_fmt_hex(x, g);
+		guid_describe(x, desc);
+		printf("    %s  %s%s\n", g, desc, member_note[pm]);
+	}
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	const char *file = argc > 2 ? argv[2] : "/etc/opensm/partitions.conf";
 	struct strbuf text = STRBUF_INIT;
 	struct partitions m = { 0 };
 	char err[ERRLEN] = "";
-	size_t i, j;
+	size_t i;
 	int r;
 
 	if (argc > 3) {
@@ -356,39 +635,17 @@ static int cmd_list(int argc, char **argv)
 	if (r)
 		err_set(err, sizeof(err), "%.200s: %s", file, strerror(-r));
 	else
-		r = partconf_parse(text.buf, text.len, PARTCONF_OLD_NAMES, &m,
-				   err, sizeof(err));
+		r = partconf_parse(text.buf, text.len, PARTCONF_ANY, &m, err,
+				   sizeof(err));
 	if (r) {
 		log_msg("list: %s", err);
 		sb_release(&text);
 		return 1;
 	}
-	for (i = 0; i < m.n; i++) {
-		const struct partition *p = &m.p[i];
-
-		char flags[64] = "";
-		int k = 0;
-
-		if (p->mtu)
-			k += snprintf(flags + k, sizeof(flags) - (size_t)k,
-				      ", mtu %d", 128 << p->mtu);
-		if (p->rate)
-			k += snprintf(flags + k, sizeof(flags) - (size_t)k,
-				      ", rate %d", p->rate);
-		if (p->sl >= 0)
-			snprintf(flags + k, sizeof(flags) - (size_t)k,
-				 ", sl %d", p->sl);
-		printf("%s 0x%04x (%s%s): %zu member%s\n", p->name,
-		       p->pkey | 0x8000, p->ipoib ? "ipoib" : "no ipoib", flags,
-		       p->n, p->n == 1 ? "" : "s");
-		for (j = 0; j < p->n; j++) {
-			char g[GUID_STRLEN], desc[GUID_DESC_LEN];
-
-			guid_fmt_hex(p->guids[j], g);
-			guid_describe(p->guids[j], desc);
-			printf("    %s  %s\n", g, desc);
-		}
-	}
+	if (m.def)
+		list_one(m.def);
+	for (i = 0; i < m.n; i++)
+		list_one(&m.p[i]);
 	for (i = 0; i < m.nnotes; i++)
 		printf("refused: %s\n", m.notes[i]);
 	partitions_free(&m);

@@ -3,14 +3,19 @@
  * oneib-vnet: the checks behind the `ib` virtual network driver
  * (remotes/vnm/ib), so that its scripts never parse XML themselves.
  *
- *   oneib-vnet create --id 7 --pool pool.xml [--range 0x0100-0x01ff] < vnet.xml
+ *   oneib-vnet create --id 7 --pool pool.xml [--range 0x0100-0x01ff]
+ *                     [--static partitions.static.conf] < vnet.xml
  *       vnet_create on the front-end: vnet.xml is the <VNET> oned hands
- *       over, pool.xml what `onevnet list -x` prints. Checks every IB_*
- *       attribute (IB_PKEY, IB_MTU, IB_RATE, IB_SL, IB_MODE, IB_PF,
- *       IB_PORT) by the partitions renderer's rules, refuses a partition another
- *       InfiniBand network holds, assigns the lowest free one of the range
- *       when IB_PKEY is missing, and prints the one line OpenNebula appends
- *       to the network's template, always the full-member form:
+ *       over, pool.xml what `onevnet list -x` prints, the static file the
+ *       operator's own partitions (ONEIB_PARTITIONS_STATIC). Checks every
+ *       IB_* attribute (IB_PKEY, IB_MTU, IB_RATE, IB_SL, IB_MODE, IB_PF,
+ *       IB_PORT, IB_MEMBERSHIP, IB_SERVICE_GUIDS, IB_SERVICE_PARTITION) by
+ *       the partitions renderer's rules, refuses a partition another
+ *       InfiniBand network holds or the static file reserves, and an
+ *       IB_SERVICE_PARTITION the static file does not have, assigns the
+ *       lowest free one of the range when IB_PKEY is missing, and prints
+ *       the one line OpenNebula appends to the network's template, always
+ *       the full-member form:
  *           IB_PKEY="0x8102"
  *       (IB_PKEY="0x8102" and "33026" print that line; the limited form
  *       "0x0102" is refused, never read as full membership.)
@@ -32,6 +37,7 @@
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "fabric/onevnet.h"
+#include "fabric/partitions.h"
 #include "core/pkey.h"
 #include "fabric/poolread.h"
 #include "core/strbuf.h"
@@ -44,12 +50,13 @@ struct ctx {
 	int id; /* --id, -1 when not given */
 	const char *pool; /* --pool FILE */
 	const char *range; /* --range LO-HI */
+	const char *stat; /* --static FILE */
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: oneib-vnet create --id ID --pool FILE "
-	      "[--range LO-HI] < vnet.xml\n"
+	      "[--range LO-HI] [--static FILE] < vnet.xml\n"
 	      "       oneib-vnet vm-id < vm.xml\n",
 	      f);
 }
@@ -59,6 +66,7 @@ static int cmd_create(const struct ctx *c)
 	struct strbuf vx = STRBUF_INIT;
 	struct cloud_facts facts = { 0 };
 	struct vnet_pool pool = { NULL, 0 };
+	struct partitions st = { 0 };
 	char err[ERRLEN] = "", label[VNET_LABEL_MAX], pk[PKEY_STRLEN];
 	struct ib_vnet vn = { .id = c->id };
 	struct pkey_range range;
@@ -101,7 +109,19 @@ static int cmd_create(const struct ctx *c)
 		log_msg("%s: %s", label, err);
 		goto out;
 	}
-	r = onevnet_assign_pkey(&vn, &pool, &range, &key, err, sizeof(err));
+	/* the operator's partitions: their keys are not a network's */
+	if (c->stat) {
+		r = partitions_read_static(c->stat, &st, err, sizeof(err));
+		if (r) {
+			log_msg("%s: %s", label, err);
+			goto out;
+		}
+	}
+	r = onevnet_check_service(&vn, c->stat ? &st : NULL, err, sizeof(err));
+	if (!r)
+		r = onevnet_assign_pkey(&vn, &pool, &range,
+					c->stat ? &st : NULL, &key, err,
+					sizeof(err));
 	if (r) {
 		log_msg("%s", err);
 		goto out;
@@ -113,6 +133,7 @@ static int cmd_create(const struct ctx *c)
 		log_msg("%s: cannot write IB_PKEY on stdout", label);
 	}
 out:
+	partitions_free(&st);
 	vnet_pool_free(&pool);
 	cloud_facts_free(&facts);
 	sb_release(&vx);
@@ -142,6 +163,7 @@ int main(int argc, char **argv)
 		{ "id", required_argument, NULL, 'i' },
 		{ "pool", required_argument, NULL, 'p' },
 		{ "range", required_argument, NULL, 'r' },
+		{ "static", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,6 +189,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			c.range = optarg;
+			break;
+		case 's':
+			c.stat = optarg;
 			break;
 		case 'h':
 			usage(stdout);

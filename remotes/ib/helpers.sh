@@ -30,6 +30,9 @@ ONEIB_PKEY=${ONEIB_PKEY-} # empty: this host programs no VF
 : "${ONEIB_DETACH_TIMEOUT:=30}"
 : "${ONEIB_REMOTE_DIR:=/var/tmp/one}"
 : "${IB_PKEY_RANGE:=0x0100-0x01ff}"
+ONEIB_PARTITIONS_STATIC_DEFAULT=/etc/one/ib/partitions.static.conf
+ONEIB_PARTITIONS_STATIC=${ONEIB_PARTITIONS_STATIC-$ONEIB_PARTITIONS_STATIC_DEFAULT}
+ONEIB_HOSTS_PARTITION=${ONEIB_HOSTS_PARTITION-}
 
 ONEIB_BIN=$ONEIB_REMOTES/ib/bin
 
@@ -54,6 +57,20 @@ oneib_discover() {
 	[ -n "$ONEIB_PKEY" ] || _oneib_guids=off
 	"$ONEIB_BIN/oneib-discover" --format="$1" --guids=$_oneib_guids \
 		--ledger "$ONEIB_LEDGER_DIR"
+}
+
+# oneib_static_file: the operator's static partitions file to hand on
+# (--static FILE), or nothing: none set (ONEIB_PARTITIONS_STATIC=""), or
+# the default path with no file there. A path set in ibrc is handed on
+# even when it is missing, so a typo fails instead of dropping the
+# operator's partitions.
+oneib_static_file() {
+	[ -n "$ONEIB_PARTITIONS_STATIC" ] || return 0
+	if [ "$ONEIB_PARTITIONS_STATIC" = "$ONEIB_PARTITIONS_STATIC_DEFAULT" ] &&
+		[ ! -e "$ONEIB_PARTITIONS_STATIC" ]; then
+		return 0
+	fi
+	printf '%s\n' "$ONEIB_PARTITIONS_STATIC"
 }
 
 # oneib_vnet ARGS...: the ib network driver's helper (vnet_create, and

@@ -4,7 +4,8 @@
 # PF GUID is none) makes the renderer refuse with one line and render
 # nothing. A file that is not exactly what the renderer writes (edited by
 # hand, '\r', a name opensm would cut, bytes after a NUL, two copies of a
-# partition) makes the root installer refuse with one line, and nothing is
+# partition, a tenant VF made a full member of the default partition,
+# ALL=full) makes the root installer refuse with one line, and nothing is
 # installed: the file opensm reads, its backup and the directory are as
 # they were, nobody is signalled, and the running opensm keeps the last
 # good partitions (a broken file would put every port in the default
@@ -75,21 +76,29 @@ edit() { # NAME SED-SCRIPT -> $TEST_TMP/NAME.conf from small.conf
 	cmp -s "$TEST_TMP/small.conf" "$TEST_TMP/$1.conf" && die "edit $1: sed changed nothing"
 }
 edit hand '/^Default/a # added by hand'
-refused "a comment added by hand" ".*: partitions.conf line 3: not as oneib-partitions writes it .*; nothing installed$" \
+refused "a comment added by hand" ".*: partitions.conf line 4: not as oneib-partitions writes it .*; nothing installed$" \
 	"$TEST_TMP/hand.conf"
 edit crlf 's/$/\r/'
 refused "CRLF line ends" ".*: partitions.conf line 1: byte 0x0d is not printable ASCII; nothing installed$" "$TEST_TMP/crlf.conf"
 edit longname 's/^vnet5_tenant-a=/vnet5_tenant-a-and-a-much-longer-name=/'
-refused "a name opensm would cut" ".*: partitions.conf line 3: partition name longer than the 31 characters opensm keeps; nothing installed$" \
+refused "a name opensm would cut" ".*: partitions.conf line 5: partition name longer than the 31 characters opensm keeps; nothing installed$" \
 	"$TEST_TMP/longname.conf"
 edit semicolon 's/=full ;$/=full/'
 refused "a missing ';'" ".*: partitions.conf line [0-9]+: expected .*; nothing installed$" "$TEST_TMP/semicolon.conf"
 { cat "$TEST_TMP/small.conf"; printf '\0'; echo 'x=0x0999 : ALL=full ;'; } >"$TEST_TMP/nul.conf"
 refused "bytes after a NUL" ".*: partitions.conf line [0-9]+: byte 0x00 is not printable ASCII; nothing installed$" "$TEST_TMP/nul.conf"
 cat "$TEST_TMP/small.conf" "$TEST_TMP/small.conf" >"$TEST_TMP/double.conf"
-refused "a file twice" ".*: partitions.conf line [0-9]+: expected a partition name; nothing installed$" "$TEST_TMP/double.conf"
+refused "a file twice" ".*: partitions.conf line 13: the default partition given twice \(line 3 and here\); nothing installed$" "$TEST_TMP/double.conf"
 : >"$TEST_TMP/empty.conf"
-refused "an empty file" ".*: partitions.conf line 1: expected 'Default=0x7fff.*; nothing installed$" "$TEST_TMP/empty.conf"
+refused "an empty file" ".*: partitions.conf line 1: not as oneib-partitions writes it .*; nothing installed$" "$TEST_TMP/empty.conf"
+# a tenant VF made a full member of what is not its network's partition
+# (the default one, or one marked as the operator's): refused by root too
+edit tenantfull 's/^Default=0x7fff, ipoib : ALL=limited, SELF=full ;$/Default=0x7fff, ipoib : ALL=limited, SELF=full, 0x02000000000a0000=full ;/'
+refused "a tenant VF full in the default partition" ".*: partitions.conf line 3: 0x02000000000a0000 \(VM 10 NIC 0\) is a tenant VF's port GUID: never a full member of Default \(0x7fff\); nothing installed$" \
+	"$TEST_TMP/tenantfull.conf"
+edit allfull 's/ALL=limited/ALL=full/'
+refused "ALL=full" ".*: partitions.conf line 3: ALL=full would make every tenant VF a full member of Default \(0x7fff\); nothing installed$" \
+	"$TEST_TMP/allfull.conf"
 
 # the target and backup must be plain files
 mv "$SIM_PARTITIONS.bak" "$TEST_TMP/bak.saved"

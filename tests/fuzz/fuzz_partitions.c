@@ -55,8 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct pool_stream s;
 	struct cloud_facts f = { 0 };
-	struct partitions m = { 0 }, back = { 0 }, inst = { 0 };
-	struct render_opts o = { 0, false, NULL };
+	struct partitions m = { 0 }, back = { 0 }, inst = { 0 }, st = { 0 };
+	struct render_opts o = { .cloud_id = 0 };
 	struct strbuf text = STRBUF_INIT;
 	char err[256] = "";
 	enum pool_kind kind;
@@ -81,9 +81,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !err[0])
 		abort();
 	partitions_free(&back);
-	if (!partconf_parse((const char *)data, size, PARTCONF_OLD_NAMES, &inst,
-			    err, sizeof(err)))
+	if (!partconf_parse((const char *)data, size, PARTCONF_ANY, &inst, err,
+			    sizeof(err))) {
 		o.installed = &inst;
+		/* adoption never crashes, and names what it counts */
+		char names[128];
+
+		if (partitions_foreign(&inst, NULL, names, sizeof(names)) &&
+		    !names[0])
+			abort();
+	}
+	err[0] = '\0';
+	/* the same bytes as the operator's static file, carried through */
+	if (!partconf_parse_as("static", (const char *)data, size,
+			       PARTCONF_STATIC, &st, err, sizeof(err))) {
+		o.stat = &st;
+		o.hosts_partition = st.n ? st.p[0].name : NULL;
+	} else if (!err[0]) {
+		abort();
+	}
 	err[0] = '\0';
 
 	in = size ? fmemopen((void *)data, size, "r") : NULL;
@@ -118,6 +134,7 @@ out:
 	partitions_free(&m);
 	partitions_free(&back);
 	partitions_free(&inst);
+	partitions_free(&st);
 	sb_release(&text);
 	return 0;
 }

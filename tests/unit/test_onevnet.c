@@ -420,6 +420,7 @@ static void range_parse(void **state)
 struct fixture {
 	struct vnet_pool pool;
 	struct pkey_range range;
+	struct partitions *stat; /* the operator's static file, or NULL */
 };
 
 static int setup_pool(void **state)
@@ -455,7 +456,8 @@ static int assign(const struct fixture *f, const char *s, struct pkey *out,
 		assert_int_equal(pkey_parse(s, &vn.pkey), 0);
 		vn.has_pkey = true;
 	}
-	return onevnet_assign_pkey(&vn, &f->pool, &f->range, out, err, len);
+	return onevnet_assign_pkey(&vn, &f->pool, &f->range, f->stat, out, err,
+				   len);
 }
 
 static void assign_given(void **state)
@@ -535,10 +537,58 @@ static void assign_exhausted(void **state)
 				 "IB_PKEY_RANGE "
 				 "0x0100-0x0101 (all 2 held by other "
 				 "InfiniBand "
-				 "networks); set IB_PKEY or widen the range in "
-				 "etc/vnm/ib/ibrc");
+				 "networks or the static file); set IB_PKEY or "
+				 "widen the range in etc/vnm/ib/ibrc");
 	assert_int_equal(k.raw, 0);
 	f->range.hi = 0x01ff;
+}
+
+/*
+ * The operator's static file reserves its keys: refused when asked for,
+ * skipped when assigning; a service network's IB_SERVICE_PARTITION must
+ * be one of its partitions.
+ */
+static void static_file_reserves(void **state)
+{
+	static const char site[] = "storage=0x0102, ipoib : "
+				   "0x0002c903000a0001=full ;\n"
+				   "infra=0x0103 : ;\n";
+	struct fixture *f = *state;
+	struct partitions st;
+	struct ib_vnet vn = { .id = 9 };
+	struct pkey k = { 0 };
+	char err[256] = "";
+
+	assert_int_equal(partconf_parse(site, strlen(site), PARTCONF_STATIC,
+					&st, err, sizeof(err)),
+			 0);
+	f->stat = &st;
+	assert_int_equal(assign(f, "0x8102", &k, err, sizeof(err)), -EEXIST);
+	assert_string_equal(err, "VNET 7 (tenant-b): IB_PKEY 0x8102 is "
+				 "partition 0x0102, the static file's "
+				 "(storage)");
+	assert_int_equal(k.raw, 0);
+	/* 0x0100, 0x0101 held by networks, 0x0102-3 by the operator;
+	 * 0x0104 is tenant-b's own */
+	assert_int_equal(assign(f, NULL, &k, err, sizeof(err)), 0);
+	assert_int_equal(k.raw, 0x8104);
+
+	snprintf(vn.name.s, sizeof(vn.name.s), "storage");
+	assert_int_equal(onevnet_check_service(&vn, &st, err, sizeof(err)), 0);
+	snprintf(vn.svc_part, sizeof(vn.svc_part), "storage");
+	assert_int_equal(onevnet_check_service(&vn, &st, err, sizeof(err)), 0);
+	snprintf(vn.svc_part, sizeof(vn.svc_part), "nas");
+	assert_int_equal(onevnet_check_service(&vn, &st, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "VNET 9 (storage): IB_SERVICE_PARTITION 'nas' "
+				 "is no partition of the static file");
+	assert_int_equal(onevnet_check_service(&vn, NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "VNET 9 (storage): IB_SERVICE_PARTITION 'nas' "
+				 "is no partition of the static file (none: "
+				 "ONEIB_PARTITIONS_STATIC in etc/vnm/ib/ibrc)");
+	f->stat = NULL;
+	partitions_free(&st);
 }
 
 /* --- the VM ID ------------------------------------------------------------ */
@@ -604,6 +654,8 @@ int main(void)
 						teardown_pool),
 		cmocka_unit_test_setup_teardown(assign_exhausted, setup_pool,
 						teardown_pool),
+		cmocka_unit_test_setup_teardown(static_file_reserves,
+						setup_pool, teardown_pool),
 		cmocka_unit_test(vm_id),
 	};
 

@@ -25,13 +25,14 @@
 
 #define HEAD                                                                   \
 	"# oneib-partitions: generated from the cloud's state, do not edit\n"
-#define DEF "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+#define ONEIB "# from: one-ib\n"
+#define DEF ONEIB "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
 
-static const char one[] = HEAD DEF "vnet5_a=0x0101, ipoib :\n"
-				   "\t0x02000000002a0000=full ;\n";
-static const char two[] = HEAD DEF "vnet5_a=0x0101, ipoib :\n"
-				   "\t0x02000000002a0000=full,\n"
-				   "\t0x02000000002b0000=full ;\n";
+static const char one[] = HEAD DEF ONEIB "vnet5_a=0x0101, ipoib :\n"
+					 "\t0x02000000002a0000=full ;\n";
+static const char two[] = HEAD DEF ONEIB "vnet5_a=0x0101, ipoib :\n"
+					 "\t0x02000000002a0000=full,\n"
+					 "\t0x02000000002b0000=full ;\n";
 
 struct fx {
 	char dir[64];

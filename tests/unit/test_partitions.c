@@ -27,7 +27,7 @@
 #include "fabric/partitions.h"
 #include "host/onexml.h"
 
-static const struct render_opts plain = { 0, false, NULL };
+static const struct render_opts plain = { .cloud_id = 0 };
 
 /* tests/unit/data/partitions/<name> */
 static char *read_data(const char *name, size_t *len)
@@ -263,6 +263,7 @@ static void empty_cloud_is_default_only(void **state)
 	assert_string_equal(sb_str(&sb), "# oneib-partitions: generated from "
 					 "the cloud's "
 					 "state, do not edit\n"
+					 "# from: one-ib\n"
 					 "Default=0x7fff, ipoib : ALL=limited, "
 					 "SELF=full ;\n");
 	sb_release(&sb);
@@ -389,7 +390,7 @@ static void same_mac_two_tenants_distinct_guids(void **state)
 
 static void cloud_id_in_every_guid(void **state)
 {
-	const struct render_opts o = { 3, false, NULL };
+	const struct render_opts o = { .cloud_id = 3 };
 	struct partitions m;
 	char err[256] = "";
 
@@ -412,7 +413,7 @@ static void cloud_id_in_every_guid(void **state)
  */
 static void legacy_guids_and_their_collisions(void **state)
 {
-	const struct render_opts o = { 0, true, NULL };
+	const struct render_opts o = { .legacy_guids = true };
 	const struct partition *a, *b;
 	struct partitions m;
 	char err[256] = "";
@@ -517,8 +518,10 @@ static void read_installed(struct partitions *in)
 {
 	char err[256] = "";
 
+	/* as the renderer reads the installed file: whoever wrote it (this
+	 * one by one-ib before the origin marks) */
 	assert_int_equal(partconf_parse(installed_text, strlen(installed_text),
-					0, in, err, sizeof(err)),
+					PARTCONF_ANY, in, err, sizeof(err)),
 			 0);
 }
 
@@ -530,7 +533,7 @@ static void read_installed(struct partitions *in)
 static void bad_network_keeps_installed_partition(void **state)
 {
 	struct partitions in, m;
-	const struct render_opts o = { 0, false, &in };
+	const struct render_opts o = { .installed = &in };
 	const struct partition *a, *b;
 	char err[256] = "";
 	static const char *const bad[] = {
@@ -651,7 +654,7 @@ static void bad_pkeys_are_left_out(void **state)
 static void collision_holder_keeps_its_partition(void **state)
 {
 	struct partitions in, m;
-	const struct render_opts o = { 0, false, &in };
+	const struct render_opts o = { .installed = &in };
 	char err[256] = "";
 
 	(void)state;
@@ -695,7 +698,7 @@ static void collision_holder_keeps_its_partition(void **state)
 static void kept_member_the_cloud_moved(void **state)
 {
 	struct partitions in, m;
-	const struct render_opts o = { 0, false, &in };
+	const struct render_opts o = { .installed = &in };
 	char err[256] = "";
 
 	(void)state;
@@ -731,7 +734,7 @@ static void kept_from_a_file_of_before(void **state)
 		"one_vnet_7_b_with_a_name_of_thirty_two_chars=0x0102, ipoib, "
 		"sl=2 :\n\t0x0200c0fffea80106=full ;\n";
 	struct partitions in, m;
-	const struct render_opts o = { 0, false, &in };
+	const struct render_opts o = { .installed = &in };
 	struct strbuf sb = STRBUF_INIT;
 	char err[256] = "";
 
@@ -739,8 +742,8 @@ static void kept_from_a_file_of_before(void **state)
 	assert_int_equal(partconf_parse(old, strlen(old), 0, &in, err,
 					sizeof(err)),
 			 -EINVAL); /* too long for what we write now */
-	assert_int_equal(partconf_parse(old, strlen(old), PARTCONF_OLD_NAMES,
-					&in, err, sizeof(err)),
+	assert_int_equal(partconf_parse(old, strlen(old), PARTCONF_ANY, &in,
+					err, sizeof(err)),
 			 0);
 	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
 				    TWO_NETS(PKEY("0x8102") "<IB_SL>16</"
@@ -924,7 +927,7 @@ static void names_fit_opensm(void **state)
 static void refused(const char *vms, const char *hosts, const char *vnets,
 		    const char *want)
 {
-	struct partitions m = { (struct partition *)&m, 99, NULL, 0, 0 };
+	struct partitions m = { .p = (struct partition *)&m, .n = 99 };
 	char err[256] = "";
 
 	assert_int_equal(build_str(vms, hosts, vnets, &m, err, sizeof(err)),
@@ -1052,6 +1055,441 @@ static void mlx4_port_key_limit(void **state)
 	free(v);
 }
 
+/* --- the shared fabric (design decision 11) --------------------------------- */
+
+static const char site[] = "Default=0x7fff, ipoib : ALL=limited, SELF=full,\n"
+			   "    0x0002c903000c0001=full ;         # the login "
+			   "node\n"
+			   "infra=0x0105, ipoib : 0x0002c903000a0001=full ;\n"
+			   "storage=0x0200, ipoib, sl=2 :\n"
+			   "    0x0002c903000a0001=full, "
+			   "0x0002c903000b0001=full,\n"
+			   "    0x0002c903000d0001=limited ;\n";
+
+static void read_site(const char *text, struct partitions *st)
+{
+	char err[256] = "";
+
+	assert_int_equal(partconf_parse_as("site.conf", text, strlen(text),
+					   PARTCONF_STATIC, st, err,
+					   sizeof(err)),
+			 0);
+}
+
+#define MLX5_HOST(id, name, guid)                                              \
+	"<HOST><ID>" #id "</ID><NAME>" name "</NAME>"                          \
+	"<CLUSTER_ID>0</CLUSTER_ID><TEMPLATE><IB_PF><PORT>1</PORT>"            \
+	"<PORT_GUID>" guid "</PORT_GUID><DRIVER>mlx5_core</DRIVER>"            \
+	"<LINK_LAYER>InfiniBand</LINK_LAYER></IB_PF>"                          \
+	"<IB_PF><PORT>2</PORT><PORT_GUID>0x248a0703000010ff</PORT_GUID>"       \
+	"<DRIVER>mlx5_core</DRIVER><LINK_LAYER>Ethernet</LINK_LAYER></IB_PF>"  \
+	"</TEMPLATE></HOST>"
+#define MLX4_HOST_IN(guid)                                                     \
+	"<HOST><ID>3</ID><NAME>node03</NAME>"                                  \
+	"<CLUSTER_ID>0</CLUSTER_ID><TEMPLATE><IB_PF><PORT>1</PORT>"            \
+	"<PORT_GUID>" guid "</PORT_GUID><DRIVER>mlx4_core</DRIVER>"            \
+	"</IB_PF></TEMPLATE></HOST>"
+#define TWO_HOSTS                                                              \
+	"<HOST_POOL>" MLX4_HOST_IN("0x0002c90300a1b2c1")                       \
+		MLX5_HOST(4, "node04", "0x248a070300001001") "</HOST_POOL>"
+
+/*
+ * The operator's partitions come through as they read, the default one
+ * too; rendering the same cloud again gives the same bytes; the hosts
+ * partition gets every InfiniBand PF port (not the Ethernet one).
+ */
+static void static_partitions_carried(void **state)
+{
+	struct partitions st, m, again;
+	struct render_opts o = { .stat = &st, .stat_label = "site.conf" };
+	struct strbuf sb = STRBUF_INIT, sb2 = STRBUF_INIT;
+	const struct partition *infra;
+	char err[256] = "";
+
+	(void)state;
+	read_site(site, &st);
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 0);
+	assert_int_equal(m.n, 4);
+	assert_non_null(m.def);
+	assert_int_equal(m.def->origin, PO_STATIC);
+	assert_int_equal(m.def->n, 1);
+	assert_int_equal(find_pkey(&m, 0x0101)->origin, PO_ONEIB);
+	assert_int_equal(find_pkey(&m, 0x0200)->origin, PO_STATIC);
+	assert_int_equal(find_pkey(&m, 0x0200)->nlimited, 1);
+	assert_int_equal(find_pkey(&m, 0x0200)->sl, 2);
+	infra = find_pkey(&m, 0x0105);
+	assert_int_equal(infra->origin, PO_STATIC);
+	assert_int_equal(infra->n, 1);
+	render_checked(&m, &sb);
+	assert_non_null(strstr(sb.buf, "# from: the static file\n"
+				       "storage=0x0200, ipoib, sl=2 :\n"));
+	partitions_free(&m);
+
+	/* again: byte for byte */
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &again, err,
+				    sizeof(err)),
+			 0);
+	render_checked(&again, &sb2);
+	assert_string_equal(sb.buf, sb2.buf);
+	partitions_free(&again);
+
+	/* the hosts partition: the PF ports of both hosts join it */
+	o.hosts_partition = "infra";
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	infra = find_pkey(&m, 0x0105);
+	assert_int_equal(infra->origin, PO_STATIC_HOSTS);
+	assert_int_equal(infra->n, 3);
+	assert_true(has_guid(infra, 0x0002c90300a1b2c1ULL));
+	assert_true(has_guid(infra, 0x248a070300001001ULL));
+	assert_false(has_guid(infra, 0x248a0703000010ffULL)); /* Ethernet */
+	assert_false(has_guid(find_pkey(&m, 0x0200), 0x248a070300001001ULL));
+	partitions_free(&m);
+	sb_reset(&sb);
+
+	/* a host the cloud gains joins at the next render */
+	assert_int_equal(
+		build_opts(NOW_VMS,
+			   "<HOST_POOL>" MLX5_HOST(4, "node04",
+						   "0x248a070300001001")
+				   MLX5_HOST(5, "node05",
+					     "0x248a070300005001") "</"
+								   "HOST_"
+								   "POOL>",
+			   TWO_NETS(PKEY("0x8102")), &o, &m, err, sizeof(err)),
+		0);
+	assert_true(has_guid(find_pkey(&m, 0x0105), 0x248a070300005001ULL));
+	render_checked(&m, &sb);
+	partitions_free(&m);
+
+	/* ... and it has to be one of the static file's */
+	o.hosts_partition = "infra2";
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "ONEIB_HOSTS_PARTITION 'infra2' is no "
+				 "partition of site.conf");
+	sb_release(&sb);
+	sb_release(&sb2);
+	partitions_free(&st);
+}
+
+/*
+ * A network asking for a key of the static file is left out, one note;
+ * a static partition taking a partition a network has installed is
+ * refused as a whole (it would hand a tenant's partition to others).
+ */
+static void static_keys_reserved(void **state)
+{
+	struct partitions st, in, m;
+	struct render_opts o = { .stat = &st, .stat_label = "site.conf" };
+	char err[256] = "";
+
+	(void)state;
+	read_site(site, &st);
+	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8200")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 1);
+	assert_string_equal(m.notes[0], "VNET 7 (b): IB_PKEY 0x8200 is "
+					"partition 0x0200, "
+					"the static file's (storage); left "
+					"out, no "
+					"partition (none was installed)");
+	assert_int_equal(find_pkey(&m, 0x0200)->origin, PO_STATIC);
+	assert_false(has_guid(find_pkey(&m, 0x0200), 0x02000000002b0000ULL));
+	partitions_free(&m);
+
+	/* b installed on 0x0102, the static file now wants 0x0102 */
+	read_installed(&in);
+	o.installed = &in;
+	partitions_free(&st);
+	read_site("x=0x0001 : ;\n\nlab=0x8102 : 0x0002c903000a0001=full ;\n",
+		  &st);
+	assert_int_equal(build_opts(NOW_VMS, "<HOST_POOL/>",
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "site.conf line 3: partition lab takes P_Key "
+				 "0x0102, the installed partition of VNET 7 "
+				 "(b): give the operator's partition another "
+				 "key");
+	assert_null(m.p);
+	partitions_free(&st);
+	partitions_free(&in);
+}
+
+#define SVC_NET(id, name, tmpl)                                                \
+	IBNET(id, name, "<IB_MEMBERSHIP>limited</IB_MEMBERSHIP>" tmpl)
+#define SVC_VMS                                                                \
+	"<VM_POOL>" VM(42, NIC(0, "02:00:00:00:00:2a", 5, "")                  \
+				   NIC(1, "02:00:00:00:00:2b", 9, ""))         \
+		VM(43, NIC(0, "02:00:00:00:00:2c", 7, "")                      \
+			       NIC(1, "02:00:00:00:00:2d", 9, ""))             \
+			VM(44, NIC(0, "02:00:00:00:00:2e", 11, "")) "</"       \
+								    "VM_POOL>"
+
+/*
+ * A service network: its VMs' NICs and the ConnectX-3 ports of its
+ * cluster are limited members, its endpoints full, whether listed or the
+ * full members of the static partition it names; two service networks
+ * may share endpoints.
+ */
+static void service_networks(void **state)
+{
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st, .stat_label = "site.conf" };
+	struct strbuf sb = STRBUF_INIT;
+	const struct partition *p;
+	char err[256] = "";
+
+	(void)state;
+	read_site(site, &st);
+	assert_int_equal(
+		build_opts(SVC_VMS, TWO_HOSTS,
+			   "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+				   IBNET(7, "b", PKEY("0x8102")) SVC_NET(
+					   9, "storage",
+					   PKEY("0x8109") "<IB_SERVICE_GUIDS>"
+							  "0x0002c903000e0001"
+							  "</IB_SERVICE_GUIDS>"
+							  "<IB_SERVICE_"
+							  "PARTITION>"
+							  "storage</"
+							  "IB_SERVICE_"
+							  "PARTITION>")
+					   SVC_NET(11, "scratch",
+						   PKEY("0x810b") "<IB_SERVICE_"
+								  "GUIDS>"
+								  "0x0002c90300"
+								  "0a0001"
+								  "</"
+								  "IB_SERVICE_"
+								  "GUIDS>") "</"
+									    "VN"
+									    "ET"
+									    "_P"
+									    "OO"
+									    "L"
+									    ">",
+			   &o, &m, err, sizeof(err)),
+		0);
+	assert_string_equal(err, "");
+	assert_int_equal(m.nnotes, 0);
+	p = find_pkey(&m, 0x0109);
+	assert_int_equal(p->origin, PO_ONEIB);
+	assert_int_equal(p->n, 3); /* a0001, b0001 (storage), e0001 */
+	assert_true(has_guid(p, 0x0002c903000a0001ULL));
+	assert_true(has_guid(p, 0x0002c903000b0001ULL));
+	assert_true(has_guid(p, 0x0002c903000e0001ULL));
+	/* the static partition's limited member is no endpoint */
+	assert_int_equal(partition_member(p, 0x0002c903000d0001ULL), PM_NONE);
+	assert_int_equal(p->nlimited, 3);
+	assert_int_equal(partition_member(p, 0x02000000002a0001ULL),
+			 PM_LIMITED);
+	assert_int_equal(partition_member(p, 0x02000000002b0001ULL),
+			 PM_LIMITED);
+	assert_int_equal(partition_member(p, 0x0002c90300a1b2c1ULL),
+			 PM_LIMITED); /* the ConnectX-3 port */
+	/* tenant networks stay full */
+	assert_int_equal(partition_member(find_pkey(&m, 0x0101),
+					  0x02000000002a0000ULL),
+			 PM_FULL);
+	assert_int_equal(partition_member(find_pkey(&m, 0x0101),
+					  0x0002c90300a1b2c1ULL),
+			 PM_FULL);
+	/* the other service network shares an endpoint */
+	assert_int_equal(partition_member(find_pkey(&m, 0x010b),
+					  0x0002c903000a0001ULL),
+			 PM_FULL);
+	assert_int_equal(partition_member(find_pkey(&m, 0x010b),
+					  0x02000000002c0000ULL),
+			 PM_LIMITED);
+	render_checked(&m, &sb);
+	assert_non_null(strstr(sb.buf, "\t0x02000000002a0001=limited,\n"));
+	sb_release(&sb);
+	partitions_free(&m);
+
+	/* endpoints that cannot be: left out, one note each */
+	assert_int_equal(
+		build_opts(SVC_VMS, TWO_HOSTS,
+			   "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
+				   IBNET(7, "b", PKEY("0x8102")) SVC_NET(
+					   9, "storage",
+					   PKEY("0x8109") "<IB_SERVICE_"
+							  "PARTITION>nas</"
+							  "IB_SERVICE_"
+							  "PARTITION>")
+					   SVC_NET(11, "scratch",
+						   PKEY("0x810b") "<IB_SERVICE_"
+								  "GUIDS>"
+								  "0x0002c90300"
+								  "a1b2c1"
+								  "</"
+								  "IB_SERVICE_"
+								  "GUIDS>") "</"
+									    "VN"
+									    "ET"
+									    "_P"
+									    "OO"
+									    "L"
+									    ">",
+			   &o, &m, err, sizeof(err)),
+		0);
+	assert_int_equal(m.nnotes, 2);
+	one_note(&m, "VNET 9 (storage): IB_SERVICE_PARTITION 'nas' is no "
+		     "partition of site.conf; left out");
+	one_note(&m, "VNET 11 (scratch): service endpoint 0x0002c90300a1b2c1 "
+		     "is HOST 3 (node03)'s ConnectX-3 port, whose VFs would "
+		     "all be full members; left out");
+	assert_null(find_pkey(&m, 0x0109));
+	partitions_free(&m);
+	partitions_free(&st);
+}
+
+/* A refused service network keeps its installed partition as it was:
+ * limited members limited, its endpoints (in other partitions too). */
+static void kept_service_partition(void **state)
+{
+	static const char inst[] =
+		"# oneib-partitions: generated from the cloud's state, do not "
+		"edit\n# from: one-ib\n"
+		"Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+		"# from: one-ib\nvnet9_storage=0x0109, ipoib :\n"
+		"\t0x0002c903000a0001=full,\n\t0x0200000000280001=limited ;\n"
+		"# from: one-ib\nvnet11_scratch=0x010b, ipoib :\n"
+		"\t0x0002c903000a0001=full ;\n";
+	struct partitions in, m;
+	const struct render_opts o = { .installed = &in };
+	const struct partition *p;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(partconf_parse(inst, strlen(inst), PARTCONF_ANY, &in,
+					err, sizeof(err)),
+			 0);
+	assert_int_equal(build_opts(
+				 "<VM_POOL/>", "<HOST_POOL/>",
+				 "<VNET_POOL>" SVC_NET(9, "storage",
+						       PKEY("0x8109") "<IB_SL>"
+								      "16</"
+								      "IB_SL>")
+					 SVC_NET(11, "scratch",
+						 PKEY("0x810b") "<IB_SERVICE_"
+								"GUIDS>"
+								"0x0002c903000a"
+								"0001"
+								"</"
+								"IB_SERVICE_"
+								"GUIDS>") "</"
+									  "VNET"
+									  "_"
+									  "POOL"
+									  ">",
+				 &o, &m, err, sizeof(err)),
+			 0);
+	p = find_pkey(&m, 0x0109);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->nlimited, 1);
+	assert_int_equal(partition_member(p, 0x0200000000280001ULL),
+			 PM_LIMITED);
+	assert_int_equal(partition_member(find_pkey(&m, 0x010b),
+					  0x0002c903000a0001ULL),
+			 PM_FULL);
+	partitions_free(&m);
+	partitions_free(&in);
+}
+
+/* Adoption: what one-ib did not write is named, never dropped. */
+static void foreign_partitions(void **state)
+{
+	static const char hand[] = "Default=0x7fff, ipoib : ALL=full ;\n"
+				   "storage=0x0200 : 0x0002c903000a0001=full "
+				   ";\n";
+	static const char mine[] =
+		"# oneib-partitions: generated from the cloud's state, do not "
+		"edit\n# from: one-ib\n"
+		"Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
+		"# from: the static file\nstorage=0x0200, ipoib, sl=2 :\n"
+		"\t0x0002c903000a0001=full ;\n"
+		"# from: one-ib\nvnet5_a=0x0101, ipoib :\n\t;\n";
+	struct partitions in, st, old;
+	char err[256] = "", names[256];
+	const char *body;
+
+	(void)state;
+	assert_int_equal(partconf_parse(hand, strlen(hand), PARTCONF_ANY, &in,
+					err, sizeof(err)),
+			 0);
+	assert_int_equal(partitions_foreign(&in, NULL, names, sizeof(names)),
+			 2);
+	assert_string_equal(names, "storage (0x0200), Default (0x7fff)");
+	/* moved into the static file: adopted */
+	read_site(site, &st);
+	assert_int_equal(partitions_foreign(&in, &st, names, sizeof(names)), 0);
+	partitions_free(&in);
+
+	/* one-ib's own file: the static file's marks count only with one */
+	assert_int_equal(partconf_parse(mine, strlen(mine), PARTCONF_ANY, &in,
+					err, sizeof(err)),
+			 0);
+	assert_int_equal(partitions_foreign(&in, &st, names, sizeof(names)), 0);
+	assert_int_equal(partitions_foreign(&in, NULL, names, sizeof(names)),
+			 1);
+	assert_string_equal(names, "storage (0x0200)");
+	partitions_free(&in);
+
+	/* a file of before the marks: one-ib's, as it always was */
+	read_installed(&old);
+	assert_int_equal(partitions_foreign(&old, NULL, names, sizeof(names)),
+			 0);
+	partitions_free(&old);
+	/* the same without one-ib's first line: somebody else's */
+	body = strchr(installed_text, '\n') + 1;
+	assert_int_equal(partconf_parse(body, strlen(body), PARTCONF_ANY, &old,
+					err, sizeof(err)),
+			 0);
+	assert_false(old.oneib);
+	assert_int_equal(partitions_foreign(&old, NULL, names, sizeof(names)),
+			 2);
+	assert_string_equal(names, "vnet5_a (0x0101), vnet7_b (0x0102)");
+	partitions_free(&old);
+	partitions_free(&st);
+}
+
+/* The hosts partition takes one entry of a ConnectX-3 port: 125 left. */
+static void mlx4_limit_less_static(void **state)
+{
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st, .hosts_partition = "infra" };
+	char err[256] = "", *v = many_vnets(126);
+
+	(void)state;
+	read_site("infra=0x7000 : ;\n", &st);
+	assert_int_equal(build_opts("<VM_POOL/>",
+				    MLX4_HOST("0x0002c90300a1b2c1"), v, &o, &m,
+				    err, sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 1);
+	assert_string_equal(m.notes[0], "VNET 126 (n126): HOST 3 (node03) port "
+					"0x0002c90300a1b2c1 already holds the "
+					"125 tenant keys a ConnectX-3 port "
+					"can; left out on that port");
+	assert_true(has_guid(find_pkey(&m, 0x7000), 0x0002c90300a1b2c1ULL));
+	partitions_free(&m);
+	partitions_free(&st);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1078,6 +1516,12 @@ int main(void)
 		cmocka_unit_test(refuses_broken_listings),
 		cmocka_unit_test(xml_errors_end_cleanly),
 		cmocka_unit_test(mlx4_port_key_limit),
+		cmocka_unit_test(static_partitions_carried),
+		cmocka_unit_test(static_keys_reserved),
+		cmocka_unit_test(service_networks),
+		cmocka_unit_test(kept_service_partition),
+		cmocka_unit_test(foreign_partitions),
+		cmocka_unit_test(mlx4_limit_less_static),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

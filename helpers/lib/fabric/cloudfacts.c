@@ -18,8 +18,10 @@ void cloud_facts_free(struct cloud_facts *f)
 	free(f->v);
 	free(f->claims);
 	free(f->nics);
-	for (i = 0; i < f->nhosts; i++)
+	for (i = 0; i < f->nhosts; i++) {
 		free(f->hosts[i].pf);
+		free(f->hosts[i].ports);
+	}
 	free(f->hosts);
 	for (i = 0; i < f->ntexts; i++)
 		free(f->texts[i]);

@@ -82,13 +82,19 @@ struct nic_fact {
 	int bad_mac; /* text index: malformed MAC, or FACT_NONE */
 };
 
-/* A host with ConnectX-3 ports (IB_PF DRIVER mlx4_core, InfiniBand). */
+/*
+ * A host with InfiniBand PF ports (IB_PF with LINK_LAYER InfiniBand): all
+ * of them join the operator's hosts partition (ONEIB_HOSTS_PARTITION);
+ * the ConnectX-3 ones (DRIVER mlx4_core) every network of its cluster.
+ */
 struct host_fact {
 	int id;
 	int cluster;
 	int name; /* text index */
-	uint64_t *pf; /* PF port GUIDs */
+	uint64_t *pf; /* ConnectX-3 PF port GUIDs */
 	size_t npf, cappf;
+	uint64_t *ports; /* every InfiniBand PF port GUID */
+	size_t nports, capports;
 };
 
 struct cloud_facts {

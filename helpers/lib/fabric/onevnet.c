@@ -125,6 +125,7 @@ int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 	vn->has_pf = ibattr_has(&a, IBA_PF);
 	vn->pf = a.pf;
 	vn->port = ibattr_has(&a, IBA_PORT) ? a.port : 0;
+	memcpy(vn->svc_part, a.svc_part, sizeof(vn->svc_part));
 out:
 	xmlFreeDoc(doc);
 	return r;
@@ -225,13 +226,26 @@ static void use_label(const struct vnet_use *u, char buf[VNET_LABEL_MAX])
 		snprintf(buf, VNET_LABEL_MAX, "VNET %d", u->id);
 }
 
-/* The network's own IB_PKEY, unless another network holds its partition. */
+/* The network's own IB_PKEY, unless another network holds its partition
+ * or the static file reserves it. */
 static int assign_given(const struct ib_vnet *vn, const struct vnet_pool *pool,
-			struct pkey *out, char *err, size_t errlen)
+			const struct partitions *stat, struct pkey *out,
+			char *err, size_t errlen)
 {
 	const struct vnet_use *u = holder(pool, pkey_base(vn->pkey), vn->id);
+	const struct partition *sp =
+		stat ? partitions_find(stat, pkey_base(vn->pkey)) : NULL;
 	char label[VNET_LABEL_MAX], other[VNET_LABEL_MAX], pk[PKEY_STRLEN];
 
+	if (sp) {
+		vnet_label(vn, label);
+		pkey_fmt(vn->pkey, pk);
+		err_set(err, errlen,
+			"%s: IB_PKEY %s is partition 0x%04x, the static file's "
+			"(%s)",
+			label, pk, sp->pkey, sp->name);
+		return -EEXIST;
+	}
 	if (!u) {
 		out->raw = PKEY_MEMBER_FULL | pkey_base(vn->pkey);
 		return 0;
@@ -247,7 +261,8 @@ static int assign_given(const struct ib_vnet *vn, const struct vnet_pool *pool,
 
 /* The lowest partition of range no other network holds. */
 static int assign_free(const struct ib_vnet *vn, const struct vnet_pool *pool,
-		       const struct pkey_range *range, struct pkey *out,
+		       const struct pkey_range *range,
+		       const struct partitions *stat, struct pkey *out,
 		       char *err, size_t errlen)
 {
 	char label[VNET_LABEL_MAX], lo[PKEY_STRLEN], hi[PKEY_STRLEN];
@@ -261,6 +276,10 @@ static int assign_free(const struct ib_vnet *vn, const struct vnet_pool *pool,
 		if (pool->v[i].id != vn->id)
 			used[b / 64] |= (uint64_t)1 << (b % 64);
 	}
+	for (i = 0; stat && i < stat->n; i++) {
+		b = stat->p[i].pkey;
+		used[b / 64] |= (uint64_t)1 << (b % 64);
+	}
 	for (b = range->lo; b <= range->hi; b++) {
 		if (used[b / 64] >> (b % 64) & 1)
 			continue;
@@ -272,19 +291,39 @@ static int assign_free(const struct ib_vnet *vn, const struct vnet_pool *pool,
 	pkey_fmt((struct pkey){ range->hi }, hi);
 	err_set(err, errlen,
 		"%s: no free P_Key in IB_PKEY_RANGE %s-%s (all %u held by "
-		"other InfiniBand networks); set IB_PKEY or widen the range in "
-		"etc/vnm/ib/ibrc",
+		"other InfiniBand networks or the static file); set IB_PKEY or "
+		"widen the range in etc/vnm/ib/ibrc",
 		label, lo, hi, (unsigned int)(range->hi - range->lo + 1));
 	return -ENOSPC;
 }
 
 int onevnet_assign_pkey(const struct ib_vnet *vn, const struct vnet_pool *pool,
-			const struct pkey_range *range, struct pkey *out,
+			const struct pkey_range *range,
+			const struct partitions *stat, struct pkey *out,
 			char *err, size_t errlen)
 {
 	if (vn->has_pkey)
-		return assign_given(vn, pool, out, err, errlen);
-	return assign_free(vn, pool, range, out, err, errlen);
+		return assign_given(vn, pool, stat, out, err, errlen);
+	return assign_free(vn, pool, range, stat, out, err, errlen);
+}
+
+int onevnet_check_service(const struct ib_vnet *vn,
+			  const struct partitions *stat, char *err,
+			  size_t errlen)
+{
+	char label[VNET_LABEL_MAX];
+
+	if (!vn->svc_part[0] ||
+	    (stat && partitions_find_name(stat, vn->svc_part)))
+		return 0;
+	vnet_label(vn, label);
+	err_set(err, errlen,
+		"%s: IB_SERVICE_PARTITION '%s' is no partition of the static "
+		"file%s",
+		label, vn->svc_part,
+		stat ? ""
+		     : " (none: ONEIB_PARTITIONS_STATIC in etc/vnm/ib/ibrc)");
+	return -ENOENT;
 }
 
 /* --- the <VM> of the host-side actions ----------------------------------- */

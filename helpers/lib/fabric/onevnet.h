@@ -38,10 +38,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric/cloudfacts.h"
 #include "core/ibattr.h"
 #include "core/pci.h"
 #include "core/pkey.h"
+#include "fabric/cloudfacts.h"
+#include "root/partconf.h"
 
 struct ib_vnet {
 	int id; /* ID */
@@ -55,6 +56,7 @@ struct ib_vnet {
 	bool has_pf; /* IB_PF given */
 	struct pci_addr pf; /* "0000:3b:00.0" */
 	int port; /* IB_PORT 1..9, 0 = not given */
+	char svc_part[IB_PARTITION_NAME_MAX + 1]; /* IB_SERVICE_PARTITION */
 };
 
 /*
@@ -117,17 +119,29 @@ int pkey_range_parse(const char *s, struct pkey_range *out);
 
 /*
  * The P_Key the network is stored with: its own IB_PKEY, or with none the
- * lowest partition of range no other InfiniBand network holds. Partitions
- * are compared on the low 15 bits (0x0101 and 0x8101 are one partition);
- * the pool entry with vn's own ID is not "another" network. The result is
- * always the full-member form, 0x8000 | partition: a tenant network's VFs
- * are full members of their partition, or they could not reach each other.
- * Returns 0, -EEXIST (taken) or -ENOSPC (range exhausted), err filled:
+ * lowest partition of range that no other InfiniBand network holds and
+ * the operator's static file (stat, may be NULL) does not reserve.
+ * Partitions are compared on the low 15 bits (0x0101 and 0x8101 are one
+ * partition); the pool entry with vn's own ID is not "another" network.
+ * The result is always the full-member form, 0x8000 | partition: the
+ * network's NICs are made limited members by IB_MEMBERSHIP, never by the
+ * key. Returns 0, -EEXIST (taken) or -ENOSPC (range exhausted), err filled:
  *   VNET 7 (b): IB_PKEY 0x0101 is partition 0x0101, already used by VNET 5 (a)
+ *   VNET 7 (b): IB_PKEY 0x8200 is partition 0x0200, the static file's (storage)
  */
 int onevnet_assign_pkey(const struct ib_vnet *vn, const struct vnet_pool *pool,
-			const struct pkey_range *range, struct pkey *out,
+			const struct pkey_range *range,
+			const struct partitions *stat, struct pkey *out,
 			char *err, size_t errlen);
+
+/*
+ * A service network's IB_SERVICE_PARTITION names a partition of the
+ * static file (stat NULL: there is none). 0, or -ENOENT with err:
+ *   VNET 9 (storage): IB_SERVICE_PARTITION 'nas' is no partition of the static file
+ */
+int onevnet_check_service(const struct ib_vnet *vn,
+			  const struct partitions *stat, char *err,
+			  size_t errlen);
 
 /*
  * The <ID> of the <VM> a VNM action gets on stdin (the reduced VM of

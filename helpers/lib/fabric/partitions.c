@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/conffile.h"
 #include "core/guid.h"
 #include "core/grow.h"
 #include "core/log.h"
+#include "core/strbuf.h"
 #include "fabric/partitions.h"
 #include "fabric/poolread.h"
 
@@ -47,30 +49,6 @@ static void partition_name(char *buf, size_t size, int id,
 	buf[n] = '\0';
 }
 
-/* digits up to '_' or the end -> the number, or -1 */
-static int id_prefix(const char *s)
-{
-	int id = 0;
-
-	if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
-		return -1;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (id > (0x7fffffff - (*s - '0')) / 10)
-			return -1;
-		id = id * 10 + (*s - '0');
-	}
-	return *s == '\0' || *s == '_' ? id : -1;
-}
-
-int partition_vnet_id(const char *name)
-{
-	if (!strncmp(name, "vnet", 4))
-		return id_prefix(name + 4);
-	if (!strncmp(name, "one_vnet_", 9))
-		return id_prefix(name + 9);
-	return -1;
-}
-
 /* --- the work -------------------------------------------------------------- */
 
 enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
@@ -89,12 +67,13 @@ struct by_id {
 };
 
 /* One claim on a GUID: a member of partition part. */
-enum { SRC_PF = -1, SRC_KEPT = -2 };
+enum { SRC_PF = -1, SRC_KEPT = -2, SRC_SERVICE = -3 };
 struct entry {
 	uint64_t guid;
 	uint32_t part;
+	uint8_t pm; /* PM_FULL or PM_LIMITED */
 	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
-	long src; /* a NIC index, SRC_PF or SRC_KEPT */
+	long src; /* a NIC index, SRC_PF, SRC_KEPT or SRC_SERVICE */
 };
 
 struct note {
@@ -112,6 +91,7 @@ struct work {
 	size_t ninst;
 	uint64_t *pf; /* every ConnectX-3 PF port GUID, sorted */
 	size_t npf;
+	const struct partitions *stat; /* the static file's, or an empty one */
 	struct entry *e;
 	size_t ne, cape;
 	bool *nic_out; /* per NIC fact: left out */
@@ -119,6 +99,7 @@ struct work {
 	size_t nnotes, capnotes;
 	struct partitions *out;
 	size_t capp;
+	size_t nparts; /* out->p[0..nparts-1]: the networks' partitions */
 	char *err;
 	size_t errlen;
 };
@@ -236,6 +217,192 @@ static uint16_t base_of(const struct net *n)
 	return pkey_base(n->f->a.pkey);
 }
 
+static const char *stat_label(const struct work *w)
+{
+	return w->o->stat_label ? w->o->stat_label : "the static file";
+}
+
+/* A network's reason, without the outcome (make_partitions adds it). */
+static int net_bad(struct net *n, const char *fmt, ...) ONEIB_PRINTF(2, 3);
+static int net_bad(struct net *n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&n->why, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		n->why = NULL;
+		return -ENOMEM;
+	}
+	n->status = NET_BAD;
+	return 0;
+}
+
+/* Every ConnectX-3 PF port of the cloud, sorted (is_pf). */
+static int collect_pf(struct work *w)
+{
+	const struct cloud_facts *f = w->f;
+	size_t h, j, n = 0;
+
+	for (h = 0; h < f->nhosts; h++)
+		n += f->hosts[h].npf;
+	w->pf = calloc(n + 1, sizeof(*w->pf));
+	if (!w->pf)
+		return -ENOMEM;
+	for (h = 0; h < f->nhosts; h++)
+		for (j = 0; j < f->hosts[h].npf; j++)
+			w->pf[w->npf++] = f->hosts[h].pf[j];
+	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
+	return 0;
+}
+
+static bool is_pf(const struct work *w, uint64_t g)
+{
+	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+}
+
+/* The host whose PF port g is: "HOST 1 (node01)". */
+static void host_of_port(const struct work *w, uint64_t g, char *buf,
+			 size_t len)
+{
+	const struct cloud_facts *f = w->f;
+	size_t h, k;
+
+	snprintf(buf, len, "a host");
+	for (h = 0; h < f->nhosts; h++)
+		for (k = 0; k < f->hosts[h].nports; k++)
+			if (f->hosts[h].ports[k] == g) {
+				snprintf(buf, len, "HOST %d (%s)",
+					 f->hosts[h].id,
+					 f->texts[f->hosts[h].name]);
+				return;
+			}
+}
+
+/*
+ * The static file against the cloud: the hosts partition must be one of
+ * its partitions, and none of them may take a partition a network holds
+ * on the fabric now (its installed one): the operator's members would
+ * join a tenant's partition. A network that merely asks for a reserved
+ * key is left out instead (reserve_keys): the operator wins.
+ */
+static int check_static(struct work *w)
+{
+	const char *hp = w->o->hosts_partition;
+	size_t i;
+
+	if (hp && !partitions_find_name(w->stat, hp)) {
+		err_set(w->err, w->errlen,
+			"ONEIB_HOSTS_PARTITION '%s' is no partition of %s",
+			str_sanitize(hp).s,
+			w->o->stat ? stat_label(w) : "the static file (none)");
+		return -EINVAL;
+	}
+	for (i = 0; i < w->nnets; i++) {
+		const struct net *n = &w->nets[i];
+		const struct partition *sp;
+		char label[VNET_LABEL_MAX];
+
+		if (!n->inst || n->status == NET_PENDING)
+			continue;
+		sp = partitions_find(w->stat, n->inst->pkey);
+		if (!sp)
+			continue;
+		vnet_fact_label(n->f, label);
+		err_set(w->err, w->errlen,
+			"%s line %d: partition %s takes P_Key 0x%04x, the "
+			"installed partition of %s: give the operator's "
+			"partition another key",
+			stat_label(w), sp->line, sp->name, sp->pkey, label);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A network asking for a key of the static file is left out. */
+static int reserve_keys(struct work *w)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < w->nnets && !r; i++) {
+		struct net *n = &w->nets[i];
+		const struct partition *sp;
+		char label[VNET_LABEL_MAX], pk[PKEY_STRLEN];
+
+		if (n->status != NET_FRESH)
+			continue;
+		sp = partitions_find(w->stat, base_of(n));
+		if (!sp)
+			continue;
+		vnet_fact_label(n->f, label);
+		pkey_fmt(n->f->a.pkey, pk);
+		r = net_bad(n,
+			    "%s: IB_PKEY %s is partition 0x%04x, the static "
+			    "file's (%s)",
+			    label, pk, sp->pkey, sp->name);
+	}
+	return r;
+}
+
+/* The static partition a service network names, or NULL. */
+static const struct partition *service_partition(const struct work *w,
+						 const struct net *n)
+{
+	if (!ibattr_has(&n->f->a, IBA_SERVICE_PARTITION))
+		return NULL;
+	return partitions_find_name(w->stat, n->f->a.svc_part);
+}
+
+/*
+ * A service network's endpoints must be there and may not be a
+ * ConnectX-3 host's port: the VFs that port carries share its table, and
+ * would become full members of the network, reaching each other.
+ */
+static int check_services(struct work *w)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; i < w->nnets && !r; i++) {
+		struct net *n = &w->nets[i];
+		const struct ib_attrs *a = &n->f->a;
+		const struct partition *sp = service_partition(w, n);
+		char label[VNET_LABEL_MAX], g[GUID_STRLEN], host[128];
+		uint64_t bad = 0;
+
+		if (n->status != NET_FRESH)
+			continue;
+		vnet_fact_label(n->f, label);
+		if (ibattr_has(a, IBA_SERVICE_PARTITION) && !sp) {
+			r = net_bad(n,
+				    "%s: IB_SERVICE_PARTITION '%s' is no "
+				    "partition of %s",
+				    label, a->svc_part,
+				    w->o->stat ? stat_label(w)
+					       : "the static file (none)");
+			continue;
+		}
+		for (j = 0; j < a->nsvc && !bad; j++)
+			if (is_pf(w, a->svc[j]))
+				bad = a->svc[j];
+		for (j = 0; sp && j < sp->n && !bad; j++)
+			if (is_pf(w, sp->guids[j]))
+				bad = sp->guids[j];
+		if (!bad)
+			continue;
+		guid_fmt_hex(bad, g);
+		host_of_port(w, bad, host, sizeof(host));
+		r = net_bad(n,
+			    "%s: service endpoint %s is %s's ConnectX-3 port, "
+			    "whose VFs would all be full members",
+			    label, g, host);
+	}
+	return r;
+}
+
 static int cmp_net_base(const void *a, const void *b)
 {
 	const struct net *x = *(struct net *const *)a,
@@ -331,6 +498,7 @@ static int make_partitions(struct work *w)
 		p = new_partition(w, n);
 		if (!p)
 			return -ENOMEM;
+		p->origin = PO_ONEIB;
 		p->pkey = pkey_base(a->pkey);
 		p->ipoib = true;
 		p->mtu = ibattr_has(a, IBA_MTU) ? ibattr_mtu_enum(a->mtu) : 0;
@@ -375,6 +543,7 @@ static int make_partitions(struct work *w)
 		p = new_partition(w, n);
 		if (!p)
 			return -ENOMEM;
+		p->origin = PO_ONEIB;
 		p->pkey = n->inst->pkey;
 		p->ipoib = n->inst->ipoib;
 		p->mtu = n->inst->mtu;
@@ -384,7 +553,8 @@ static int make_partitions(struct work *w)
 	return 0;
 }
 
-static int add_entry(struct work *w, uint64_t g, size_t part, long src)
+static int add_entry(struct work *w, uint64_t g, size_t part, long src,
+		     enum pmember pm)
 {
 	struct entry *e;
 
@@ -394,8 +564,15 @@ static int add_entry(struct work *w, uint64_t g, size_t part, long src)
 	e[w->ne].guid = g;
 	e[w->ne].part = (uint32_t)part;
 	e[w->ne].src = src;
+	e[w->ne].pm = (uint8_t)pm;
 	e[w->ne++].drop = false;
 	return 0;
+}
+
+/* How a network's VMs (and ConnectX-3 ports) are members of it. */
+static enum pmember net_member(const struct net *n)
+{
+	return n->f->a.limited ? PM_LIMITED : PM_FULL;
 }
 
 static bool in_cluster(const struct vnet_fact *v, int cluster)
@@ -412,19 +589,12 @@ static bool in_cluster(const struct vnet_fact *v, int cluster)
 static int host_entries(struct work *w)
 {
 	const struct cloud_facts *f = w->f;
-	size_t h, i, j, n = 0;
+	size_t h, i, j;
 	int r = 0;
 
-	for (h = 0; h < f->nhosts; h++)
-		n += f->hosts[h].npf;
-	w->pf = calloc(n + 1, sizeof(*w->pf));
-	if (!w->pf)
-		return -ENOMEM;
 	for (h = 0; h < f->nhosts && !r; h++) {
 		const struct host_fact *hf = &f->hosts[h];
 
-		for (j = 0; j < hf->npf; j++)
-			w->pf[w->npf++] = hf->pf[j];
 		for (i = 0; i < w->nnets && !r; i++) {
 			const struct net *net = &w->nets[i];
 
@@ -433,16 +603,81 @@ static int host_entries(struct work *w)
 				continue;
 			for (j = 0; j < hf->npf && !r; j++)
 				r = add_entry(w, hf->pf[j], (size_t)net->part,
-					      SRC_PF);
+					      SRC_PF, net_member(net));
 		}
 	}
-	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
 	return r;
 }
 
-static bool is_pf(const struct work *w, uint64_t g)
+/* A network's service endpoints: full members. */
+static int service_entries(struct work *w)
 {
-	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; i < w->nnets && !r; i++) {
+		const struct net *n = &w->nets[i];
+		const struct partition *sp = service_partition(w, n);
+
+		if (n->status != NET_FRESH)
+			continue;
+		for (j = 0; j < n->f->a.nsvc && !r; j++)
+			r = add_entry(w, n->f->a.svc[j], (size_t)n->part,
+				      SRC_SERVICE, PM_FULL);
+		for (j = 0; sp && j < sp->n && !r; j++)
+			r = add_entry(w, sp->guids[j], (size_t)n->part,
+				      SRC_SERVICE, PM_FULL);
+	}
+	return r;
+}
+
+/*
+ * The operator's partitions as the static file has them, the default one
+ * too; the hosts partition with every InfiniBand PF port of the cloud.
+ */
+static int static_partitions(struct work *w)
+{
+	const struct partitions *st = w->stat;
+	const char *hp = w->o->hosts_partition;
+	struct partition *hosts = NULL;
+	size_t i, h, k;
+	int r = 0;
+
+	for (i = 0; i < st->n && !r; i++) {
+		struct partition *p;
+
+		if (ALLOC_GROW(w->out->p, w->out->n + 1, w->capp))
+			return -ENOMEM;
+		p = &w->out->p[w->out->n];
+		r = partition_copy(p, &st->p[i]);
+		if (r)
+			return r;
+		w->out->n++;
+		p->origin = PO_STATIC;
+		p->line = 0;
+		if (hp && !strcmp(p->name, hp))
+			hosts = p;
+	}
+	if (st->def) {
+		w->out->def = malloc(sizeof(*w->out->def));
+		if (!w->out->def || partition_copy(w->out->def, st->def)) {
+			free(w->out->def);
+			w->out->def = NULL;
+			return -ENOMEM;
+		}
+		w->out->def->origin = PO_STATIC;
+		w->out->def->line = 0;
+		if (hp && !strcmp(st->def->name, hp))
+			hosts = w->out->def;
+	}
+	if (!hosts)
+		return 0;
+	hosts->origin = PO_STATIC_HOSTS;
+	for (h = 0; h < w->f->nhosts && !r; h++)
+		for (k = 0; k < w->f->hosts[h].nports && !r; k++)
+			r = partition_add_member(hosts, w->f->hosts[h].ports[k],
+						 PM_FULL);
+	return r;
 }
 
 static int nic_out(struct work *w, size_t i, const struct net *net,
@@ -518,10 +753,12 @@ static int nic_entries(struct work *w)
 				    f->texts[n->bad_mac]);
 			continue;
 		}
-		r = add_entry(w, g, (size_t)net->part, (long)i);
+		r = add_entry(w, g, (size_t)net->part, (long)i,
+			      net_member(net));
 		if (!r && w->o->legacy_guids)
 			r = add_entry(w, guid_from_mac(n->mac),
-				      (size_t)net->part, (long)i);
+				      (size_t)net->part, (long)i,
+				      net_member(net));
 	}
 	return r;
 }
@@ -539,7 +776,10 @@ static int kept_entries(struct work *w)
 			continue;
 		for (j = 0; j < n->inst->n && !r; j++)
 			r = add_entry(w, n->inst->guids[j], (size_t)n->part,
-				      SRC_KEPT);
+				      SRC_KEPT, PM_FULL);
+		for (j = 0; j < n->inst->nlimited && !r; j++)
+			r = add_entry(w, n->inst->limited[j], (size_t)n->part,
+				      SRC_KEPT, PM_LIMITED);
 	}
 	return r;
 }
@@ -552,6 +792,8 @@ static int cmp_entry(const void *a, const void *b)
 		return x->guid < y->guid ? -1 : 1;
 	if (x->part != y->part)
 		return x->part < y->part ? -1 : 1;
+	if (x->pm != y->pm)
+		return x->pm < y->pm ? -1 : 1;
 	return x->src < y->src ? -1 : x->src > y->src;
 }
 
@@ -604,8 +846,11 @@ static int settle_guids(struct work *w)
 						      &f->nics[nic->src])))
 				other = &w->e[k];
 		}
+		/* one tenant GUID, one partition: endpoints and ports of
+		 * hosts are in many */
 		for (k = i; k < j; k++)
-			if (w->e[k].src == SRC_KEPT && !pf && (nic || parts))
+			if (w->e[k].src == SRC_KEPT &&
+			    guid_assignable(w->e[i].guid) && (nic || parts))
 				w->e[k].drop = true;
 		if (!nic || (!other && !pf))
 			continue;
@@ -642,38 +887,50 @@ static int settle_guids(struct work *w)
 	return r;
 }
 
-/* The members of each partition: what is left of the entries. */
+/* The members of each network's partition: what is left of the entries. */
 static int fill_members(struct work *w)
 {
-	size_t i, *count = calloc(w->out->n + 1, sizeof(*count));
+	size_t i, *nf = calloc(w->nparts + 1, sizeof(*nf)),
+		  *nl = calloc(w->nparts + 1, sizeof(*nl));
 
-	if (!count)
+	if (!nf || !nl) {
+		free(nf);
+		free(nl);
 		return -ENOMEM;
+	}
 	for (i = 0; i < w->ne; i++)
-		count[w->e[i].part]++;
-	for (i = 0; i < w->out->n; i++) {
-		w->out->p[i].guids = malloc((count[i] + 1) * sizeof(uint64_t));
-		if (!w->out->p[i].guids) {
-			free(count);
+		(w->e[i].pm == PM_FULL ? nf : nl)[w->e[i].part]++;
+	for (i = 0; i < w->nparts; i++) {
+		struct partition *p = &w->out->p[i];
+
+		p->guids = malloc((nf[i] + 1) * sizeof(uint64_t));
+		p->limited = malloc((nl[i] + 1) * sizeof(uint64_t));
+		if (!p->guids || !p->limited) {
+			free(nf);
+			free(nl);
 			return -ENOMEM;
 		}
 	}
-	free(count);
-	/* entries are sorted by GUID: each partition's list comes sorted */
+	free(nf);
+	free(nl);
+	/* entries are sorted by GUID: each partition's lists come sorted */
 	for (i = 0; i < w->ne; i++) {
 		const struct entry *e = &w->e[i];
 		struct partition *p = &w->out->p[e->part];
+		uint64_t *v = e->pm == PM_FULL ? p->guids : p->limited;
+		size_t *n = e->pm == PM_FULL ? &p->n : &p->nlimited;
 
 		if (e->drop || (e->src >= 0 && w->nic_out[e->src]))
 			continue;
-		if (p->n && p->guids[p->n - 1] == e->guid)
+		if (*n && v[*n - 1] == e->guid)
 			continue; /* a PF in two of the clusters, a VM twice */
-		p->guids[p->n++] = e->guid;
+		v[(*n)++] = e->guid;
 	}
 	return 0;
 }
 
 /* The network a partition index belongs to (fresh or kept), or NULL. */
+
 static const struct net *net_of_part(const struct work *w, uint32_t part)
 {
 	size_t i;
@@ -695,8 +952,30 @@ static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
 }
 
 /*
+ * The entries the operator's partitions (the default one aside) take in
+ * port g's table: ALL and ALL_CAS reach it, its GUID, the hosts partition.
+ */
+static size_t static_keys(const struct work *w, uint64_t g)
+{
+	const char *hp = w->o->hosts_partition;
+	size_t i, n = 0;
+
+	for (i = 0; i < w->stat->n; i++) {
+		const struct partition *p = &w->stat->p[i];
+		unsigned pm = partition_member(p, g) | p->kw[PKW_ALL] |
+			      p->kw[PKW_ALL_CAS];
+
+		if (hp && !strcmp(p->name, hp))
+			pm |= PM_FULL;
+		n += pm == PM_BOTH ? 2 : pm != PM_NONE;
+	}
+	return n;
+}
+
+/*
  * ConnectX-3: the default partition plus at most 126 tenant keys on a PF
- * port. A port the cloud would give more keeps the 126 networks with the
+ * port, less those the static file puts there (its hosts partition: one).
+ * A port the cloud would give more keeps the networks with the
  * lowest IDs (the oldest: what already runs there keeps running) and is
  * left out of the others, one note each; a VM of such a network cannot be
  * mapped on that host (deploy fails there, the key not being on the port)
@@ -706,8 +985,7 @@ static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
 static int limit_mlx4_ports(struct work *w)
 {
 	const struct cloud_facts *f = w->f;
-	const size_t max = PARTITIONS_MLX4_MAX_PKEYS - 1;
-	size_t i, j, h, k;
+	size_t i, j, h, k, max;
 	uint32_t *parts = NULL;
 	size_t capparts = 0;
 	int r = 0;
@@ -728,7 +1006,11 @@ static int limit_mlx4_ports(struct work *w)
 				}
 				parts[nparts++] = w->e[j].part;
 			}
-		if (nparts <= max || !is_pf(w, g))
+		if (!is_pf(w, g))
+			continue;
+		max = PARTITIONS_MLX4_MAX_PKEYS - 1;
+		max -= static_keys(w, g) < max ? static_keys(w, g) : max;
+		if (nparts <= max)
 			continue;
 		qsort_r(parts, nparts, sizeof(*parts), cmp_part_by_vnet, w);
 		for (h = 0; h < f->nhosts && host_id < 0; h++)
@@ -798,9 +1080,13 @@ static int finish(struct work *w)
 int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen)
 {
-	struct work w = {
-		.f = f, .o = o, .out = out, .err = err, .errlen = errlen
-	};
+	static const struct partitions none;
+	struct work w = { .f = f,
+			  .o = o,
+			  .out = out,
+			  .err = err,
+			  .errlen = errlen,
+			  .stat = o->stat ? o->stat : &none };
 	size_t i;
 	int r;
 
@@ -816,13 +1102,26 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 	w.nic_out = calloc(f->nnics + 1, sizeof(*w.nic_out));
 	r = w.nic_out ? index_nets(&w) : -ENOMEM;
 	if (!r)
+		r = collect_pf(&w);
+	if (!r)
+		r = check_static(&w);
+	if (!r)
+		r = reserve_keys(&w);
+	if (!r)
+		r = check_services(&w);
+	if (!r)
 		r = settle_collisions(&w);
 	if (!r)
 		r = make_partitions(&w);
+	w.nparts = out->n;
+	if (!r)
+		r = static_partitions(&w);
 	if (!r)
 		r = host_entries(&w);
 	if (!r)
 		r = nic_entries(&w);
+	if (!r)
+		r = service_entries(&w);
 	if (!r)
 		r = kept_entries(&w);
 	if (!r)
@@ -872,5 +1171,60 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 	if (!r)
 		r = partitions_desired(&f, o, out, err, errlen);
 	cloud_facts_free(&f);
+	return r;
+}
+
+/* Did one-ib write p of installed (see partitions.h)? */
+static bool written_by_oneib(const struct partitions *installed,
+			     const struct partition *p, bool have_static)
+{
+	if (!installed->oneib)
+		return false;
+	if (p->origin == PO_STATIC || p->origin == PO_STATIC_HOSTS)
+		return have_static;
+	return p->pkey != PKEY_DEFAULT_PARTITION &&
+	       partition_vnet_id(p->name) >= 0;
+}
+
+size_t partitions_foreign(const struct partitions *installed,
+			  const struct partitions *stat, char *buf, size_t len)
+{
+	size_t i, n = 0, at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i <= installed->n; i++) {
+		const struct partition *p = i < installed->n ? &installed->p[i]
+							     : installed->def;
+
+		/* one-ib's own default partition reads as NULL */
+		if (!p || written_by_oneib(installed, p, stat != NULL))
+			continue;
+		if (stat && (p == installed->def
+				     ? stat->def_line != 0
+				     : partitions_find(stat, p->pkey) != NULL))
+			continue; /* moved into the static file */
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at,
+					       "%s%s (0x%04x)", n ? ", " : "",
+					       p->name, p->pkey);
+		n++;
+	}
+	return n;
+}
+
+int partitions_read_static(const char *path, struct partitions *out, char *err,
+			   size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = sb_read_file(&sb, path, CONFFILE_MAX);
+
+	memset(out, 0, sizeof(*out));
+	if (r)
+		err_set(err, errlen, "%s: %s", path, strerror(-r));
+	else
+		r = partconf_parse_as(path, sb.buf, sb.len, PARTCONF_STATIC,
+				      out, err, errlen);
+	sb_release(&sb);
 	return r;
 }

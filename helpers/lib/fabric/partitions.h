@@ -9,7 +9,9 @@
  * characters opensm keeps: VNET 7 "tenant b; lab #2" -> "vnet7_tenant_b__lab__2"
  * (other characters become '_', the name is cut to fit; the ID keeps it
  * unique). Its P_Key, mtu, rate and sl come from IB_PKEY, IB_MTU, IB_RATE,
- * IB_SL. Its members, all full:
+ * IB_SL. Its members are full members, or limited ones where the network
+ * is a service network (IB_MEMBERSHIP limited: its VMs reach its service
+ * endpoints, never each other):
  * - the port GUID of every NIC on the network of every VM that holds VFs
  *   or is about to: STATE 3 ACTIVE with any LCM_STATE but 0 (LCM_INIT;
  *   PROLOG and BOOT come before the VF is programmed, so the SM knows its
@@ -27,10 +29,23 @@
  * - the PF port GUID of every ConnectX-3 host (IB_PF with DRIVER
  *   "mlx4_core") whose CLUSTER_ID is one of the network's CLUSTERS/ID,
  *   whether or not a VM of it is there now: on mlx4 the port must hold the
- *   key before deploy maps a VF to it. ConnectX-3 has 127 usable P_Key
- *   entries: a port the cloud would give more than 126 tenant keys keeps
- *   the 126 networks with the lowest IDs and is left out of the others
- *   (one note each), so creating networks never freezes anyone.
+ *   key before deploy maps a VF to it (a service network's limited: the
+ *   host maps the VF to the entry the port holds). ConnectX-3 has 127
+ *   usable P_Key entries: a port the cloud would give more than 126 tenant
+ *   keys (less one per partition of the static file it is in) keeps the
+ *   networks with the lowest IDs and is left out of the others (one note
+ *   each), so creating networks never freezes anyone;
+ * - full: the service endpoints, IB_SERVICE_GUIDS and the full GUID
+ *   members of the static file's partition IB_SERVICE_PARTITION names.
+ *
+ * The operator's static file (design decision 11; render_opts.stat) is
+ * carried into the result as it reads, its default partition too (else
+ * one-ib's: every port limited, the SM's full). Its P_Keys are reserved: a
+ * network that asks for one is left out (the operator wins), but a static
+ * partition that takes a network's installed partition is refused as a
+ * whole. The partition hosts_partition names also gets every cloud host's
+ * InfiniBand PF port as a full member, so a new host joins it without an
+ * edit.
  *
  * One tenant's bad data never freezes the others. What cannot be rendered
  * is left out, and each case is one note (a warning of the renderer, a
@@ -40,6 +55,10 @@
  *   the partition it had in the installed file (same key, flags and
  *   members), or has none if it had none; two networks on one partition:
  *   the one that held it in the installed file keeps it, or neither;
+ * - a network whose key the static file reserves, whose
+ *   IB_SERVICE_PARTITION is no partition of the static file, or whose
+ *   service endpoint is a ConnectX-3 host's port (its VFs would become
+ *   full members): the same;
  * - a NIC whose own IB_PKEY (full listing only) is malformed or not its
  *   network's, without NIC_ID, or (legacy GUIDs) without a MAC;
  * - a NIC whose GUID another NIC or a host port also has: one GUID in two
@@ -62,6 +81,9 @@ struct render_opts {
 	unsigned cloud_id; /* 0..255, ONEIB_CLOUD_ID */
 	bool legacy_guids; /* also guid_from_mac(MAC) of every NIC */
 	const struct partitions *installed; /* the file as installed, or NULL */
+	const struct partitions *stat; /* the operator's (PARTCONF_STATIC) */
+	const char *stat_label; /* its path, for messages */
+	const char *hosts_partition; /* ONEIB_HOSTS_PARTITION, or NULL */
 };
 
 /*
@@ -69,6 +91,8 @@ struct render_opts {
  * pools. Returns 0, or -EINVAL / -ENOMEM with one line in err and *out
  * empty: only what no single network or NIC can be blamed for, e.g.
  *   VNET pool: VNET 7 listed twice
+ *   /etc/one/ib/partitions.static.conf line 3: partition storage takes P_Key 0x0101, VNET 5 (tenant-a)'s installed partition
+ *   ONEIB_HOSTS_PARTITION 'infra' is no partition of the static file
  */
 int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen);
@@ -82,8 +106,24 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     const struct render_opts *o, struct partitions *out,
 		     char *err, size_t errlen);
 
-/* "vnet7_tenant-b" (and the names written before: "one_vnet_7_...") -> 7,
- * or -1. */
-int partition_vnet_id(const char *name);
+/*
+ * The operator's static file at path, by the static file's rules
+ * (partconf.h, PARTCONF_STATIC): 0, or -errno with one line in err,
+ *   /etc/one/ib/partitions.static.conf line 4: ALL=full would make every tenant VF a full member of infra (0x0105)
+ */
+int partitions_read_static(const char *path, struct partitions *out, char *err,
+			   size_t errlen);
+
+/*
+ * Adoption (design decision 11): the partitions of the installed file
+ * that one-ib did not write and the static file does not hold, which the
+ * next file would drop. One-ib wrote a file that starts with its first
+ * line; in it its own are the networks' partitions (vnet<ID>_...), its
+ * default partition, and the static file's (marked "# from: the static
+ * file") while a static file is given. Returns how many, their names in
+ * buf: "storage (0x0200), Default (0x7fff)".
+ */
+size_t partitions_foreign(const struct partitions *installed,
+			  const struct partitions *stat, char *buf, size_t len);
 
 #endif

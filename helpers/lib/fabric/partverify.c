@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/guid.h"
+#include "core/log.h"
 #include "fabric/partverify.h"
 
 struct membership {
@@ -34,20 +36,56 @@ static int cmp_u16(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every (member GUID, full P_Key) of the model, sorted by GUID. */
+/* one-ib's default partition: every port limited, the SM's full */
+static const struct partition builtin_default = {
+	.name = "Default",
+	.pkey = PKEY_DEFAULT_PARTITION,
+	.ipoib = true,
+	.sl = -1,
+	.kw = { [PKW_ALL] = PM_LIMITED, [PKW_SELF] = PM_FULL },
+};
+
+static const struct partition *part_at(const struct partitions *m, size_t i)
+{
+	if (i < m->n)
+		return &m->p[i];
+	return m->def ? m->def : &builtin_default;
+}
+
+static int push(struct membership *v, size_t *n, uint64_t g, uint16_t pkey,
+		enum pmember pm)
+{
+	if (pm & PM_FULL) {
+		v[*n].guid = g;
+		v[(*n)++].pkey = (uint16_t)(pkey | 0x8000);
+	}
+	if (pm & PM_LIMITED) {
+		v[*n].guid = g;
+		v[(*n)++].pkey = pkey;
+	}
+	return 0;
+}
+
+/* Every (member GUID, entry) of the model, sorted by GUID. */
 static struct membership *memberships(const struct partitions *m, size_t *n)
 {
-	struct membership *v = malloc((partitions_members(m) + 1) * sizeof(*v));
-	size_t i, j;
+	size_t i, j, total = 1;
+	struct membership *v;
 
+	for (i = 0; i <= m->n; i++)
+		total += part_at(m, i)->n + part_at(m, i)->nlimited;
+	v = malloc(total * sizeof(*v));
 	*n = 0;
 	if (!v)
 		return NULL;
-	for (i = 0; i < m->n; i++)
-		for (j = 0; j < m->p[i].n; j++) {
-			v[*n].guid = m->p[i].guids[j];
-			v[(*n)++].pkey = (uint16_t)(m->p[i].pkey | 0x8000);
-		}
+	for (i = 0; i <= m->n; i++) {
+		const struct partition *p = part_at(m, i);
+
+		for (j = 0; j < p->n; j++)
+			push(v, n, p->guids[j], p->pkey, PM_FULL);
+		for (j = 0; j < p->nlimited; j++)
+			push(v, n, p->limited[j], p->pkey, PM_LIMITED);
+	}
 	qsort(v, *n, sizeof(*v), cmp_membership);
 	return v;
 }
@@ -67,31 +105,149 @@ static size_t first_of(const struct membership *v, size_t n, uint64_t g)
 	return lo;
 }
 
-/* One end port against the model: 1 with *d filled when it differs. */
-static int check_port(const struct fabric_port *fp, uint16_t sm_lid,
-		      const struct membership *v, size_t nv,
-		      struct port_drift *d)
+/*
+ * Two ways into one partition, as opensm adds them (osm_prtn_add_port): a
+ * full membership replaces a limited one; only "both" itself, written as
+ * such, gives the port both entries.
+ */
+static unsigned combine(unsigned a, unsigned b)
 {
-	size_t i = first_of(v, nv, fp->port_guid), j, nw = 0;
-	uint16_t *want, *have;
-	bool diff = false;
+	if (a == PM_BOTH || b == PM_BOTH)
+		return PM_BOTH;
+	return (a | b) & PM_FULL ? PM_FULL : (a | b);
+}
 
+/* What p's keywords make port fp: ALL, ALL_CAS / ALL_ROUTERS, SELF. */
+static unsigned keyword_member(const struct partition *p,
+			       const struct fabric_port *fp, uint16_t sm_lid)
+{
+	unsigned pm = p->kw[PKW_ALL];
+
+	pm = combine(pm, fp->type == FABRIC_ROUTER ? p->kw[PKW_ALL_ROUTERS]
+						   : p->kw[PKW_ALL_CAS]);
+	if (fp->lid && fp->lid == sm_lid)
+		pm = combine(pm, p->kw[PKW_SELF]);
+	return pm;
+}
+
+static bool has_keywords(const struct partition *p)
+{
+	size_t k;
+
+	for (k = 0; k < PKW_COUNT; k++)
+		if (p->kw[k])
+			return true;
+	return false;
+}
+
+/* The entries port fp should hold, sorted and unique, in *want. */
+static int wanted(const struct partitions *m, const struct fabric_port *fp,
+		  uint16_t sm_lid, const struct membership *v, size_t nv,
+		  uint16_t **want, size_t *nw)
+{
+	size_t i = first_of(v, nv, fp->port_guid), j, k, n = 0, nkw = 0;
+	uint16_t *w;
+
+	for (k = 0; k <= m->n; k++)
+		nkw += has_keywords(part_at(m, k));
 	for (j = i; j < nv && v[j].guid == fp->port_guid; j++)
 		;
-	want = malloc((j - i + 1) * sizeof(*want));
+	w = malloc((j - i + 2 * nkw + 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (; i < j; i++)
+		w[n++] = v[i].pkey;
+	for (k = 0; k <= m->n; k++) {
+		const struct partition *p = part_at(m, k);
+		unsigned listed = PM_NONE, pm;
+		size_t at;
+
+		if (!has_keywords(p))
+			continue;
+		pm = keyword_member(p, fp, sm_lid);
+		if (!pm)
+			continue;
+		/* what the GUID lists gave: taken out, merged back */
+		for (at = 0; at < n;) {
+			if ((w[at] & 0x7fff) != p->pkey) {
+				at++;
+				continue;
+			}
+			listed |= w[at] & 0x8000 ? PM_FULL : PM_LIMITED;
+			w[at] = w[--n];
+		}
+		pm = combine(listed, pm);
+		if (pm & PM_FULL)
+			w[n++] = (uint16_t)(p->pkey | 0x8000);
+		if (pm & PM_LIMITED)
+			w[n++] = p->pkey;
+	}
+	qsort(w, n, sizeof(*w), cmp_u16);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || w[i] != w[k - 1])
+			w[k++] = w[i];
+	*want = w;
+	*nw = k;
+	return 0;
+}
+
+static bool holds(const uint16_t *have, size_t n, uint16_t k)
+{
+	return bsearch(&k, have, n, sizeof(*have), cmp_u16) != NULL;
+}
+
+/*
+ * A port whose entries do not fit: its own table (PartitionCap), or the
+ * switch port's enforcement table. 1 with *c filled, 0 when it fits.
+ */
+static int check_capacity(const struct fabric_port *fp, const uint16_t *want,
+			  size_t nw, const uint16_t *have, size_t nh,
+			  struct port_capacity *c)
+{
+	size_t i;
+
+	if ((!fp->pcap || nw <= fp->pcap) &&
+	    (!fp->sw_enf_cap || nw <= fp->sw_enf_cap))
+		return 0;
+	c->port = fp;
+	c->need = nw;
+	c->dropped = malloc((nw + 1) * sizeof(*c->dropped));
+	if (!c->dropped)
+		return -ENOMEM;
+	for (i = 0; i < nw; i++)
+		if (!holds(have, nh, want[i]))
+			c->dropped[c->ndropped++] = want[i];
+	return 1;
+}
+
+/* One end port against the model: 1 with *d filled when it differs. */
+static int check_port(const struct partitions *m, const struct fabric_port *fp,
+		      uint16_t sm_lid, const struct membership *v, size_t nv,
+		      struct port_drift *d, struct verify_result *res)
+{
+	uint16_t *want, *have;
+	size_t nw, i;
+	bool diff;
+	int r = wanted(m, fp, sm_lid, v, nv, &want, &nw);
+
+	if (r)
+		return r;
 	have = malloc((fp->npkeys + 1) * sizeof(*have));
-	if (!want || !have) {
+	if (!have) {
 		free(want);
-		free(have);
 		return -ENOMEM;
 	}
-	want[nw++] = fp->lid && fp->lid == sm_lid ? 0xffff : 0x7fff;
-	for (; i < j; i++)
-		want[nw++] = v[i].pkey;
 	if (fp->npkeys)
 		memcpy(have, fp->pkeys, fp->npkeys * sizeof(*have));
 	qsort(have, fp->npkeys, sizeof(*have), cmp_u16);
-	qsort(want, nw, sizeof(*want), cmp_u16);
+	r = check_capacity(fp, want, nw, have, fp->npkeys,
+			   &res->cap[res->ncap]);
+	if (r < 0) {
+		free(want);
+		free(have);
+		return r;
+	}
+	res->ncap += (size_t)r;
 	diff = nw != fp->npkeys;
 	for (i = 0; i < nw && !diff; i++)
 		diff = want[i] != have[i];
@@ -118,7 +274,9 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 
 	memset(res, 0, sizeof(*res));
 	res->drift = calloc(f->n + 1, sizeof(*res->drift));
-	if (!v || !ports || !res->drift) {
+	res->cap = calloc(f->n + 1, sizeof(*res->cap));
+	res->unknown = malloc((nv + 1) * sizeof(*res->unknown));
+	if (!v || !ports || !res->drift || !res->cap || !res->unknown) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -126,20 +284,24 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 		ports[i] = f->p[i].port_guid;
 	qsort(ports, f->n, sizeof(*ports), cmp_u64);
 	for (i = 0; i < f->n && r >= 0; i++) {
-		r = check_port(&f->p[i], f->sm_lid, v, nv,
-			       &res->drift[res->ndrift]);
+		r = check_port(m, &f->p[i], f->sm_lid, v, nv,
+			       &res->drift[res->ndrift], res);
 		if (r > 0)
 			res->ndrift++;
 	}
-	/* Members the SM could not find: VMs whose VF is not up yet, or
-	 * ConnectX-3 alias GUIDs, which are never ports of their own. */
+	/* Members the SM could not find: VMs whose VF is not up yet,
+	 * ConnectX-3 alias GUIDs, which are never ports of their own, mlx5
+	 * virtual ports. */
 	for (i = 0; i < nv && r >= 0; i++) {
 		if (i && v[i].guid == v[i - 1].guid)
 			continue;
-		if (bsearch(&v[i].guid, ports, f->n, sizeof(*ports), cmp_u64))
+		if (bsearch(&v[i].guid, ports, f->n, sizeof(*ports), cmp_u64)) {
 			res->present++;
-		else
+		} else {
 			res->absent++;
+			if (guid_assignable(v[i].guid))
+				res->unknown[res->nunknown++] = v[i].guid;
+		}
 	}
 	r = r < 0 ? r : 0;
 out:
@@ -160,6 +322,105 @@ void verify_result_free(struct verify_result *res)
 		free(res->drift[i].have);
 		free(res->drift[i].want);
 	}
+	for (i = 0; i < res->ncap; i++)
+		free(res->cap[i].dropped);
 	free(res->drift);
+	free(res->cap);
+	free(res->unknown);
 	memset(res, 0, sizeof(*res));
+}
+
+/* The first port (from `from` on) whose table holds entry k or, with
+ * any, k's partition in either form. */
+static const struct fabric_port *holder(const struct fabric *f, size_t from,
+					uint16_t k, bool any, size_t *at)
+{
+	size_t i, j;
+
+	for (i = from; i < f->n; i++)
+		for (j = 0; j < f->p[i].npkeys; j++)
+			if (f->p[i].pkeys[j] == k ||
+			    (any &&
+			     (f->p[i].pkeys[j] & 0x7fff) == (k & 0x7fff))) {
+				*at = i;
+				return &f->p[i];
+			}
+	return NULL;
+}
+
+static int ask_sl(const struct fabric *f, const struct partition *p,
+		  struct sa_conn *sa, struct sl_check *c, char *err,
+		  size_t errlen)
+{
+	const uint16_t full = (uint16_t)(p->pkey | 0x8000);
+	const struct fabric_port *a, *b;
+	struct sa_path rec;
+	size_t at, at2;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->p = p;
+	a = holder(f, 0, full, false, &at);
+	if (!a)
+		return 0;
+	b = holder(f, 0, full, true, &at2);
+	while (b && b == a)
+		b = holder(f, at2 + 1, full, true, &at2);
+	c->src = a->port_guid;
+	c->dst = b ? b->port_guid : a->port_guid;
+	r = sa_path_get(sa, c->src, c->dst, full, &rec, c->why, sizeof(c->why));
+	if (r < 0) {
+		err_set(err, errlen, "%s", c->why);
+		return r;
+	}
+	c->found = r;
+	c->sl = rec.sl;
+	return 0;
+}
+
+int partitions_verify_sa(const struct partitions *m, const struct fabric *f,
+			 const struct verify_result *res, struct sa_conn *sa,
+			 struct sa_result *out, char *err, size_t errlen)
+{
+	size_t i;
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->sl = calloc(m->n + 2, sizeof(*out->sl));
+	out->unknown = malloc((res->nunknown + 1) * sizeof(*out->unknown));
+	if (!out->sl || !out->unknown) {
+		sa_result_free(out);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= m->n && !r; i++) {
+		const struct partition *p = part_at(m, i);
+
+		if (p->sl < 0)
+			continue;
+		r = ask_sl(f, p, sa, &out->sl[out->nsl], err, errlen);
+		out->nsl++;
+	}
+	/* a path from here to each: the SA knows the port, or not */
+	for (i = 0; i < res->nunknown && !r; i++) {
+		struct sa_path rec;
+		char why[128];
+
+		r = sa_path_get(sa, f->local_guid, res->unknown[i], 0, &rec,
+				why, sizeof(why));
+		if (r < 0)
+			err_set(err, errlen, "%s", why);
+		else if (!r)
+			out->unknown[out->nunknown++] = res->unknown[i];
+		r = r < 0 ? r : 0;
+	}
+	if (r)
+		sa_result_free(out);
+	return r;
+}
+
+void sa_result_free(struct sa_result *out)
+{
+	free(out->sl);
+	free(out->unknown);
+	memset(out, 0, sizeof(*out));
 }

@@ -286,7 +286,8 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 /*
  *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
  *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
- *   </IB_PF>  -> 0x0002c90300a1b2c1; other drivers and Ethernet ports: none.
+ *   </IB_PF>  -> a port 0x0002c90300a1b2c1, a ConnectX-3 one; other
+ *   drivers: a port; Ethernet ports: none.
  * The host's monitoring writes these, not a tenant: a malformed one means
  * the listing is not what it seems, and nothing is rendered from it.
  */
@@ -299,8 +300,7 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 		char *v = NULL;
 		uint64_t g;
 
-		if (!xml_is_elem(c, "IB_PF") ||
-		    !leaf_is(c, "DRIVER", "mlx4_core"))
+		if (!xml_is_elem(c, "IB_PF"))
 			continue;
 		if (!xml_only_leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBan"
 								     "d")) {
@@ -318,6 +318,11 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 			return -EINVAL;
 		}
 		free(v);
+		if (ALLOC_GROW(h->ports, h->nports + 1, h->capports))
+			return -ENOMEM;
+		h->ports[h->nports++] = g;
+		if (!leaf_is(c, "DRIVER", "mlx4_core"))
+			continue;
 		if (ALLOC_GROW(h->pf, h->npf + 1, h->cappf))
 			return -ENOMEM;
 		h->pf[h->npf++] = g;
@@ -345,9 +350,9 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
 		return 0;
 	r = host_pf_guids(t, id, &name, &h, err, errlen);
-	if (!r && h.npf)
+	if (!r && h.nports)
 		r = keep(f, &h.name, "%s", name.s);
-	if (!r && h.npf) {
+	if (!r && h.nports) {
 		struct host_fact *slot = cloud_facts_new_host(f);
 
 		if (!slot) {
@@ -356,10 +361,11 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 			h.id = id;
 			h.cluster = cluster;
 			*slot = h;
-			h.pf = NULL;
+			h.pf = h.ports = NULL;
 		}
 	}
 	free(h.pf);
+	free(h.ports);
 	return r;
 }
 

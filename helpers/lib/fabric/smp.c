@@ -7,13 +7,14 @@
 
 #include "core/grow.h"
 #include "core/log.h"
+#include "fabric/mad.h"
 #include "fabric/smp.h"
 
-#define MAD_LEN 256
 #define CLASS_SMI_DR 0x81
 #define METHOD_GET 0x01
 #define ATTR_NODE_DESC 0x0010
 #define ATTR_NODE_INFO 0x0011
+#define ATTR_SWITCH_INFO 0x0012
 #define ATTR_PORT_INFO 0x0015
 #define ATTR_PKEY_TABLE 0x0016
 #define NODE_SWITCH 2
@@ -23,40 +24,18 @@
 struct smp_ctx {
 	int fd, agent, timeout;
 	uint32_t tid;
+	uint64_t mkey;
 	void *umad;
 };
 
 struct hop_path {
 	uint8_t port[SMP_MAX_HOPS + 1]; /* [1..hops], [0] unused */
 	int hops;
+	/* the switch port the last hop left from: what an end port there
+	 * is cabled to */
+	uint64_t sw_guid;
+	uint16_t sw_enf_cap;
 };
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
 
 static void path_str(const struct hop_path *path, char *out, size_t len)
 {
@@ -88,6 +67,7 @@ static int smp_get(struct smp_ctx *c, const struct hop_path *path,
 	put32(mad + 12, tid);
 	put16(mad + 16, attr);
 	put32(mad + 20, mod);
+	put64(mad + 24, c->mkey);
 	put16(mad + 32, 0xffff); /* DrSLID, DrDLID: permissive */
 	put16(mad + 34, 0xffff);
 	for (i = 1; i <= path->hops; i++)
@@ -187,6 +167,13 @@ static int end_port(struct smp_ctx *c, const struct hop_path *path,
 	fp->node_guid = ni->node_guid;
 	fp->port_guid = ni->port_guid;
 	fp->port_num = ni->local_port;
+	fp->type = ni->type;
+	fp->pcap = ni->pcap;
+	if (path->hops) {
+		fp->sw_guid = path->sw_guid;
+		fp->sw_port = path->port[path->hops];
+		fp->sw_enf_cap = path->sw_enf_cap;
+	}
 	r = smp_get(c, path, ATTR_PORT_INFO, ni->local_port, d, err, errlen);
 	if (r)
 		return r;
@@ -235,6 +222,7 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 	while (head < tail && !r) {
 		struct hop_path path = queue[head++];
 		struct node_info ni;
+		uint16_t enf = 0;
 		uint8_t d[64];
 		int p;
 
@@ -253,6 +241,20 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 			continue;
 		} else {
 			f->switches++;
+			/* SwitchInfo PartitionEnforcementCap, bytes 14-15 */
+			r = smp_get(c, &path, ATTR_SWITCH_INFO, 0, d, err,
+				    errlen);
+			if (r)
+				break;
+			enf = be16(d + 14);
+			/* the local port is cabled to the first switch, at
+			 * the port our SMP came in by */
+			if (path.hops == 1 && f->n &&
+			    f->p[0].port_guid == f->local_guid) {
+				f->p[0].sw_guid = ni.node_guid;
+				f->p[0].sw_port = ni.local_port;
+				f->p[0].sw_enf_cap = enf;
+			}
 		}
 		for (p = 1; p <= ni.nports && !r; p++) {
 			if (path.hops && ni.type == NODE_SWITCH &&
@@ -274,6 +276,9 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 			}
 			queue[tail] = path;
 			queue[tail].port[++queue[tail].hops] = (uint8_t)p;
+			queue[tail].sw_guid =
+				ni.type == NODE_SWITCH ? ni.node_guid : 0;
+			queue[tail].sw_enf_cap = enf;
 			tail++;
 		}
 	}
@@ -284,10 +289,12 @@ static int walk(struct smp_ctx *c, struct fabric *f, char *err, size_t errlen)
 	return r;
 }
 
-int fabric_scan(const char *ca, int port, int timeout_ms, struct fabric *f,
-		char *err, size_t errlen)
+int fabric_scan(const char *ca, int port, int timeout_ms, uint64_t mkey,
+		struct fabric *f, char *err, size_t errlen)
 {
-	struct smp_ctx c = { .fd = -1, .agent = -1, .timeout = timeout_ms };
+	struct smp_ctx c = {
+		.fd = -1, .agent = -1, .timeout = timeout_ms, .mkey = mkey
+	};
 	int r;
 
 	memset(f, 0, sizeof(*f));

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the subnet manager actually programmed: every end port of the
- * fabric with its P_Key table, read with directed-route SMPs (Get
- * NodeInfo, PortInfo, NodeDescription, P_KeyTable) sent through
+ * fabric with its P_Key table and its capacity (NodeInfo PartitionCap, and
+ * the PartitionEnforcementCap of the switch it is cabled to), read with
+ * directed-route SMPs (Get NodeInfo, PortInfo, NodeDescription,
+ * P_KeyTable, SwitchInfo) sent through
  * libibumad from one local port, walking the switches breadth first the
  * way ibnetdiscover does. Directed routes need no LIDs and no SA, so the
  * walk works on a fabric whose SM is confused too. SA table queries would
@@ -11,6 +13,9 @@
  * MAD layout (IBA vol. 1, 14.2.1.2 "directed route SMP"): 24-byte common
  * header, M_Key, DrSLID, DrDLID, 28 reserved, 64 bytes of attribute data
  * at offset 64, InitialPath at 128, ReturnPath at 192; all big-endian.
+ * Every SMP carries the M_Key it is given: with opensm's
+ * m_key_protection_level 2 or 3 a port answers a Get only with its key
+ * (IBA 14.2.4.1; opensm sets one subnet-wide m_key on every port).
  */
 #ifndef ONEIB_SMP_H
 #define ONEIB_SMP_H
@@ -21,10 +26,18 @@
 
 #define SMP_MAX_HOPS 63
 
+#define FABRIC_CA 1 /* NodeInfo NodeType */
+#define FABRIC_ROUTER 3
+
 struct fabric_port {
 	uint64_t node_guid, port_guid;
 	uint16_t lid;
 	uint8_t port_num;
+	uint8_t type; /* FABRIC_CA, FABRIC_ROUTER */
+	uint16_t pcap; /* NodeInfo PartitionCap: its P_Key table's size */
+	uint64_t sw_guid; /* the switch it is cabled to, 0: none (or unknown) */
+	uint8_t sw_port; /* ... and that switch's port */
+	uint16_t sw_enf_cap; /* SwitchInfo PartitionEnforcementCap, 0 unknown */
 	char desc[65]; /* NodeDescription, printable ASCII only */
 	uint16_t *pkeys; /* the non-empty entries of its P_Key table */
 	size_t npkeys;
@@ -40,10 +53,11 @@ struct fabric {
 
 /*
  * Walks the fabric from port `port` of `ca` (NULL / 0: the first active
- * one libibumad finds). 0, or -errno with one line in err.
+ * one libibumad finds), every SMP with M_Key mkey. 0, or -errno with one
+ * line in err.
  */
-int fabric_scan(const char *ca, int port, int timeout_ms, struct fabric *f,
-		char *err, size_t errlen);
+int fabric_scan(const char *ca, int port, int timeout_ms, uint64_t mkey,
+		struct fabric *f, char *err, size_t errlen);
 
 void fabric_free(struct fabric *f);
 

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <infiniband/umad.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "fabric/mad.h"
+#include "fabric/sapath.h"
+
+#define CLASS_SA 0x03
+#define SA_CLASS_VERSION 2
+#define METHOD_GET 0x01
+#define ATTR_PATH_RECORD 0x0035
+#define QP1_QKEY 0x80010000u
+#define SA_DATA 56
+
+/* PathRecord component mask bits (IBA 15.2.5.16) */
+#define PR_DGID (1ull << 2)
+#define PR_SGID (1ull << 3)
+#define PR_REVERSIBLE (1ull << 11)
+#define PR_NUMBPATH (1ull << 12)
+#define PR_PKEY (1ull << 13)
+
+int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
+	    char *err, size_t errlen)
+{
+	umad_port_t up;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = c->agent = -1;
+	c->timeout = timeout_ms;
+	if (umad_init() < 0) {
+		err_set(err, errlen,
+			"libibumad: cannot initialise (no ib_umad module?)");
+		return -ENODEV;
+	}
+	r = umad_get_port(ca, port, &up);
+	if (r < 0) {
+		err_set(err, errlen, "%s port %d: cannot read it: %s",
+			ca ? ca : "first InfiniBand device", port,
+			strerror(-r));
+		umad_done();
+		return r;
+	}
+	c->sm_lid = (uint16_t)up.sm_lid;
+	c->sm_sl = (uint8_t)up.sm_sl;
+	c->prefix = be64((const uint8_t *)&up.gid_prefix);
+	umad_release_port(&up);
+	if (!c->sm_lid) {
+		err_set(err, errlen, "%s port %d: no subnet manager known",
+			ca ? ca : "first InfiniBand device", port);
+		umad_done();
+		return -EHOSTUNREACH;
+	}
+	c->fd = umad_open_port(ca, port);
+	if (c->fd < 0) {
+		r = c->fd;
+		err_set(err, errlen,
+			"%s port %d: cannot open its umad device: %s",
+			ca ? ca : "first InfiniBand device", port,
+			strerror(-r));
+		umad_done();
+		return r;
+	}
+	c->agent = umad_register(c->fd, CLASS_SA, SA_CLASS_VERSION, 1, NULL);
+	c->umad = calloc(1, umad_size() + MAD_LEN);
+	if (c->agent < 0 || !c->umad) {
+		err_set(err, errlen, "libibumad: cannot register an SA agent");
+		sa_close(c);
+		return -EIO;
+	}
+	return 0;
+}
+
+int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
+		uint16_t pkey, struct sa_path *out, char *err, size_t errlen)
+{
+	uint8_t *mad = umad_get_mad(c->umad), *rec = mad + SA_DATA;
+	uint32_t tid = ++c->tid;
+	uint64_t mask = PR_DGID | PR_SGID | PR_REVERSIBLE | PR_NUMBPATH;
+	int len, st;
+
+	memset(c->umad, 0, umad_size() + MAD_LEN);
+	mad[0] = 1; /* base version */
+	mad[1] = CLASS_SA;
+	mad[2] = SA_CLASS_VERSION;
+	mad[3] = METHOD_GET;
+	put32(mad + 12, tid);
+	put16(mad + 16, ATTR_PATH_RECORD);
+	put64(rec + 8, c->prefix);
+	put64(rec + 16, dguid);
+	put64(rec + 24, c->prefix);
+	put64(rec + 32, sguid);
+	rec[49] = 0x80 | 1; /* reversible, one path */
+	if (pkey) {
+		put16(rec + 50, pkey);
+		mask |= PR_PKEY;
+	}
+	put64(mad + 48, mask);
+	umad_set_addr(c->umad, c->sm_lid, 1, c->sm_sl, (int)QP1_QKEY);
+	if (umad_send(c->fd, c->agent, c->umad, MAD_LEN, c->timeout, 2) < 0) {
+		err_set(err, errlen, "SA query to LID %u: send failed",
+			c->sm_lid);
+		return -EIO;
+	}
+	for (;;) {
+		len = MAD_LEN;
+		if (umad_recv(c->fd, c->umad, &len, c->timeout * 4) < 0) {
+			err_set(err, errlen, "SA query to LID %u: no answer",
+				c->sm_lid);
+			return -ETIMEDOUT;
+		}
+		if ((uint32_t)be64(mad + 8) == tid)
+			break; /* the kernel put our agent in the high half */
+	}
+	st = umad_status(c->umad);
+	if (st) {
+		err_set(err, errlen, "SA query to LID %u: %s", c->sm_lid,
+			st == ETIMEDOUT ? "timed out" : strerror(st));
+		return -(st > 0 ? st : EIO);
+	}
+	if (be16(mad + 4)) {
+		err_set(err, errlen, "the SA answers MAD status 0x%04x",
+			be16(mad + 4));
+		return 0;
+	}
+	out->dlid = be16(rec + 40);
+	out->slid = be16(rec + 42);
+	out->pkey = be16(rec + 50);
+	out->sl = rec[53] & 0x0f;
+	return 1;
+}
+
+void sa_close(struct sa_conn *c)
+{
+	free(c->umad);
+	c->umad = NULL;
+	if (c->agent >= 0)
+		umad_unregister(c->fd, c->agent);
+	if (c->fd >= 0) {
+		umad_close_port(c->fd);
+		umad_done();
+	}
+	c->fd = c->agent = -1;
+}
