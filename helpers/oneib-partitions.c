@@ -126,7 +126,7 @@ static int read_static(struct desired *d, const char *cmd)
 	if (!d->stat)
 		return 0;
 	if (partitions_read_static(d->stat, &d->st, err, sizeof(err))) {
-		log_msg("%s: %s; nothing rendered", cmd, err);
+		log_msg("%s: %s", cmd, err);
 		return 1;
 	}
 	d->o.stat = &d->st;

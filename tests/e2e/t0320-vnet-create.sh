@@ -5,9 +5,10 @@
 # prints exactly its full-member IB_PKEY line; a missing one gets the lowest
 # free key of the range; every refusal (duplicate, out of range, default,
 # zero, limited member, bad IB_MTU/IB_RATE/IB_SL/IB_MODE/IB_PF/IB_PORT, by
-# the very rules the partitions renderer applies, range exhausted) exits 1
-# with one line naming the network and nothing on stdout. vnet_delete
-# succeeds.
+# the very rules the partitions renderer applies, range exhausted, a key
+# of the operator's static file, a service network's attributes broken)
+# exits 1 with one line naming the network and nothing on stdout; the
+# range skips the static file's keys. vnet_delete succeeds.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
@@ -140,7 +141,7 @@ pool 5:tenant-a:ib:0x8101 6:tenant-c:ib:0x0100 8:tenant-d:ib:0x8102 9:tenant-e:i
 accepted "missing: skips every used key" 0x8103 7 tenant-b
 
 sed -i 's/^IB_PKEY_RANGE=.*/IB_PKEY_RANGE="0x0100-0x0102"/' "$R/etc/vnm/ib/ibrc"
-refused "range exhausted" "no free P_Key in IB_PKEY_RANGE 0x0100-0x0102 \(all 3 held by other InfiniBand networks\)" \
+refused "range exhausted" "no free P_Key in IB_PKEY_RANGE 0x0100-0x0102 \(all 3 held by other InfiniBand networks or the static file\)" \
 	7 tenant-b
 accepted "range exhausted, but a key given" 0x8105 7 tenant-b IB_PKEY=0x8105
 sed -i 's/^IB_PKEY_RANGE=.*/IB_PKEY_RANGE="0x7f00-0x7fff"/' "$R/etc/vnm/ib/ibrc"
@@ -148,6 +149,41 @@ refused "range reaching the default partition" "IB_PKEY_RANGE '0x7f00-0x7fff' in
 	7 tenant-b
 sed -i 's/^IB_PKEY_RANGE=.*/IB_PKEY_RANGE="0x8200-0x82ff"/' "$R/etc/vnm/ib/ibrc"
 accepted "range written full member" 0x8200 7 tenant-b
+
+# A service network (design decision 11): its attributes by their rules.
+pool 5:tenant-a:ib:0x8101 7:tenant-b:ib:
+accepted "a service network" 0x8109 7 tenant-b IB_PKEY=0x8109 IB_MEMBERSHIP=limited \
+	"IB_SERVICE_GUIDS=0x0002c903000a0001, 0x0002c903000b0001"
+refused "IB_MEMBERSHIP" "IB_MEMBERSHIP 'half' is not full or limited" 7 tenant-b IB_PKEY=0x8109 IB_MEMBERSHIP=half
+refused "a tenant VF as an endpoint" "IB_SERVICE_GUIDS '0x02000000000a0001' has 0x02000000000a0001 \(VM 10 NIC 1\), a tenant VF's GUID: never a service endpoint" \
+	7 tenant-b IB_PKEY=0x8109 IB_SERVICE_GUIDS=0x02000000000a0001
+refused "IB_SERVICE_PARTITION without a static file" "IB_SERVICE_PARTITION 'storage' is no partition of the static file \(none: ONEIB_PARTITIONS_STATIC in etc/vnm/ib/ibrc\)" \
+	7 tenant-b IB_PKEY=0x8109 IB_SERVICE_PARTITION=storage
+
+# The operator's static file: its keys are reserved. Its default path is
+# /etc/one/ib/partitions.static.conf (none there: no static file); a path
+# set in ibrc must be there.
+cat >"$TEST_TMP/static.conf" <<'EOS'
+# the site's own
+storage=0x0200, ipoib : 0x0002c903000a0001=full ;
+infra=0x0201 : 0x0002c903000c0001=full ;
+EOS
+echo "ONEIB_PARTITIONS_STATIC=$TEST_TMP/static.conf" >>"$R/etc/vnm/ib/ibrc"
+refused "a key of the static file" "IB_PKEY 0x8200 is partition 0x0200, the static file's \(storage\)$" \
+	7 tenant-b IB_PKEY=0x8200
+refused "the same, limited form in the file's view" "IB_PKEY 0x8201 is partition 0x0201, the static file's \(infra\)$" \
+	7 tenant-b IB_PKEY=0x8201
+accepted "IB_PKEY_RANGE skips the static file's keys" 0x8202 7 tenant-b
+accepted "IB_SERVICE_PARTITION of the static file" 0x8109 7 tenant-b IB_PKEY=0x8109 \
+	IB_MEMBERSHIP=limited IB_SERVICE_PARTITION=storage
+refused "IB_SERVICE_PARTITION not in it" "IB_SERVICE_PARTITION 'nas' is no partition of the static file$" \
+	7 tenant-b IB_PKEY=0x8109 IB_SERVICE_PARTITION=nas
+echo 'broken=0x0300 : ALL=full ;' >>"$TEST_TMP/static.conf"
+refused "a static file that breaks its rules" ".*static.conf line 4: ALL=full would make every tenant VF a full member of broken \(0x0300\)$" \
+	7 tenant-b IB_PKEY=0x8109
+echo "ONEIB_PARTITIONS_STATIC=$TEST_TMP/no-such.conf" >>"$R/etc/vnm/ib/ibrc"
+refused "a static file set and missing" ".*no-such.conf: No such file or directory$" 7 tenant-b IB_PKEY=0x8109
+sed -i '/^ONEIB_PARTITIONS_STATIC=/d' "$R/etc/vnm/ib/ibrc"
 
 : >"$TEST_TMP/onevnet.down"
 refused "oned unreachable" "cannot list the virtual networks \(onevnet list -x\): Failed to open TCP" 7 tenant-b IB_PKEY=0x8102
