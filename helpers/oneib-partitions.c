@@ -569,8 +569,11 @@ static const char *const member_note[] = {
  */
 static void list_one(const struct partition *p)
 {
+	struct member_iter it = { 0, 0 };
 	char flags[96] = "";
-	size_t i = 0, j = 0, k, n = p->n + p->nlimited;
+	size_t k, n = p->n + p->nlimited;
+	enum pmember pm;
+	uint64_t x;
 	int at = 0;
 
 	if (p->mtu)
@@ -595,22 +598,9 @@ static void list_one(const struct partition *p)
 			       p->kw[k] == PM_LIMITED ? "=limited"
 			       : p->kw[k] == PM_FULL  ? "=full"
 						      : "=both");
-	while (i < p->n || j < p->nlimited) {
+	while ((pm = partition_next_member(p, &it, &x))) {
 		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
-		uint64_t x = j == p->nlimited || (i < p->n &&
-						  p->guids[i] <= p->limited[j])
-				     ? p->guids[i]
-				     : p->limited[j];
-		unsigned pm = 0;
 
-		if (i < p->n && p->guids[i] == x) {
-			pm |= PM_FULL;
-			i++;
-		}
-		if (j < p->nlimited && p->limited[j] == x) {
-			pm |= PM_LIMITED;
-			j++;
-		}
 		guid_fmt_hex(x, g);
 		guid_describe(x, desc);
 		printf("    %s  %s%s\n", g, desc, member_note[pm]);

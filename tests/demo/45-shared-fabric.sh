@@ -17,14 +17,12 @@
 . "$TOP/tests/lib/shared.sh"
 sim_host none
 
-shared_fabric
+SH_VNETS_A='<IB_SL><![CDATA[3]]></IB_SL>' shared_start
 say "=== the operator's static file (ONEIB_PARTITIONS_STATIC) ==="
 sed 's/^/    /' "$TEST_TMP/static.conf"
 say "=== the cloud: tenant a = VNET 5 (0x8101), tenant b = VNET 7 (0x8102),"
 say "    storage = VNET 9 (0x8109, IB_MEMBERSHIP limited, IB_SERVICE_PARTITION storage, IB_SL 3 on tenant a)"
 say "    VM 10 a+storage @node02, VM 11 b+storage @node02, VM 12 a+storage @node03, VM 13 b @node03 ==="
-SH_VNETS_A='<IB_SL><![CDATA[3]]></IB_SL>' shared_listing "$TEST_TMP/cloud.xml"
-shared_render_install "$TEST_TMP/cloud.xml"
 say "--- rendered with --static and --hosts-partition infra, installed by root:"
 "$PART" list "$SIM_PARTITIONS" | sed 's/^/    /'
 

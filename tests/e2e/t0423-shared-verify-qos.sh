@@ -21,11 +21,9 @@
 . "$TOP/tests/lib/shared.sh"
 sim_host none
 
-shared_fabric
+SH_VNETS_A='<IB_SL><![CDATA[3]]></IB_SL>' shared_start
 OSMCONF=$TEST_TMP/fabric/opensm.conf
 verify() { sim_client sm "$PART" verify --conf "$SIM_PARTITIONS" --opensm-conf "$OSMCONF"; }
-SH_VNETS_A='<IB_SL><![CDATA[3]]></IB_SL>' shared_listing "$TEST_TMP/cloud.xml"
-shared_render_install "$TEST_TMP/cloud.xml"
 assert_match "^vnet5_tenant-a=0x0101, ipoib, sl=3 :$" "$(cat "$SIM_PARTITIONS")" "rendered sl=3"
 assert_eq "" "$(grep -E '^[[:space:]]*qos[[:space:]]' "$OSMCONF")" "opensm.conf says nothing of qos"
 

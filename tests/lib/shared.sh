@@ -24,6 +24,9 @@
 #   shared_fabric [CONF]   ibsim + opensm, the SM on "sm" (CONF: the file
 #                          opensm starts with; default: one-ib's default
 #                          partition alone)
+#   shared_start           shared_fabric, the cloud's listing into
+#                          $TEST_TMP/cloud.xml (SH_VNETS_A passes through),
+#                          rendered and installed, opensm's parse checked
 #   shared_render_install XML [ARGS...]  render (static file, hosts
 #                          partition infra, the installed file) and install
 #                          with the root installer, waiting for opensm's
@@ -148,6 +151,14 @@ shared_render_install() { # XML [RENDER ARGS...]
 	"$INST" --output "$SIM_PARTITIONS" - <"$TEST_TMP/rendered.conf" >/dev/null ||
 		die "cannot install the rendered file"
 	sim_opensm_wait_sweep "$n"
+}
+
+shared_start() {
+	shared_fabric
+	shared_listing "$TEST_TMP/cloud.xml"
+	shared_render_install "$TEST_TMP/cloud.xml"
+	assert_eq "" "$(grep 'Partition configuration in error' "$SIM_OPENSM_LOG")" \
+		"opensm parsed the rendered file"
 }
 
 # fe80::<the GUID's four 16-bit groups, as saquery writes them>

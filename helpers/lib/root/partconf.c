@@ -155,6 +155,29 @@ enum pmember partition_member(const struct partition *p, uint64_t g)
 	       (in_sorted(p->limited, p->nlimited, g) ? PM_LIMITED : PM_NONE);
 }
 
+/* The smaller head of the two lists; a GUID in both ("both") is one. */
+enum pmember partition_next_member(const struct partition *p,
+				   struct member_iter *it, uint64_t *g)
+{
+	unsigned pm = PM_NONE;
+
+	if (it->i == p->n && it->j == p->nlimited)
+		return PM_NONE;
+	*g = it->j == p->nlimited || (it->i < p->n &&
+				      p->guids[it->i] <= p->limited[it->j])
+		     ? p->guids[it->i]
+		     : p->limited[it->j];
+	if (it->i < p->n && p->guids[it->i] == *g) {
+		pm |= PM_FULL;
+		it->i++;
+	}
+	if (it->j < p->nlimited && p->limited[it->j] == *g) {
+		pm |= PM_LIMITED;
+		it->j++;
+	}
+	return (enum pmember)pm;
+}
+
 static int insert_sorted(uint64_t **v, size_t *n, uint64_t g)
 {
 	uint64_t *grown;
@@ -249,7 +272,10 @@ static int render_guid(struct strbuf *out, uint64_t g, enum pmember pm,
 
 static int render_one(const struct partition *p, struct strbuf *out)
 {
-	size_t i = 0, j = 0, nkw = 0, k;
+	struct member_iter it = { 0, 0 };
+	size_t nkw = 0, k;
+	enum pmember pm;
+	uint64_t g;
 	int r = 0;
 
 	if (p->origin != PO_UNKNOWN)
@@ -277,25 +303,9 @@ static int render_one(const struct partition *p, struct strbuf *out)
 			    !nkw && !p->n && !p->nlimited ? " ;" : ",");
 	}
 	/* the two sorted lists merged: one line per GUID */
-	while (!r && (i < p->n || j < p->nlimited)) {
-		uint64_t g;
-		enum pmember pm = PM_NONE;
-
-		if (j == p->nlimited ||
-		    (i < p->n && p->guids[i] <= p->limited[j]))
-			g = p->guids[i];
-		else
-			g = p->limited[j];
-		if (i < p->n && p->guids[i] == g) {
-			pm |= PM_FULL;
-			i++;
-		}
-		if (j < p->nlimited && p->limited[j] == g) {
-			pm |= PM_LIMITED;
-			j++;
-		}
-		r = render_guid(out, g, pm, i == p->n && j == p->nlimited);
-	}
+	while (!r && (pm = partition_next_member(p, &it, &g)))
+		r = render_guid(out, g, pm,
+				it.i == p->n && it.j == p->nlimited);
 	if (!r && !p->n && !p->nlimited && !p->kw[0] && !p->kw[1] &&
 	    !p->kw[2] && !p->kw[3] && !p->kw[4])
 		r = sb_adds(out, "\t;\n");

@@ -206,6 +206,18 @@ const struct partition *partitions_find_name(const struct partitions *m,
 enum pmember partition_member(const struct partition *p, uint64_t g);
 
 /*
+ * p's members in GUID order, each once with its membership, the two lists
+ * merged; PM_NONE when there are no more:
+ *   struct member_iter it = { 0, 0 };
+ *   while ((pm = partition_next_member(p, &it, &g))) ...
+ */
+struct member_iter {
+	size_t i, j; /* next of p->guids, of p->limited */
+};
+enum pmember partition_next_member(const struct partition *p,
+				   struct member_iter *it, uint64_t *g);
+
+/*
  * Adds g with membership pm (PM_FULL or PM_LIMITED) to p, keeping the
  * lists sorted. As opensm adds a port met twice: full replaces limited,
  * limited adds nothing to full. 0 or -ENOMEM.
