@@ -1093,6 +1093,10 @@ static void read_site(const char *text, struct partitions *st)
 	"<HOST_POOL>" MLX4_HOST_IN("0x0002c90300a1b2c1")                       \
 		MLX5_HOST(4, "node04", "0x248a070300001001") "</HOST_POOL>"
 
+static const char grown_hosts[] =
+	"<HOST_POOL>" MLX5_HOST(4, "node04", "0x248a070300001001")
+		MLX5_HOST(5, "node05", "0x248a070300005001") "</HOST_POOL>";
+
 /*
  * The operator's partitions come through as they read, the default one
  * too; rendering the same cloud again gives the same bytes; the hosts
@@ -1155,16 +1159,10 @@ static void static_partitions_carried(void **state)
 	sb_reset(&sb);
 
 	/* a host the cloud gains joins at the next render */
-	assert_int_equal(
-		build_opts(NOW_VMS,
-			   "<HOST_POOL>" MLX5_HOST(4, "node04",
-						   "0x248a070300001001")
-				   MLX5_HOST(5, "node05",
-					     "0x248a070300005001") "</"
-								   "HOST_"
-								   "POOL>",
-			   TWO_NETS(PKEY("0x8102")), &o, &m, err, sizeof(err)),
-		0);
+	assert_int_equal(build_opts(NOW_VMS, grown_hosts,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
 	assert_true(has_guid(find_pkey(&m, 0x0105), 0x248a070300005001ULL));
 	render_checked(&m, &sb);
 	partitions_free(&m);
@@ -1238,6 +1236,20 @@ static void static_keys_reserved(void **state)
 			VM(44, NIC(0, "02:00:00:00:00:2e", 11, "")) "</"       \
 								    "VM_POOL>"
 
+#define SVC_GUIDS(g) "<IB_SERVICE_GUIDS>" g "</IB_SERVICE_GUIDS>"
+#define SVC_PART(n) "<IB_SERVICE_PARTITION>" n "</IB_SERVICE_PARTITION>"
+#define TENANTS IBNET(5, "a", PKEY("0x8101")) IBNET(7, "b", PKEY("0x8102"))
+#define VNET_POOL(nets) "<VNET_POOL>" nets "</VNET_POOL>"
+#define STOR_A "0x0002c903000a0001"
+#define STOR_E "0x0002c903000e0001"
+static const char svc_nets[] = VNET_POOL(
+	TENANTS SVC_NET(9, "storage",
+			PKEY("0x8109") SVC_GUIDS(STOR_E) SVC_PART("storage"))
+		SVC_NET(11, "scratch", PKEY("0x810b") SVC_GUIDS(STOR_A)));
+static const char bad_svc_nets[] = VNET_POOL(
+	TENANTS SVC_NET(9, "storage", PKEY("0x8109") SVC_PART("nas")) SVC_NET(
+		11, "scratch", PKEY("0x810b") SVC_GUIDS("0x0002c90300a1b2c1")));
+
 /*
  * A service network: its VMs' NICs and the ConnectX-3 ports of its
  * cluster are limited members, its endpoints full, whether listed or the
@@ -1254,35 +1266,9 @@ static void service_networks(void **state)
 
 	(void)state;
 	read_site(site, &st);
-	assert_int_equal(
-		build_opts(SVC_VMS, TWO_HOSTS,
-			   "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
-				   IBNET(7, "b", PKEY("0x8102")) SVC_NET(
-					   9, "storage",
-					   PKEY("0x8109") "<IB_SERVICE_GUIDS>"
-							  "0x0002c903000e0001"
-							  "</IB_SERVICE_GUIDS>"
-							  "<IB_SERVICE_"
-							  "PARTITION>"
-							  "storage</"
-							  "IB_SERVICE_"
-							  "PARTITION>")
-					   SVC_NET(11, "scratch",
-						   PKEY("0x810b") "<IB_SERVICE_"
-								  "GUIDS>"
-								  "0x0002c90300"
-								  "0a0001"
-								  "</"
-								  "IB_SERVICE_"
-								  "GUIDS>") "</"
-									    "VN"
-									    "ET"
-									    "_P"
-									    "OO"
-									    "L"
-									    ">",
-			   &o, &m, err, sizeof(err)),
-		0);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, svc_nets, &o, &m, err,
+				    sizeof(err)),
+			 0);
 	assert_string_equal(err, "");
 	assert_int_equal(m.nnotes, 0);
 	p = find_pkey(&m, 0x0109);
@@ -1320,31 +1306,9 @@ static void service_networks(void **state)
 	partitions_free(&m);
 
 	/* endpoints that cannot be: left out, one note each */
-	assert_int_equal(
-		build_opts(SVC_VMS, TWO_HOSTS,
-			   "<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))
-				   IBNET(7, "b", PKEY("0x8102")) SVC_NET(
-					   9, "storage",
-					   PKEY("0x8109") "<IB_SERVICE_"
-							  "PARTITION>nas</"
-							  "IB_SERVICE_"
-							  "PARTITION>")
-					   SVC_NET(11, "scratch",
-						   PKEY("0x810b") "<IB_SERVICE_"
-								  "GUIDS>"
-								  "0x0002c90300"
-								  "a1b2c1"
-								  "</"
-								  "IB_SERVICE_"
-								  "GUIDS>") "</"
-									    "VN"
-									    "ET"
-									    "_P"
-									    "OO"
-									    "L"
-									    ">",
-			   &o, &m, err, sizeof(err)),
-		0);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, bad_svc_nets, &o, &m,
+				    err, sizeof(err)),
+			 0);
 	assert_int_equal(m.nnotes, 2);
 	one_note(&m, "VNET 9 (storage): IB_SERVICE_PARTITION 'nas' is no "
 		     "partition of site.conf; left out");
@@ -1355,6 +1319,10 @@ static void service_networks(void **state)
 	partitions_free(&m);
 	partitions_free(&st);
 }
+
+static const char kept_svc_nets[] = VNET_POOL(
+	SVC_NET(9, "storage", PKEY("0x8109") "<IB_SL>16</IB_SL>")
+		SVC_NET(11, "scratch", PKEY("0x810b") SVC_GUIDS(STOR_A)));
 
 /* A refused service network keeps its installed partition as it was:
  * limited members limited, its endpoints (in other partitions too). */
@@ -1377,25 +1345,8 @@ static void kept_service_partition(void **state)
 	assert_int_equal(partconf_parse(inst, strlen(inst), PARTCONF_ANY, &in,
 					err, sizeof(err)),
 			 0);
-	assert_int_equal(build_opts(
-				 "<VM_POOL/>", "<HOST_POOL/>",
-				 "<VNET_POOL>" SVC_NET(9, "storage",
-						       PKEY("0x8109") "<IB_SL>"
-								      "16</"
-								      "IB_SL>")
-					 SVC_NET(11, "scratch",
-						 PKEY("0x810b") "<IB_SERVICE_"
-								"GUIDS>"
-								"0x0002c903000a"
-								"0001"
-								"</"
-								"IB_SERVICE_"
-								"GUIDS>") "</"
-									  "VNET"
-									  "_"
-									  "POOL"
-									  ">",
-				 &o, &m, err, sizeof(err)),
+	assert_int_equal(build_opts("<VM_POOL/>", "<HOST_POOL/>", kept_svc_nets,
+				    &o, &m, err, sizeof(err)),
 			 0);
 	p = find_pkey(&m, 0x0109);
 	assert_int_equal(p->n, 1);
