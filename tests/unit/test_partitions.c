@@ -1175,6 +1175,16 @@ static void static_partitions_carried(void **state)
 			 -EINVAL);
 	assert_string_equal(err, "ONEIB_HOSTS_PARTITION 'infra2' is no "
 				 "partition of site.conf");
+	/* ... and one no tenant joins: not the default partition */
+	o.hosts_partition = "Default";
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "site.conf line 1: ONEIB_HOSTS_PARTITION "
+				 "Default has every tenant VF as a member "
+				 "(ALL): give the hosts a partition no tenant "
+				 "joins");
 	sb_release(&sb);
 	sb_release(&sb2);
 	partitions_free(&st);

@@ -293,11 +293,24 @@ static int check_static(struct work *w)
 	const char *hp = w->o->hosts_partition;
 	size_t i;
 
-	if (hp && !partitions_find_name(w->stat, hp)) {
+	const struct partition *hosts = hp ? partitions_find_name(w->stat, hp)
+					   : NULL;
+
+	if (hp && !hosts) {
 		err_set(w->err, w->errlen,
 			"ONEIB_HOSTS_PARTITION '%s' is no partition of %s",
 			str_sanitize(hp).s,
 			w->o->stat ? stat_label(w) : "the static file (none)");
+		return -EINVAL;
+	}
+	/* the hypervisors would be reachable from every VM */
+	if (hosts && (hosts->kw[PKW_ALL] || hosts->kw[PKW_ALL_CAS])) {
+		err_set(w->err, w->errlen,
+			"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant "
+			"VF as a member (%s): give the hosts a partition no "
+			"tenant joins",
+			stat_label(w), hosts->line, hosts->name,
+			hosts->kw[PKW_ALL] ? "ALL" : "ALL_CAS");
 		return -EINVAL;
 	}
 	for (i = 0; i < w->nnets; i++) {

@@ -45,7 +45,8 @@
  * partition that takes a network's installed partition is refused as a
  * whole. The partition hosts_partition names also gets every cloud host's
  * InfiniBand PF port as a full member, so a new host joins it without an
- * edit.
+ * edit; it must be one no tenant VF is in (no ALL, no ALL_CAS), or the
+ * hypervisors would be reachable from every VM.
  *
  * One tenant's bad data never freezes the others. What cannot be rendered
  * is left out, and each case is one note (a warning of the renderer, a
