@@ -671,7 +671,7 @@ cloud_xml() {
 # partition (the hosts' own PF ports left out), sorted, one line.
 partition_vm_members() { # VNET
 	"$SIM_REMOTES/ib/bin/oneib-partitions" render "$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
-		tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
+		grep -v '^#' | tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | grep -v '^0x0002c9030000' | sort | tr '\n' ' ' |
 		sed 's/ $//'
 }

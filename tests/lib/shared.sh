@@ -21,9 +21,9 @@
 #                          12 node03 5,9; 13 node03 7
 #   shared_listing FILE [SPEC...]  the three pools into FILE ($SH_HOSTS,
 #                          $SH_VNETS_A pass through)
-#   shared_fabric [CONF]   ibsim + opensm, the SM on "sm" (CONF: the file
-#                          opensm starts with; default: one-ib's default
-#                          partition alone)
+#   shared_fabric          ibsim + opensm, the SM on "sm", starting with
+#                          one-ib's default partition alone; the static
+#                          file in $TEST_TMP/static.conf
 #   shared_start           shared_fabric, the cloud's listing into
 #                          $TEST_TMP/cloud.xml (SH_VNETS_A passes through),
 #                          rendered and installed, opensm's parse checked
@@ -134,10 +134,9 @@ shared_listing() { # FILE [SPEC...]
 	} >"$f"
 }
 
-shared_fabric() { # [CONF]
-	local conf=${1:-$TEST_TMP/default-only.conf}
-	[ -n "${1:-}" ] || echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$conf"
-	SIM_SM_NODE=sm sim_fabric "$SH_NET" "$conf"
+shared_fabric() {
+	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
+	SIM_SM_NODE=sm sim_fabric "$SH_NET" "$TEST_TMP/default-only.conf"
 	shared_static >"$TEST_TMP/static.conf"
 }
 
