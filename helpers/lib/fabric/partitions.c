@@ -608,6 +608,8 @@ static int host_entries(struct work *w)
 	for (h = 0; h < f->nhosts && !r; h++) {
 		const struct host_fact *hf = &f->hosts[h];
 
+		if (!hf->npf)
+			continue; /* no ConnectX-3 port: nothing to provision */
 		for (i = 0; i < w->nnets && !r; i++) {
 			const struct net *net = &w->nets[i];
 
