@@ -19,13 +19,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SMP_MAX_HOPS 63
+#include "core/smp.h"
 
 struct fabric_port {
 	uint64_t node_guid, port_guid;
 	uint16_t lid;
 	uint8_t port_num;
-	char desc[65]; /* NodeDescription, printable ASCII only */
+	char desc[SMP_DESC_MAX + 1]; /* NodeDescription, printable ASCII */
 	uint16_t *pkeys; /* the non-empty entries of its P_Key table */
 	size_t npkeys;
 };
