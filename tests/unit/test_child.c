@@ -2,8 +2,10 @@
 /*
  * The one way one-ib runs another program (core/child.h), and the two who
  * use it: oneib-vf running oneib-pkey (host/pkeycmd.h, its arguments and
- * its one line of stderr) and the partitions installer's reload command
- * (root/opensm.h). A signal that interrupts the wait is no failure.
+ * its one line of stderr), oneib-discover running oneib-peer
+ * (host/peercmd.h, its four lines of stdout read back strictly) and the
+ * partitions installer's reload command (root/opensm.h). A signal that
+ * interrupts the wait is no failure.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "core/child.h"
+#include "host/peercmd.h"
 #include "host/pkeycmd.h"
 #include "root/opensm.h"
 
@@ -150,6 +153,85 @@ static void pkey_command_words(void **state)
 	rmdir(dir);
 }
 
+/* stdout kept (up to out_max, the rest drained) beside stderr's line. */
+static void stdout_kept(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "echo one; echo warn >&2; echo two; "
+			       "head -c 100000 /dev/zero | tr '\\0' x; exit 3",
+			       NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = {
+		.argv = argv, .keep_stderr = true, .out = &out, .out_max = 10
+	};
+
+	(void)state;
+	assert_int_equal(child_run(&c), -EIO);
+	assert_string_equal(c.line, "warn");
+	assert_int_equal(out.len, 10);
+	assert_string_equal(sb_str(&out), "one\ntwo\nxx");
+	sb_release(&out);
+}
+
+/* A stand-in oneib-peer: its arguments, its answer read back strictly. */
+static void peer_command(void **state)
+{
+	char dir[] = "/tmp/oneib-child-XXXXXX", script[64], args[64];
+	char err[256] = "", got[256] = "";
+	struct smp_peer p;
+	struct pci_addr pf;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(script, sizeof(script), "%s/peer", dir);
+	snprintf(args, sizeof(args), "%s/args", dir);
+	assert_int_equal(pci_addr_parse("0000:3b:00.0", &pf), 0);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"#!/bin/sh\necho \"$*\" >%s\n"
+		"case $2 in\n"
+		"1) printf 'type switch\\nnode_guid 0x248a070300f4c1a0\\n"
+		"port 17\\ndesc MF0;leaf01:MQM8700/U1\\n' ;;\n"
+		"2) printf 'type switch\\nport 17\\n' ;;\n"
+		"*) echo 'PF 0000:3b:00.0 port 3: mlx5_0 has no such port' "
+		">&2; "
+		"exit 1 ;;\n"
+		"esac\n",
+		args);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+
+	assert_int_equal(peercmd_query(script, &pf, 1, &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.type, SMP_NODE_SWITCH);
+	assert_true(p.node_guid == 0x248a070300f4c1a0ULL);
+	assert_int_equal(p.port, 17);
+	assert_string_equal(p.desc, "MF0;leaf01:MQM8700/U1");
+	f = fopen(args, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "0000:3b:00.0 1\n");
+
+	assert_int_equal(peercmd_query(script, &pf, 2, &p, err, sizeof(err)),
+			 -EPROTO);
+	assert_string_equal(err, "oneib-peer printed no peer: peer: expected "
+				 "'node_guid ...', got 'port 17'");
+	assert_int_equal(peercmd_query(script, &pf, 3, &p, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "PF 0000:3b:00.0 port 3: mlx5_0 has no such "
+				 "port");
+	assert_int_equal(peercmd_query("", &pf, 1, &p, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "no oneib-peer command configured "
+				 "(ONEIB_PEER in kvm-ibrc)");
+	unlink(args);
+	unlink(script);
+	rmdir(dir);
+}
+
 static void reload_command(void **state)
 {
 	char err[256] = "";
@@ -168,6 +250,8 @@ int main(void)
 		cmocka_unit_test(killed),
 		cmocka_unit_test(signals_while_waiting),
 		cmocka_unit_test(pkey_command_words),
+		cmocka_unit_test(stdout_kept),
+		cmocka_unit_test(peer_command),
 		cmocka_unit_test(reload_command),
 	};
 
