@@ -254,8 +254,11 @@ static int take_line(const char **at, const char *key, char *val, size_t len,
 
 	n = nl ? (size_t)(nl - s) : strlen(s);
 	if (strncmp(s, key, klen) || s[klen] != ' ' || n - klen - 1 >= len) {
+		char line[SANITIZE_MAX];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, s);
 		err_set(err, errlen, "peer: expected '%s ...', got '%s'", key,
-			str_sanitize(s).s);
+			str_sanitize(line).s);
 		return -EINVAL;
 	}
 	memcpy(val, s + klen + 1, n - klen - 1);
