@@ -203,8 +203,14 @@ int smp_peer(const char *ca, int port, int timeout_ms, struct smp_peer *out,
 	}
 	path.port[1] = (uint8_t)port;
 	r = smp_open(&s, ca, port, timeout_ms, err, errlen);
-	if (r)
+	if (r == -ENODEV)
 		return r;
+	if (r) {
+		/* the caller names the device and the port */
+		err_set(err, errlen, "cannot open its umad device: %s",
+			strerror(-r));
+		return r;
+	}
 	r = smp_node_info(&s, &path, &ni, err, errlen);
 	if (!r)
 		r = smp_node_desc(&s, &path, out->desc, err, errlen);

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cpulist.h"
 #include "core/pci.h"
 #include "core/strbuf.h"
 
@@ -84,10 +85,6 @@ int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
 int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
 			size_t *n, char *err, size_t errlen);
 
-/* Host CPUs as a bitmap: bit c of bits[c / 64] is CPU c. */
-#define CPULIST_MAX 1024
-#define CPULIST_WORDS (CPULIST_MAX / 64)
-
 /*
  * Host CPUs the vCPUs may run on: the union of <vcpu cpuset='0-3,^2'> and
  * every <cputune><vcpupin cpuset='...'>. *pinned is false (and bits empty)
@@ -95,15 +92,5 @@ int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
  */
 int domxml_pinned_cpus(const struct domxml *d, uint64_t bits[CPULIST_WORDS],
 		       bool *pinned, char *err, size_t errlen);
-
-/*
- * The kernel's and libvirt's CPU list: "0-3,8,10-11" (also
- * /sys/devices/system/node/node0/cpulist, without its '\n'). With
- * allow_excl, "^N" removes N from what the items before it set, as libvirt
- * reads "0-7,^3". Blanks around items are allowed; "" is the empty set (a
- * node without CPUs). -EINVAL on anything else, -ERANGE for a CPU >= 1024;
- * bits is written only on success.
- */
-int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl);
 
 #endif

@@ -342,25 +342,3 @@ void virt_domains_free(struct virt_domains *d)
 	d->v = NULL;
 	d->n = 0;
 }
-
-const struct virt_domain *virt_pci_user(const struct virt_domains *d,
-					const struct pci_addr *a)
-{
-	size_t i, j;
-
-	for (i = 0; i < d->n; i++)
-		for (j = 0; j < d->v[i].npcis; j++)
-			if (!pci_addr_cmp(&d->v[i].pcis[j], a))
-				return &d->v[i];
-	return NULL;
-}
-
-const struct virt_domain *virt_find_vm(const struct virt_domains *d, int vmid)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (d->v[i].vmid == vmid)
-			return &d->v[i];
-	return NULL;
-}
