@@ -195,9 +195,9 @@ static void peer_command(void **state)
 		"1) printf 'type switch\\nnode_guid 0x248a070300f4c1a0\\n"
 		"port 17\\ndesc MF0;leaf01:MQM8700/U1\\n' ;;\n"
 		"2) printf 'type switch\\nport 17\\n' ;;\n"
-		"*) echo 'PF 0000:3b:00.0 port 3: mlx5_0 has no such port' "
-		">&2; "
-		"exit 1 ;;\n"
+		"3) echo 'oneib-peer: PF 0000:3b:00.0 port 3: mlx5_0 has no "
+		"such port' >&2; exit 1 ;;\n"
+		"*) echo 'sudo: a password is required' >&2; exit 1 ;;\n"
 		"esac\n",
 		args);
 	fclose(f);
@@ -217,16 +217,22 @@ static void peer_command(void **state)
 
 	assert_int_equal(peercmd_query(script, &pf, 2, &p, err, sizeof(err)),
 			 -EPROTO);
-	assert_string_equal(err, "oneib-peer printed no peer: peer: expected "
-				 "'node_guid ...', got 'port 17'");
+	assert_string_equal(err, "PF 0000:3b:00.0 port 2: oneib-peer printed "
+				 "no peer: peer: expected 'node_guid ...', "
+				 "got 'port 17'");
 	assert_int_equal(peercmd_query(script, &pf, 3, &p, err, sizeof(err)),
 			 -EIO);
+	/* oneib-peer's own line names the PF and the port already */
 	assert_string_equal(err, "PF 0000:3b:00.0 port 3: mlx5_0 has no such "
 				 "port");
+	assert_int_equal(peercmd_query(script, &pf, 4, &p, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "PF 0000:3b:00.0 port 4: sudo: a password is "
+				 "required");
 	assert_int_equal(peercmd_query("", &pf, 1, &p, err, sizeof(err)),
 			 -EINVAL);
-	assert_string_equal(err, "no oneib-peer command configured "
-				 "(ONEIB_PEER in kvm-ibrc)");
+	assert_string_equal(err, "PF 0000:3b:00.0 port 1: no peer command "
+				 "configured (ONEIB_PEER in kvm-ibrc)");
 	unlink(args);
 	unlink(script);
 	rmdir(dir);
