@@ -362,7 +362,10 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 
 		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
 	}
-	r = leasing_acquire(&s, vm->id, sel, n, 0, map, err, errlen);
+	/* The NUMA node of the pinned vCPUs first, by deploy's rule. */
+	r = leasing_acquire(&s, vm->id, sel, n,
+			    vm->pinned ? placement_numa_nodes(vm->cpus) : 0,
+			    map, err, errlen);
 	if (r)
 		goto out;
 	for (i = 0; i < n; i++) {
