@@ -50,6 +50,7 @@ void domxml_free(struct domxml *d);
 struct domxml_vf {
 	uint64_t mac; /* the NIC's OpenNebula MAC, low 48 bits */
 	struct pci_addr vf; /* the VF that replaces it */
+	int node; /* its host NUMA node, -1 unknown */
 };
 
 /*
@@ -57,7 +58,18 @@ struct domxml_vf {
  * (compared as parsed MACs, so case does not matter) by a managed PCI
  * <hostdev> at the same place. The interface's <boot order> and its guest
  * <address type='pci'> move into the hostdev, after <source>; the rest of the
- * interface goes. A MAC matching no interface or several, a MAC or a VF given
+ * interface goes. A VF whose interface had no guest address is put on its
+ * host node's guest NUMA node where the domain has one PCIe expander bus
+ * per guest NUMA node (OpenNebula 7.0's q35 layout for a VM with a NUMA
+ * topology, LibVirtDriverKVM.cc, Q35_NUMA_PCIE): the guest node is the
+ * <numatune><memnode cellid> whose nodeset holds map[i].node, its expander
+ * the pcie-expander-bus whose <target><node> is that cell, and the VF gets
+ * the first free pcie-root-port on that expander, else the last free
+ * pcie-switch-downstream-port behind it (OpenNebula's own PCI devices take
+ * downstream ports from the first on):
+ *   <address type="pci" domain="0x0000" bus="0x24" slot="0x00" function="0x0"/>
+ * No such layout, no cell on that node or no free port: no address, and
+ * libvirt places the VF as before. A MAC matching no interface or several, a MAC or a VF given
  * twice in map: -EINVAL with one line in err, and nothing appended to out.
  * On success the document (changed: d holds the rewritten tree) is appended
  * to out, with an XML declaration only if the input had one.

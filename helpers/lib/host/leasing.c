@@ -164,6 +164,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			l->v[k].reserved = false;
 			map[i].mac = nic->mac;
 			map[i].vf = l->v[k].vf;
+			map[i].node = own ? own->numa_node : -1;
 			continue;
 		}
 		if (k >= 0)
@@ -188,6 +189,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		}
 		map[i].mac = nic->mac;
 		map[i].vf = x.vf;
+		map[i].node = ch.vf->numa_node;
 	}
 	return 0;
 }
