@@ -11,10 +11,10 @@
 # on pcie-root, which belongs to no NUMA node): the VF gets no address, as
 # before, and the QEMU driver places it.
 #
-# The deployment below is what 7.0 writes for a 4-vCPU q35 VM pinned
-# across both host nodes: guest node 0 on host node 1 (CPUs 4,5), guest
-# node 1 on host node 0 (CPUs 0,1), so a mix-up of guest and host node
-# numbers would show. Its two IB NICs are pinned to one PF each (IB_PF):
+# The deployment (domain_xml_q35, tests/lib/oneib.sh) is what 7.0 writes
+# for a 4-vCPU q35 VM pinned across both host nodes: guest node 0 on host
+# node 1 (CPUs 4,5), guest node 1 on host node 0 (CPUs 0,1), so a mix-up of
+# guest and host node numbers would show. Its two IB NICs are pinned to one PF each (IB_PF):
 # 0000:3b:00.0 on host node 0, 0000:af:00.0 on host node 1.
 # Without a usable /dev/kvm the file is validated with type 'qemu' (t0208).
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -28,76 +28,10 @@ mkdir /sys/devices/system/node/node0 /sys/devices/system/node/node1
 echo 0-3 >/sys/devices/system/node/node0/cpulist
 echo 4-7 >/sys/devices/system/node/node1/cpulist
 
-# q35_domain VMID LAYOUT MAC...: OpenNebula's deployment of a q35 VM with
-# two guest NUMA nodes; LAYOUT numa (7.0) or flat (6.10: 16 root ports and
-# a pcie-to-pci bridge on pcie-root).
-q35_domain() {
-	local vmid=$1 layout=$2 i=0 j b mac
-	shift 2
-	cat <<EOS
-<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
-	<name>one-$vmid</name>
-	<cputune>
-		<shares>4096</shares>
-		<vcpupin vcpu='0' cpuset='4'/>
-		<vcpupin vcpu='1' cpuset='5'/>
-		<vcpupin vcpu='2' cpuset='0'/>
-		<vcpupin vcpu='3' cpuset='1'/>
-		<emulatorpin cpuset='4,5,0,1'/>
-	</cputune>
-	<memory>524288</memory>
-	<os>
-		<type arch='x86_64' machine='q35'>hvm</type>
-	</os>
-	<cpu>
-		<topology sockets='1' cores='2' threads='2'/>
-		<numa>
-			<cell id='0' memory='262144' cpus='0-1'/>
-			<cell id='1' memory='262144' cpus='2-3'/>
-		</numa>
-	</cpu>
-	<numatune>
-		<memnode cellid='0' mode='strict' nodeset='1'/>
-		<memnode cellid='1' mode='strict' nodeset='0'/>
-		<memory mode='strict' nodeset='1,0'/>
-	</numatune>
-	<vcpu>4</vcpu>
-	<devices>
-		<emulator><![CDATA[/usr/bin/qemu-system-x86_64]]></emulator>
-EOS
-	for mac in "$@"; do
-		printf "\t\t<interface type='bridge'>\n\t\t\t<source bridge='br0'/>\n\t\t\t<mac address='%s'/>\n" "$mac"
-		printf "\t\t\t<target dev='one-%s-%d'/>\n\t\t\t<model type='virtio'/>\n\t\t</interface>\n" "$vmid" $i
-		i=$((i + 1))
-	done
-	printf "\t</devices>\n\t<devices>\n\t\t<controller index='0' type='pci' model='pcie-root'/>\n"
-	if [ "$layout" = flat ]; then
-		for j in $(seq 16); do printf "\t\t<controller type='pci' model='pcie-root-port'/>\n"; done
-		printf "\t\t<controller type='pci' model='pcie-to-pci-bridge'/>\n"
-	else
-		for i in 0 1; do
-			b=$((20 + i * 14))
-			printf "\t\t<controller type='pci' index='%d' model='pcie-expander-bus'>\n\t\t\t<target busNr='0x%04x'>\n\t\t\t\t<node>%d</node>\n\t\t\t</target>\n\t\t</controller>\n" \
-				$b $((0x20 + 0x20 * i)) $i
-			for j in 0 1 2 3; do
-				printf "\t\t<controller type='pci' index='%d' model='pcie-root-port'>\n\t\t\t<address type='pci' bus='%d' slot='0' function='%d'%s/>\n\t\t</controller>\n" \
-					$((b + 1 + j)) $b $j "$([ $j = 0 ] && echo " multifunction='on'")"
-			done
-			printf "\t\t<controller type='pci' index='%d' model='pcie-switch-upstream-port'>\n\t\t\t<address type='pci' bus='%d' slot='0' function='0'/>\t\t</controller>" \
-				$((b + 5)) $((b + 1))
-			for j in 0 1 2 3 4 5 6 7; do
-				printf "\t\t<controller type='pci' index='%d' model='pcie-switch-downstream-port'>\n\t\t\t<address type='pci' bus='%d' slot='%d' function='0'/>\n\t\t</controller>\n" \
-					$((b + 6 + j)) $((b + 5)) $j
-			done
-		done
-		printf "\t\t<controller type='pci' model='pcie-to-pci-bridge'>\n\t\t\t<address type='pci' bus='22' slot='0' function='0'/>\n\t\t</controller>\n"
-	fi
-	printf "\t</devices>\n</domain>\n"
-}
 deploy() { # VMID LAYOUT
 	mkdir -p "$DS/$1"
 	vm_xml "$1" ib/0/02:00:c0:a8:0$1:05/0x8101/0000:3b:00.0 ib/1/02:00:c0:a8:0$1:06/0x8101/0000:af:00.0 >"$DS/$1/vm.xml"
-	q35_domain "$1" "$2" 02:00:c0:a8:0$1:05 02:00:c0:a8:0$1:06 |
+	domain_xml_q35 "$1" "$2" 02:00:c0:a8:0$1:05 02:00:c0:a8:0$1:06 |
 		"$R/vmm/kvm-ib/deploy" "$DS/$1/deployment.0" node1 "$1" node1 >/dev/null
 }
 leased() { "$IBBIN/oneib-vf" list --format=json | jq -r ".leases[] | select(.vm == $1 and .nic == $2) | .vf"; }

@@ -8,6 +8,12 @@
 # NUMA_NODE in the VM XML, <vcpupin> in its deployment): every VF it gets
 # is PF B's. VM 43, not pinned, gets PF A's (the first PF) every time, so
 # the checks could fail.
+# VM 44 is a q35 VM with two guest NUMA nodes as OpenNebula 7.0 writes it
+# (one PCIe expander bus per guest node, guest node 0's memory on host node
+# 1): every VF hot-attached to it, by NIC hot-plug or after the migration,
+# goes on a port of the expander of the guest node on the VF's host node,
+# as deploy puts it there (t0223); the QEMU driver validates each attach
+# (the virsh stand-in), so a port taken twice would be refused.
 # PF B gets MLNX_OFED's sriov files on both hosts, as PF A has them, so
 # its VFs are programmed for real too (rtnetlink needs an IPoIB netdev the
 # simulated hosts do not have).
@@ -72,6 +78,50 @@ done
 assert_eq "0 $B 1 $B" "$(pfs hv1 42)" "migration: the reservation on node 1"
 assert_eq "0 $A 1 $A" "$(pfs hv1 43)" "migration, unpinned: the first PF"
 hosts_consistent "after the migrations"
+
+# --- VM 44: q35, guest NUMA nodes (7.0's layout)
+# The guest bus of the hostdev of VF in domain one-VM on HOST, and the
+# chain of controllers up from it: "23:pcie-root-port 20:pcie-expander-bus/0"
+ctl() { # HOST VM INDEX XPATH-TAIL
+	on "$1" virsh dumpxml "one-$2" --xpath "//devices/controller[@type='pci'][@index='$3']$4" 2>/dev/null |
+		sed -E '/^[[:space:]]*$/d; s/^[[:space:]]+//' |
+		sed -E "s/^[a-zA-Z]+=[\"'](.*)[\"']\$/\1/; s/^<[^>]*>([^<]*)<.*/\1/" | head -n 1
+}
+guest_node_of() { # HOST VM VF: the guest NUMA node its port hangs off, or "-"
+	local b=${3#*:} s f bus m n=0
+	s=${b#*:} b=${b%%:*} f=${s#*.} s=${s%.*}
+	bus=$(on "$1" virsh dumpxml "one-$2" --xpath \
+		"//devices/hostdev[source/address[@bus='0x$b'][@slot='0x$s'][@function='0x$f']]/address/@bus" 2>/dev/null |
+		sed -n "s/.*bus=[\"']\(0x[0-9a-f]*\)[\"'].*/\1/p")
+	[ -n "$bus" ] || { echo -; return; }
+	bus=$((bus))
+	while [ $n -lt 6 ] && [ "$bus" != 0 ]; do
+		m=$(ctl "$1" "$2" "$bus" /@model)
+		[ "$m" = pcie-expander-bus ] && { ctl "$1" "$2" "$bus" /target/node; return; }
+		bus=$(($(ctl "$1" "$2" "$bus" /address/@bus)))
+		n=$((n + 1))
+	done
+	echo -
+}
+vfs_of() { # HOST VM: its leased VFs, by NIC
+	on "$1" /var/tmp/one/ib/bin/oneib-vf list --format=json |
+		jq -r "[.leases[] | select(.vm == $2)] | sort_by(.nic) | .[].vf"
+}
+one_vm_new 44 0/02:00:c0:a8:01:07/5
+vm_pin 44 1 4,5
+vm_q35 44
+assert_eq "DEPLOY SUCCESS" "$(one_deploy_vm 44 hv1)" "deploy of VM 44 (q35, two guest NUMA nodes)"
+assert_eq "ATTACHNIC SUCCESS" "$(one_attach_nic 44 1/02:00:c0:a8:02:07/7)" "attach a NIC to VM 44"
+mapfile -t v44 < <(vfs_of hv1 44)
+assert_match "^0000:af:" "${v44[1]}" "the hot-plugged NIC's VF is node 1's"
+assert_eq 0 "$(guest_node_of hv1 44 "${v44[1]}")" \
+	"hot-plugged: on guest NUMA node 0, whose memory is on host node 1"
+assert_eq "MIGRATE SUCCESS" "$(one_migrate 44 hv2)" "live migration of VM 44 to hv2"
+mapfile -t v44 < <(vfs_of hv2 44)
+assert_eq "0 0" "$(guest_node_of hv2 44 "${v44[0]}") $(guest_node_of hv2 44 "${v44[1]}")" \
+	"after the migration both VFs (node 1's) are attached on guest NUMA node 0"
+assert_eq 3 "$(grep -c 'validated attach-device .*<address type="pci" domain="0x0000" bus="0x1[78]"' "$SIM_HOSTS/standin.log")" \
+	"each of those attaches, with its guest slot, validated by the QEMU driver"
 
 # The destination's reservation itself, as migrate asks it over ssh: VFs
 # of node 1, set aside (not programmed) until the VM comes.

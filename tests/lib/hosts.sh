@@ -173,7 +173,7 @@ _hv_has_client() { # NAME
 # CD), kept because a failed prereconfigure makes one_vmm_exec detach the
 # NIC again.
 #
-# A VM: $TEST_TMP/vms/<ID>/{nics,host,deploy_id,state[,pin]}. nics holds
+# A VM: $TEST_TMP/vms/<ID>/{nics,host,deploy_id,state[,pin,q35]}. nics holds
 # one line per NIC, "NIC_ID MAC VNET [ATTACH]": InfiniBand NICs on the
 # tenant networks of tests/lib/cloud.sh (VNET 5 IB_PKEY 0x8101, VNET 7
 # 0x8102), pinned to $SIM_IB_PF when set. state is oned's "STATE
@@ -215,6 +215,9 @@ _history_xml() { # HOST
 # vm_pin VMID NODE CPUS: oned pinned VM VMID's vCPUs to CPUS ("4,5") of
 # host NUMA node NODE (PIN_POLICY CORE, one virtual node).
 vm_pin() { _vm_set "$1" pin "$2 $3"; }
+# vm_q35 VMID: its deployment is domain_xml_q35's 7.0 layout (oneib.sh), a
+# q35 VM with two guest NUMA nodes, one PCIe expander bus each.
+vm_q35() { _vm_set "$1" q35 numa; }
 
 # The <VM> of VM ID as oned writes it (vm.xml, and inside the action data).
 _vm_xml() { # VMID
@@ -358,8 +361,13 @@ one_deploy_vm() { # VMID HOST
 	while read -r id mac net att; do macs+=("$mac"); done <"$(_vmd "$vmid")/nics"
 	mkdir -p "$TEST_TMP/shared-ds/0/$vmid"
 	_vm_xml "$vmid" >"$TEST_TMP/shared-ds/0/$vmid/vm.xml"
-	domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
-	if [ -r "$(_vmd "$vmid")/pin" ] && read -r _ pcpus <"$(_vmd "$vmid")/pin"; then
+	if [ -r "$(_vmd "$vmid")/q35" ]; then
+		domain_xml_q35 "$vmid" numa "${macs[@]}" >"$TEST_TMP/deployment.xml"
+	else
+		domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
+	fi
+	if [ ! -r "$(_vmd "$vmid")/q35" ] && [ -r "$(_vmd "$vmid")/pin" ] &&
+		read -r _ pcpus <"$(_vmd "$vmid")/pin"; then
 		sed -i "s|<shares>1024</shares>|&<vcpupin vcpu='0' cpuset='$pcpus'/>|" "$TEST_TMP/deployment.xml"
 	fi
 	if ! _step "$host" "$TEST_TMP/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \

@@ -842,7 +842,7 @@ static void hostdev_device(void **state)
 
 	(void)state;
 	assert_int_equal(pci_addr_parse("000a:3b:1f.7", &vf), 0);
-	assert_int_equal(domxml_hostdev(&vf, &out), 0);
+	assert_int_equal(domxml_hostdev(&vf, -1, &out), 0);
 	assert_string_equal(sb_str(&out), "<hostdev mode=\"subsystem\" "
 					  "type=\"pci\" "
 					  "managed=\"yes\"><source><address "
@@ -850,7 +850,45 @@ static void hostdev_device(void **state)
 					  "slot=\"0x1f\" "
 					  "function=\"0x7\"/></source></"
 					  "hostdev>");
+	sb_reset(&out);
+	/* with the guest slot it is to take (a port on a guest NUMA node) */
+	assert_int_equal(domxml_hostdev(&vf, 0x24, &out), 0);
+	assert_string_equal(sb_str(&out), "<hostdev mode=\"subsystem\" "
+					  "type=\"pci\" "
+					  "managed=\"yes\"><source><address "
+					  "domain=\"0x000a\" "
+					  "bus=\"0x3b\" slot=\"0x1f\" "
+					  "function=\"0x7\"/>"
+					  "</source><address type=\"pci\" "
+					  "domain=\"0x0000\" "
+					  "bus=\"0x24\" slot=\"0x00\" "
+					  "function=\"0x0\"/>"
+					  "</hostdev>");
 	sb_release(&out);
+}
+
+/* The ports a running domain still has, for VFs hot-attached one by one:
+ * the same choice as deploy's, each port taken once. */
+static void numa_ports_hotplug(void **state)
+{
+	struct domxml_ports *p;
+	struct domxml *d;
+	char err[256];
+	size_t len;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len);
+
+	(void)state;
+	assert_int_equal(domxml_parse(xml, len, &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_ports_new(d, &p), 0);
+	domxml_free(d); /* the ports outlive the document they were read from */
+	free(xml);
+	assert_int_equal(domxml_ports_take(p, 0), 36);
+	assert_int_equal(domxml_ports_take(p, 1), 23);
+	assert_int_equal(domxml_ports_take(p, 1), 24);
+	assert_int_equal(domxml_ports_take(p, 1), 33);
+	assert_int_equal(domxml_ports_take(p, 2), -1);
+	assert_int_equal(domxml_ports_take(p, -1), -1);
+	domxml_ports_free(p);
 }
 
 /*
@@ -1065,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(one_parse_pinning_then_rewrite),
 		cmocka_unit_test(numa_expander_ports),
 		cmocka_unit_test(numa_ports_full_or_flat),
+		cmocka_unit_test(numa_ports_hotplug),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

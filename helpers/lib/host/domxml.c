@@ -214,14 +214,21 @@ static xmlNodePtr guest_pci_address(const xmlNode *iface)
 	return NULL;
 }
 
-int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out)
+int domxml_hostdev(const struct pci_addr *vf, int guest_bus, struct strbuf *out)
 {
-	return sb_addf(out,
-		       "<hostdev mode=\"subsystem\" type=\"pci\" "
-		       "managed=\"yes\"><source><address domain=\"0x%04x\" "
-		       "bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
-		       "</source></hostdev>",
-		       vf->domain, vf->bus, vf->slot, vf->func);
+	int r = sb_addf(out,
+			"<hostdev mode=\"subsystem\" type=\"pci\" "
+			"managed=\"yes\"><source><address domain=\"0x%04x\" "
+			"bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
+			"</source>",
+			vf->domain, vf->bus, vf->slot, vf->func);
+
+	if (!r && guest_bus >= 0)
+		r = sb_addf(out,
+			    "<address type=\"pci\" domain=\"0x0000\" "
+			    "bus=\"0x%02x\" slot=\"0x00\" function=\"0x0\"/>",
+			    (unsigned)guest_bus);
+	return r ? r : sb_adds(out, "</hostdev>");
 }
 
 /* <address type="pci" domain="0x0000" bus="0x24" slot="0x00" function="0x0"/>:
@@ -229,7 +236,7 @@ int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out)
 static xmlNodePtr port_address(struct build *b, int bus)
 {
 	xmlNodePtr a = add_elem(b, NULL, "address");
-	char v[8];
+	char v[12];
 
 	add_attr(b, a, "type", "pci");
 	add_attr(b, a, "domain", "0x0000");
@@ -355,8 +362,11 @@ static int addr_attr(const xmlNode *e, const char *name, unsigned long max,
  */
 enum pci_ctl { NO_CTL, EXPANDER, ROOT_PORT, SWITCH_UP, SWITCH_DOWN };
 
-struct numa_ports {
-	xmlNodePtr root;
+/* Host NUMA nodes told apart: those of a 64-bit mask, as placement. */
+#define HOST_NODES 64
+
+struct domxml_ports {
+	int cell[HOST_NODES]; /* the guest node with memory on host node n */
 	enum pci_ctl model[PCI_BUSES];
 	int parent[PCI_BUSES];
 	int node[PCI_BUSES]; /* an expander's guest NUMA node */
@@ -409,7 +419,7 @@ static int target_node(const xmlNode *c)
 
 /* One device (or controller) of <devices>: the bus its guest address takes,
  * and what it is when it is a PCI controller. */
-static void scan_device(struct numa_ports *p, const xmlNode *dev)
+static void scan_device(struct domxml_ports *p, const xmlNode *dev)
 {
 	const xmlNode *a = guest_pci_address(dev);
 	int bus = a ? bus_number(a, "bus") : -1, idx;
@@ -426,12 +436,38 @@ static void scan_device(struct numa_ports *p, const xmlNode *dev)
 	p->node[idx] = p->model[idx] == EXPANDER ? target_node(dev) : -1;
 }
 
-static void numa_ports_scan(const struct domxml *d, struct numa_ports *p)
+/* For each host node, the (first) guest NUMA cell whose memory numatune
+ * puts there: <memnode cellid='0' mode='strict' nodeset='1'/>. */
+static void guest_cells(const xmlNode *root, int cell[HOST_NODES])
+{
+	const xmlNode *nt = xml_only_child(root, "numatune", NULL), *m;
+	uint64_t nodes[CPULIST_WORDS];
+	int n, c;
+
+	for (n = 0; n < HOST_NODES; n++)
+		cell[n] = -1;
+	for (m = nt ? nt->children : NULL; m; m = m->next) {
+		xmlChar *set;
+
+		if (!xml_is_elem(m, "memnode"))
+			continue;
+		set = xmlGetNoNsProp(m, BAD_CAST "nodeset");
+		c = bus_number(m, "cellid");
+		if (set && c >= 0 &&
+		    !cpulist_parse((const char *)set, nodes, true))
+			for (n = 0; n < HOST_NODES; n++)
+				if (cell[n] < 0 && (nodes[0] >> n & 1))
+					cell[n] = c;
+		xmlFree(set);
+	}
+}
+
+static void ports_scan(const struct domxml *d, struct domxml_ports *p)
 {
 	const xmlNode *devs, *c;
 	int i;
 
-	p->root = d->root;
+	guest_cells(d->root, p->cell);
 	for (i = 0; i < PCI_BUSES; i++) {
 		p->model[i] = NO_CTL;
 		p->parent[i] = -1;
@@ -446,29 +482,8 @@ static void numa_ports_scan(const struct domxml *d, struct numa_ports *p)
 				scan_device(p, c);
 }
 
-/* The guest NUMA cell whose memory numatune puts on host node `node`. */
-static int guest_cell(const xmlNode *root, int node)
-{
-	const xmlNode *nt = xml_only_child(root, "numatune", NULL), *m;
-	uint64_t nodes[CPULIST_WORDS];
-	int cell = -1;
-
-	for (m = nt ? nt->children : NULL; m && cell < 0; m = m->next) {
-		xmlChar *set;
-
-		if (!xml_is_elem(m, "memnode"))
-			continue;
-		set = xmlGetNoNsProp(m, BAD_CAST "nodeset");
-		if (set && !cpulist_parse((const char *)set, nodes, true) &&
-		    node < CPULIST_MAX && (nodes[node / 64] >> (node % 64) & 1))
-			cell = bus_number(m, "cellid");
-		xmlFree(set);
-	}
-	return cell;
-}
-
 /* A free port behind expander e, taken; -1 when none is free. */
-static int take_port(struct numa_ports *p, int e)
+static int take_port(struct domxml_ports *p, int e)
 {
 	int i, rp;
 
@@ -494,18 +509,31 @@ static int take_port(struct numa_ports *p, int e)
 	return -1;
 }
 
-/* The bus for a VF of host node `node` (-1: leave it to libvirt). */
-static int numa_port(struct numa_ports *p, int node)
+int domxml_ports_take(struct domxml_ports *p, int node)
 {
 	int cell, e;
 
-	if (node < 0)
+	if (node < 0 || node >= HOST_NODES)
 		return -1;
-	cell = guest_cell(p->root, node);
+	cell = p->cell[node];
 	for (e = 0; cell >= 0 && e < PCI_BUSES; e++)
 		if (p->model[e] == EXPANDER && p->node[e] == cell)
 			return take_port(p, e);
 	return -1;
+}
+
+int domxml_ports_new(const struct domxml *d, struct domxml_ports **out)
+{
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	ports_scan(d, *out);
+	return 0;
+}
+
+void domxml_ports_free(struct domxml_ports *p)
+{
+	free(p);
 }
 
 /* The map itself: one MAC per NIC, one NIC per VF. */
@@ -540,7 +568,7 @@ static int check_map(const struct domxml *d, const struct domxml_vf *map,
 int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		   struct strbuf *out, char *err, size_t errlen)
 {
-	struct numa_ports ports;
+	struct domxml_ports ports;
 	xmlNodePtr *hit = NULL;
 	char mac[MAC_STRLEN];
 	size_t i, count;
@@ -573,12 +601,13 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		r = -EINVAL;
 		goto out;
 	}
-	numa_ports_scan(d, &ports);
+	ports_scan(d, &ports);
 	for (i = 0; i < n && !r; i++)
 		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf,
 				     guest_pci_address(hit[i])
 					     ? -1
-					     : numa_port(&ports, map[i].node));
+					     : domxml_ports_take(&ports,
+								 map[i].node));
 	if (!r)
 		r = doc_append(d->doc, out);
 	if (r)

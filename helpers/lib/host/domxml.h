@@ -82,10 +82,25 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
  * attach-device / detach-device), one line, appended to out:
  *   <hostdev mode="subsystem" type="pci" managed="yes"><source><address
  *   domain="0x0000" bus="0x3b" slot="0x00" function="0x1"/></source></hostdev>
+ * with, for guest_bus >= 0, the guest address <address type="pci"
+ * domain="0x0000" bus="0x24" slot="0x00" function="0x0"/> after <source>.
  * A plain PCI hostdev, never <interface type='hostdev'>: libvirt would set
  * an Ethernet MAC on the VF, which InfiniBand VFs refuse.
  */
-int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
+int domxml_hostdev(const struct pci_addr *vf, int guest_bus,
+		   struct strbuf *out);
+
+/*
+ * The free PCIe ports of a domain by guest NUMA node, as domxml_rewrite
+ * chooses them (OpenNebula 7.0's expander buses, see above), for VFs
+ * hot-attached to a running domain: domxml_ports_take gives the guest bus
+ * for a VF of host node `node` and marks it taken, or -1 (no such layout,
+ * no guest node there, no free port, node -1: leave it to libvirt).
+ */
+struct domxml_ports;
+int domxml_ports_new(const struct domxml *d, struct domxml_ports **out);
+int domxml_ports_take(struct domxml_ports *p, int node);
+void domxml_ports_free(struct domxml_ports *p);
 
 /*
  * PCI functions the domain already owns: source addresses of
