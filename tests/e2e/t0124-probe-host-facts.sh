@@ -22,10 +22,7 @@ rc=$R/etc/vmm/kvm-ib/kvm-ibrc
 
 # The host's NUMA layout: node0 CPUs 0-3 (PF A 0000:3b:00.0), node1 4-7
 # (PF B 0000:af:00.0).
-mount -t tmpfs none /sys/devices/system/node
-mkdir /sys/devices/system/node/node0 /sys/devices/system/node/node1
-echo 0-3 >/sys/devices/system/node/node0/cpulist
-echo 4-7 >/sys/devices/system/node/node1/cpulist
+numa_two_nodes || die "cannot fake the NUMA nodes"
 
 # Stands in for "sudo -n /usr/sbin/oneib-peer": the installed oneib-peer
 # attached to fabric node hv2.

@@ -23,10 +23,7 @@
 sim_host cx5
 sim_libvirtd
 kvm_ib_host
-mount -t tmpfs none /sys/devices/system/node
-mkdir /sys/devices/system/node/node0 /sys/devices/system/node/node1
-echo 0-3 >/sys/devices/system/node/node0/cpulist
-echo 4-7 >/sys/devices/system/node/node1/cpulist
+numa_two_nodes || die "cannot fake the NUMA nodes"
 
 deploy() { # VMID LAYOUT
 	mkdir -p "$DS/$1"

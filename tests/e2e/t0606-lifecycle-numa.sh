@@ -26,10 +26,7 @@ sim_two_hvs cx5
 
 numa_host() { # HOST: two nodes, and PF B's VFs programmable like PF A's
 	local i d
-	on "$1" sh -c 'mount -t tmpfs none /sys/devices/system/node &&
-		mkdir /sys/devices/system/node/node0 /sys/devices/system/node/node1 &&
-		echo 0-3 >/sys/devices/system/node/node0/cpulist &&
-		echo 4-7 >/sys/devices/system/node/node1/cpulist' || die "NUMA nodes on $1"
+	on "$1" bash -c numa_two_nodes || die "NUMA nodes on $1"
 	for i in 0 1 2 3 4 5 6 7; do
 		d=$SIM_HOSTS/$1/host/sys/bus/pci/devices/0000:af:00.0/sriov/$i
 		mkdir -p "$d"
@@ -38,6 +35,7 @@ numa_host() { # HOST: two nodes, and PF B's VFs programmable like PF A's
 		echo Follow >"$d/policy"
 	done
 }
+export -f numa_two_nodes
 numa_host hv1
 numa_host hv2
 # The PF of each lease of VM on HOST, by NIC: "0 0000:af:00.0 1 0000:af:00.0"

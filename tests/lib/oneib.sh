@@ -327,6 +327,18 @@ EOS
 	fi
 	printf "\t</devices>\n</domain>\n"
 }
+# numa_two_nodes: the host's NUMA layout as the kernel shows it, two nodes,
+# node0 CPUs 0-3 and node1 CPUs 4-7 (the fixtures' PFs: cx5's 0000:3b:00.0 on
+# node 0, 0000:af:00.0 on node 1), on a tmpfs over /sys/devices/system/node
+# of the namespace it runs in (on a simulated host: `on HOST bash -c
+# numa_two_nodes` after `export -f numa_two_nodes`).
+numa_two_nodes() {
+	local n=/sys/devices/system/node
+	mount -t tmpfs none "$n" && mkdir "$n/node0" "$n/node1" &&
+		echo 0-3 >"$n/node0/cpulist" && echo 4-7 >"$n/node1/cpulist" &&
+		echo 0-1 >"$n/online"
+}
+
 # kvm_ib_host: inside sim_host, with sim_libvirtd running: a private
 # /var/lib/one (tmpfs, where the ledger lives in production) and the
 # installed remotes on top of the stock stand-ins. Sets R (remotes dir) and
