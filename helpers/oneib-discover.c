@@ -104,9 +104,11 @@ static void print_vf_guids(const struct ib_port *pt, bool guids)
 /* "leaf 0x0002c90200000a00 port 2 "MF0;leaf1:MQM8700/U1"" or why not */
 static void print_peer(const struct hca *h, const struct ib_port *pt)
 {
-	char why[sizeof(pt->peer_why) + 128], g[GUID_STRLEN];
+	char why[sizeof(pt->peer_why) + 128];
 
 	if (port_has_leaf(pt)) {
+		char g[GUID_STRLEN];
+
 		guid_fmt_hex(pt->peer.node_guid, g);
 		printf("            leaf %s port %u \"%s\"\n", g, pt->peer.port,
 		       pt->peer.desc);
@@ -210,14 +212,13 @@ static void print_table(const struct hca_list *l, bool guids,
 static void json_peer(struct json *w, const struct hca *h,
 		      const struct ib_port *pt)
 {
-	char g[GUID_STRLEN], why[sizeof(pt->peer_why) + 128], t[8];
-	const char *type = smp_node_type_name(pt->peer.type);
+	char why[sizeof(pt->peer_why) + 128];
 
 	if (pt->peer_known) {
+		char g[GUID_STRLEN], t[SMP_TYPE_STRLEN];
+
 		json_obj(w, "peer");
-		if (!type)
-			snprintf(t, sizeof(t), "%u", pt->peer.type);
-		json_str(w, "type", type ? type : t);
+		json_str(w, "type", smp_node_type_str(pt->peer.type, t));
 		guid_fmt_hex(pt->peer.node_guid, g);
 		json_str(w, "node_guid", g);
 		json_int(w, "port", pt->peer.port);
@@ -449,8 +450,7 @@ static void print_leaves(const struct hca_list *l, bool guids)
  * why) and PEER_TYPE of an InfiniBand port, in its IB_PF vector. */
 static void vec_port_facts(struct tmpl_vec *v, const struct ib_port *pt)
 {
-	char g[GUID_STRLEN] = "", t[8];
-	const char *type = smp_node_type_name(pt->peer.type);
+	char g[GUID_STRLEN] = "", t[SMP_TYPE_STRLEN];
 	bool leaf = port_has_leaf(pt);
 
 	if (strcmp(pt->link_layer, "InfiniBand"))
@@ -462,12 +462,13 @@ static void vec_port_facts(struct tmpl_vec *v, const struct ib_port *pt)
 	if (leaf)
 		guid_fmt_hex(pt->peer.node_guid, g);
 	tmpl_vec_add(v, "LEAF_GUID", g);
-	snprintf(t, sizeof(t), "%u", pt->peer.port);
-	tmpl_vec_add(v, "LEAF_PORT", leaf ? t : "");
+	if (leaf)
+		tmpl_vec_add_long(v, "LEAF_PORT", pt->peer.port);
+	else
+		tmpl_vec_add(v, "LEAF_PORT", "");
 	tmpl_vec_add(v, "LEAF_DESC", leaf ? pt->peer.desc : "");
-	if (pt->peer_known && !type)
-		snprintf(t, sizeof(t), "%u", pt->peer.type);
-	tmpl_vec_add(v, "PEER_TYPE", !pt->peer_known ? "" : type ? type : t);
+	tmpl_vec_add(v, "PEER_TYPE",
+		     pt->peer_known ? smp_node_type_str(pt->peer.type, t) : "");
 }
 
 static void print_one_system(const struct hca_list *l, bool guids)

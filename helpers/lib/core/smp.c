@@ -236,19 +236,23 @@ const char *smp_node_type_name(uint8_t type)
 		       : NULL;
 }
 
+const char *smp_node_type_str(uint8_t type, char buf[SMP_TYPE_STRLEN])
+{
+	const char *t = smp_node_type_name(type);
+
+	if (t)
+		return t;
+	snprintf(buf, SMP_TYPE_STRLEN, "%u", type);
+	return buf;
+}
+
 int smp_peer_fmt(const struct smp_peer *p, struct strbuf *out)
 {
-	const char *t = smp_node_type_name(p->type);
-	char g[GUID_STRLEN];
-	int r;
+	char g[GUID_STRLEN], t[SMP_TYPE_STRLEN];
 
 	guid_fmt_hex(p->node_guid, g);
-	r = t ? sb_addf(out, "type %s\n", t)
-	      : sb_addf(out, "type %u\n", p->type);
-	if (!r)
-		r = sb_addf(out, "node_guid %s\nport %u\ndesc %s\n", g, p->port,
-			    p->desc);
-	return r;
+	return sb_addf(out, "type %s\nnode_guid %s\nport %u\ndesc %s\n",
+		       smp_node_type_str(p->type, t), g, p->port, p->desc);
 }
 
 /* The value of line "key value" at *at, which then moves past it. */

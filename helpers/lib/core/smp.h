@@ -112,6 +112,9 @@ int smp_peer(const char *ca, int port, int timeout_ms, struct smp_peer *out,
 
 /* "switch", "CA", "router"; NULL for any other NodeType. */
 const char *smp_node_type_name(uint8_t type);
+/* The same, or the number ("7") into buf for any other NodeType. */
+#define SMP_TYPE_STRLEN 8
+const char *smp_node_type_str(uint8_t type, char buf[SMP_TYPE_STRLEN]);
 /* The text form above, four lines. */
 int smp_peer_fmt(const struct smp_peer *p, struct strbuf *out);
 /* ... read back, strictly: those four lines in that order, or -EINVAL with

@@ -94,7 +94,7 @@ int ibdev_pf_port(const char *pf_bdf, int port, char ibdev[IBDEV_NAME_MAX],
 int ibdev_pf_check(const struct pci_addr *pf, int port,
 		   char ibdev[IBDEV_NAME_MAX], char *err, size_t errlen)
 {
-	char bdf[PCI_ADDR_STRLEN], path[PATH_MAX], of[64], ll[32];
+	char bdf[PCI_ADDR_STRLEN], path[PATH_MAX], ll[32];
 	struct stat st;
 	int r;
 
@@ -107,6 +107,8 @@ int ibdev_pf_check(const struct pci_addr *pf, int port,
 	}
 	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/physfn", bdf) &&
 	    lstat(path, &st) == 0) {
+		char of[64];
+
 		if (sysfs_link_name(path, of, sizeof(of)))
 			snprintf(of, sizeof(of), "?");
 		err_set(err, errlen, "PF %s: a VF (of %s), not a PF", bdf,
