@@ -42,8 +42,8 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             libxml2-utils
 
 B       := build
-TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-partitions \
-           oneib-partitions-install oneib-context
+TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-peer \
+           oneib-partitions oneib-partitions-install oneib-context
 UNIT    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 FUZZ    := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
@@ -63,6 +63,10 @@ GUEST_LIBS := -libverbs
 #                            parsers of its arguments (design decision 6)
 #   oneib-partitions-install root: libc only. opensm's grammar, an atomic
 #                            file, a signal or a child (design decision 6)
+#   oneib-peer               root, read only: libc, libibumad (the two
+#                            SMPs it sends one hop out of a port; umad
+#                            is root's only). Not in oneib-pkey, which
+#                            stays libc only (design decision 6)
 #   oneib-context            guest: libc, libibverbs (the VF's own P_Key
 #                            table), what a guest image has
 #   oneib-vf                 host: libxml2 (VM and domain XML), libibumad
@@ -79,6 +83,7 @@ GUEST_LIBS := -libverbs
 ROOMS := core host root fabric guest
 rooms_oneib-pkey               := root core
 rooms_oneib-partitions-install := root core
+rooms_oneib-peer               := root core
 rooms_oneib-context            := guest core
 rooms_oneib-vf                 := host root core
 rooms_oneib-discover           := host root core
@@ -86,6 +91,7 @@ rooms_oneib-partitions         := fabric root core
 rooms_oneib-vnet               := fabric root core
 ALL_ROOMS                      := fabric host guest root core
 libs_oneib-context        = $(GUEST_LIBS)
+libs_oneib-peer           = $(shell pkg-config --libs libibumad)
 libs_oneib-vf             = $(shell pkg-config --libs libxml-2.0 libibumad)
 libs_oneib-discover       = $(shell pkg-config --libs libpci libibumad)
 libs_oneib-partitions     = $(shell pkg-config --libs libxml-2.0 libibumad)

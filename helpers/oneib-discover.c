@@ -9,6 +9,9 @@
  *                  --format=one-monitor ... only the free-VF counters
  *                  --ledger DIR         lease ledger (/var/lib/one/ib), to
  *                                       show which VM holds each VF
+ *                  --peer-cmd CMD       how to run oneib-peer ("sudo -n
+ *                                       /usr/sbin/oneib-peer"), to show the
+ *                                       leaf switch each port is cabled to
  *
  * Odd sysfs data is reported on stderr and the rest is still listed, exit 0:
  * a monitoring probe must not fail its whole class over one bad file.
@@ -21,6 +24,12 @@
  * so the scheduler
  * does not send a VM there to fail its deploy. --guids=off: the host does
  * not program VFs (ONEIB_PKEY empty in kvm-ibrc), so nothing is missing.
+ *
+ * Each port's leaf switch is asked through --peer-cmd (oneib-peer, root:
+ * only root may send SMPs) by every format but one-monitor. A port whose
+ * leaf cannot be learnt (no command, a refusal, no answer, a cable to
+ * another HCA) keeps its LEAF_* attributes empty and IB_NO_LEAF says why:
+ * the probe never fails over it.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -33,6 +42,8 @@
 #include "core/json.h"
 #include "host/lease.h"
 #include "host/pcinames.h"
+#include "host/peercmd.h"
+#include "host/placement.h"
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "core/pkey.h"
@@ -55,7 +66,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: oneib-discover "
 	      "[--format=table|json|one|one-system|one-monitor]\n"
-	      "                      [--ledger DIR] [--guids=on|off]\n",
+	      "                      [--ledger DIR] [--guids=on|off] "
+	      "[--peer-cmd CMD]\n",
 	      f);
 }
 
@@ -89,7 +101,39 @@ static void print_vf_guids(const struct ib_port *pt, bool guids)
 	}
 }
 
-static void print_table(const struct hca_list *l, bool guids)
+/* "leaf 0x0002c90200000a00 port 2 "MF0;leaf1:MQM8700/U1"" or why not */
+static void print_peer(const struct hca *h, const struct ib_port *pt)
+{
+	char why[sizeof(pt->peer_why) + 128];
+
+	if (port_has_leaf(pt)) {
+		char g[GUID_STRLEN];
+
+		guid_fmt_hex(pt->peer.node_guid, g);
+		printf("            leaf %s port %u \"%s\"\n", g, pt->peer.port,
+		       pt->peer.desc);
+	} else if (port_no_leaf(h, pt, why, sizeof(why))) {
+		printf("            leaf - (%s)\n", why);
+	}
+}
+
+/* "free VFs: 15 (NUMA node 0: 7, node 1: 8)" */
+static void print_free(const struct placement_free *fr)
+{
+	int n;
+
+	printf("\nfree VFs: %ld", fr->total);
+	for (n = 0; n < PLACEMENT_MAX_NODES; n++)
+		if (fr->nodes >> n & 1)
+			printf("%s node %d: %ld",
+			       fr->nodes & (((uint64_t)1 << n) - 1) ? ","
+								    : " (NUMA",
+			       n, fr->node[n]);
+	puts(fr->nodes ? ")" : "");
+}
+
+static void print_table(const struct hca_list *l, bool guids,
+			const struct placement_free *fr)
 {
 	char guid[GUID_STRLEN], addr[PCI_ADDR_STRLEN], pk[PKEY_STRLEN];
 	size_t i, j, k;
@@ -130,7 +174,11 @@ static void print_table(const struct hca_list *l, bool guids)
 				pkey_fmt((struct pkey){ pt->pkeys[k] }, pk);
 				printf(" %s", pk);
 			}
+			if (pt->pkey_cap)
+				printf("  (%zu of %zu entries)", pt->npkeys,
+				       pt->pkey_cap);
 			putchar('\n');
+			print_peer(h, pt);
 			print_vf_guids(pt, guids);
 		}
 		if (!h->nvfs)
@@ -155,9 +203,38 @@ static void print_table(const struct hca_list *l, bool guids)
 			       or_dash(vf->ibdev), vm);
 		}
 	}
+	print_free(fr);
 }
 
-static void print_json(const struct hca_list *l)
+/* "peer": { "type": "switch", "node_guid": ..., "port": 2, "desc": ... }
+ * or null, and "peer_error", why it is not known (null when it is, or
+ * for a port that is not InfiniBand). */
+static void json_peer(struct json *w, const struct hca *h,
+		      const struct ib_port *pt)
+{
+	char why[sizeof(pt->peer_why) + 128];
+
+	if (pt->peer_known) {
+		char g[GUID_STRLEN], t[SMP_TYPE_STRLEN];
+
+		json_obj(w, "peer");
+		json_str(w, "type", smp_node_type_str(pt->peer.type, t));
+		guid_fmt_hex(pt->peer.node_guid, g);
+		json_str(w, "node_guid", g);
+		json_int(w, "port", pt->peer.port);
+		json_str(w, "desc", pt->peer.desc);
+		json_end(w);
+	} else {
+		json_null(w, "peer");
+	}
+	if (!pt->peer_known && port_no_leaf(h, pt, why, sizeof(why)))
+		json_str(w, "peer_error", why);
+	else
+		json_null(w, "peer_error");
+}
+
+static void print_json(const struct hca_list *l,
+		       const struct placement_free *fr)
 {
 	char buf[GUID_STRLEN], addr[PCI_ADDR_STRLEN], pk[PKEY_STRLEN];
 	struct json w;
@@ -215,6 +292,10 @@ static void print_json(const struct hca_list *l)
 				json_str(&w, NULL, pk);
 			}
 			json_end(&w);
+			json_int_or_null(&w, "pkey_cap",
+					 pt->pkey_cap ? (long long)pt->pkey_cap
+						      : -1);
+			json_peer(&w, h, pt);
 			json_end(&w);
 		}
 		json_end(&w);
@@ -237,42 +318,46 @@ static void print_json(const struct hca_list *l)
 		json_end(&w);
 	}
 	json_end(&w);
+	json_arr(&w, "numa");
+	for (p = 0; p < PLACEMENT_MAX_NODES; p++) {
+		if (!(fr->nodes >> p & 1))
+			continue;
+		json_obj(&w, NULL);
+		json_int(&w, "node", p);
+		json_int(&w, "vfs_free", fr->node[p]);
+		json_end(&w);
+	}
+	json_end(&w);
 	json_end(&w);
 }
 
-static bool vf_free(const struct vf *vf)
-{
-	return vf_assignable(vf) && !vf->leased;
-}
-
 /*
- * Who holds each VF, from the ledger oneib-vf keeps. Read without the lock:
- * the file is always whole (it is replaced by rename). A ledger we cannot
- * read is worth a warning, not a failed probe; but every deploy fails on
- * it, so nothing on this host is free until it is repaired: err says why
- * (one line), and the monitoring formats report 0 free VFs and IB_ERROR.
+ * Who holds each VF, from the ledger oneib-vf keeps, into led (the caller
+ * closes it). Read without the lock: the file is always whole (it is
+ * replaced by rename). A ledger we cannot read is worth a warning, not a
+ * failed probe; but every deploy fails on it, so nothing on this host is
+ * free until it is repaired: err says why (one line), led stays empty and
+ * the monitoring formats report 0 free VFs and IB_ERROR.
  */
-static void apply_leases(struct hca_list *l, const char *dir, char *err,
-			 size_t errlen)
+static void apply_leases(struct hca_list *l, const char *dir,
+			 struct ledger *led, char *err, size_t errlen)
 {
-	struct ledger led = { .lock_fd = -1 };
 	size_t i, j, k;
 
-	if (ledger_read(&led, dir, err, errlen)) {
+	if (ledger_read(led, dir, err, errlen)) {
 		log_msg("%s", err);
 		return;
 	}
-	for (k = 0; k < led.n; k++)
+	for (k = 0; k < led->n; k++)
 		for (i = 0; i < l->n; i++)
 			for (j = 0; j < l->v[i].nvfs; j++) {
 				struct vf *vf = &l->v[i].vfs[j];
 
-				if (pci_addr_cmp(&vf->addr, &led.v[k].vf))
+				if (pci_addr_cmp(&vf->addr, &led->v[k].vf))
 					continue;
 				vf->leased = true;
-				vf->vmid = led.v[k].vmid;
+				vf->vmid = led->v[k].vmid;
 			}
-	ledger_close(&led);
 }
 
 static bool hca_has_usable_port(const struct hca *h)
@@ -285,33 +370,105 @@ static bool hca_has_usable_port(const struct hca *h)
 	return false;
 }
 
-/* IB_NOT_READY: every port whose VFs cannot get GUIDs, with the reason. */
-static void print_not_ready(const struct hca_list *l, bool guids)
+/* Why a port's VFs cannot get GUIDs, for IB_NOT_READY. */
+static bool not_ready(const struct hca *h, const struct ib_port *pt, bool guids,
+		      char *buf, size_t len)
 {
+	const char *why = ib_port_not_ready(pt, guids);
 	char addr[PCI_ADDR_STRLEN];
+
+	if (!why)
+		return false;
+	pci_addr_fmt(&h->addr, addr);
+	snprintf(buf, len, "%s port %d (%s): %s", h->ibdev, pt->num, addr, why);
+	return true;
+}
+
+/* Why a port has no leaf switch, for IB_NO_LEAF. */
+static bool no_leaf(const struct hca *h, const struct ib_port *pt, bool guids,
+		    char *buf, size_t len)
+{
+	(void)guids;
+	return port_no_leaf(h, pt, buf, len);
+}
+
+/*
+ * KEY="<reason>; <reason>" for every port of a PF that has one; "" when
+ * none has: a repaired host must clear what it reported before.
+ */
+static void print_reasons(const char *key, const struct hca_list *l, bool guids,
+			  bool (*why)(const struct hca *,
+				      const struct ib_port *, bool, char *,
+				      size_t))
+{
 	struct strbuf sb = STRBUF_INIT;
+	char buf[512];
 	size_t i;
 	int p;
 
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];
 
-		if (!h->has_pci)
-			continue;
-		pci_addr_fmt(&h->addr, addr);
-		for (p = 0; p < h->nports; p++) {
-			const char *why =
-				ib_port_not_ready(&h->ports[p], guids);
+		for (p = 0; h->has_pci && p < h->nports; p++)
+			if (why(h, &h->ports[p], guids, buf, sizeof(buf)))
+				sb_addf(&sb, "%s%s", sb.len ? "; " : "", buf);
+	}
+	tmpl_attr(stdout, key, sb_str(&sb));
+	sb_release(&sb);
+}
 
-			if (why)
-				sb_addf(&sb, "%s%s port %d (%s): %s",
-					sb.len ? "; " : "", h->ibdev,
-					h->ports[p].num, addr, why);
+/* IB_LEAVES=",0x...a00,0x...b00,": the leaf switches of the ports VMs
+ * get VFs on (ready ports), each once, in port order; "" when none. */
+static void print_leaves(const struct hca_list *l, bool guids)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char g[GUID_STRLEN + 2];
+	size_t i;
+	int p;
+
+	for (i = 0; i < l->n; i++) {
+		const struct hca *h = &l->v[i];
+
+		for (p = 0; h->has_pci && p < h->nports; p++) {
+			const struct ib_port *pt = &h->ports[p];
+
+			if (!port_has_leaf(pt) || !ib_port_ready(pt, guids))
+				continue;
+			g[0] = ',';
+			guid_fmt_hex(pt->peer.node_guid, g + 1);
+			if (!strstr(sb_str(&sb), g))
+				sb_adds(&sb, g);
 		}
 	}
-	/* "" when ready: a repaired host must clear what it reported before */
-	tmpl_attr(stdout, "IB_NOT_READY", sb_str(&sb));
+	if (sb.len)
+		sb_adds(&sb, ",");
+	tmpl_attr(stdout, "IB_LEAVES", sb_str(&sb));
 	sb_release(&sb);
+}
+
+/* PKEY_CAP, PKEY_USED, the leaf (empty when unknown: IB_NO_LEAF says
+ * why) and PEER_TYPE of an InfiniBand port, in its IB_PF vector. */
+static void vec_port_facts(struct tmpl_vec *v, const struct ib_port *pt)
+{
+	char g[GUID_STRLEN] = "", t[SMP_TYPE_STRLEN];
+	bool leaf = port_has_leaf(pt);
+
+	if (strcmp(pt->link_layer, "InfiniBand"))
+		return;
+	if (pt->pkey_cap) {
+		tmpl_vec_add_long(v, "PKEY_CAP", (long long)pt->pkey_cap);
+		tmpl_vec_add_long(v, "PKEY_USED", (long long)pt->npkeys);
+	}
+	if (leaf)
+		guid_fmt_hex(pt->peer.node_guid, g);
+	tmpl_vec_add(v, "LEAF_GUID", g);
+	if (leaf)
+		tmpl_vec_add_long(v, "LEAF_PORT", pt->peer.port);
+	else
+		tmpl_vec_add(v, "LEAF_PORT", "");
+	tmpl_vec_add(v, "LEAF_DESC", leaf ? pt->peer.desc : "");
+	tmpl_vec_add(v, "PEER_TYPE",
+		     pt->peer_known ? smp_node_type_str(pt->peer.type, t) : "");
 }
 
 static void print_one_system(const struct hca_list *l, bool guids)
@@ -330,7 +487,9 @@ static void print_one_system(const struct hca_list *l, bool guids)
 			sriov = true;
 	}
 	tmpl_attr(stdout, "IB_SRIOV", sriov ? "YES" : "NO");
-	print_not_ready(l, guids);
+	print_reasons("IB_NOT_READY", l, guids, not_ready);
+	print_leaves(l, guids);
+	print_reasons("IB_NO_LEAF", l, guids, no_leaf);
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];
 
@@ -359,46 +518,30 @@ static void print_one_system(const struct hca_list *l, bool guids)
 			tmpl_vec_add_long(&v, "VFS_ENABLED",
 					  (long long)h->nvfs);
 			tmpl_vec_add(&v, "DRIVER", or_dash(h->driver));
+			vec_port_facts(&v, pt);
 			tmpl_vec_end(&v);
 		}
 	}
 }
 
-static bool hca_has_ready_port(const struct hca *h, bool guids)
-{
-	int p;
-
-	for (p = 0; p < h->nports; p++)
-		if (ib_port_ready(&h->ports[p], guids))
-			return true;
-	return false;
-}
-
 /*
- * The free-VF counters; with a ledger error (one line, "" when none) all
- * are 0. IB_ERROR is always printed, empty when all is well: OpenNebula
- * keeps an attribute a probe stops reporting, so a repaired host must
- * clear it.
+ * The free-VF counters (host/placement.h's count, the rule deploy leases
+ * by); with a ledger error (one line, "" when none) all are 0. IB_ERROR
+ * is always printed, empty when all is well: OpenNebula keeps an
+ * attribute a probe stops reporting, so a repaired host must clear it.
  */
-static void print_one_monitor(const struct hca_list *l, const char *ledger_err,
-			      bool guids)
+static void print_one_monitor(const struct hca_list *l,
+			      const struct ledger *led, const char *ledger_err,
+			      bool guids, const struct placement_free *fr)
 {
 	char addr[PCI_ADDR_STRLEN];
-	long long total = 0, n;
 	bool broken = ledger_err[0] != '\0';
 	struct tmpl_vec v;
-	size_t i, j;
+	long long n;
+	size_t i;
 	int p;
 
-	for (i = 0; i < l->n && !broken; i++) {
-		const struct hca *h = &l->v[i];
-
-		if (!h->has_pci || !hca_has_ready_port(h, guids))
-			continue;
-		for (j = 0; j < h->nvfs; j++)
-			total += vf_free(&h->vfs[j]);
-	}
-	tmpl_attr_long(stdout, "IB_VFS_FREE", total);
+	tmpl_attr_long(stdout, "IB_VFS_FREE", fr->total);
 	tmpl_attr(stdout, "IB_ERROR", ledger_err);
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];
@@ -409,14 +552,21 @@ static void print_one_monitor(const struct hca_list *l, const char *ledger_err,
 		for (p = 0; p < h->nports; p++) {
 			n = 0;
 			if (!broken && ib_port_ready(&h->ports[p], guids))
-				for (j = 0; j < h->nvfs; j++)
-					n += vf_free(&h->vfs[j]);
+				n = placement_pf_free(h, led, guids);
 			tmpl_vec_begin(&v, stdout, "IB_PF_FREE");
 			tmpl_vec_add(&v, "ADDRESS", addr);
 			tmpl_vec_add_long(&v, "PORT", h->ports[p].num);
 			tmpl_vec_add_long(&v, "IB_VFS_FREE", n);
 			tmpl_vec_end(&v);
 		}
+	}
+	for (p = 0; p < PLACEMENT_MAX_NODES; p++) {
+		if (!(fr->nodes >> p & 1))
+			continue;
+		tmpl_vec_begin(&v, stdout, "IB_NUMA");
+		tmpl_vec_add_long(&v, "NODE", p);
+		tmpl_vec_add_long(&v, "VFS_FREE", fr->node[p]);
+		tmpl_vec_end(&v);
 	}
 }
 
@@ -426,12 +576,15 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "ledger", required_argument, NULL, 'l' },
 		{ "guids", required_argument, NULL, 'g' },
+		{ "peer-cmd", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum format fmt = FMT_TABLE;
-	const char *ledger = "/var/lib/one/ib";
+	const char *ledger = "/var/lib/one/ib", *peer_cmd = NULL;
+	struct ledger led = { .lock_fd = -1 };
 	char ledger_err[512] = "";
+	struct placement_free fr;
 	bool guids = true;
 	struct hca_list l;
 	size_t i;
@@ -441,6 +594,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'l':
 			ledger = optarg;
+			break;
+		case 'p':
+			peer_cmd = optarg;
 			break;
 		case 'g':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
@@ -490,25 +646,33 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (l.n)
-		apply_leases(&l, ledger, ledger_err, sizeof(ledger_err));
+		apply_leases(&l, ledger, &led, ledger_err, sizeof(ledger_err));
+	placement_count_free(&l, &led, guids, &fr);
+	if (ledger_err[0]) { /* every deploy fails on it: nothing is free */
+		fr.total = 0;
+		memset(fr.node, 0, sizeof(fr.node));
+	}
+	if (fmt != FMT_ONE_MONITOR)
+		peercmd_read_all(peer_cmd, &l);
 	switch (fmt) {
 	case FMT_TABLE:
-		print_table(&l, guids);
+		print_table(&l, guids, &fr);
 		break;
 	case FMT_JSON:
-		print_json(&l);
+		print_json(&l, &fr);
 		break;
 	case FMT_ONE:
 		print_one_system(&l, guids);
-		print_one_monitor(&l, ledger_err, guids);
+		print_one_monitor(&l, &led, ledger_err, guids, &fr);
 		break;
 	case FMT_ONE_SYSTEM:
 		print_one_system(&l, guids);
 		break;
 	case FMT_ONE_MONITOR:
-		print_one_monitor(&l, ledger_err, guids);
+		print_one_monitor(&l, &led, ledger_err, guids, &fr);
 		break;
 	}
+	ledger_close(&led);
 	hca_list_free(&l);
 	if (fflush(stdout) || ferror(stdout)) {
 		log_msg("cannot write the output");

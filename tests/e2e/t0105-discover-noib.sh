@@ -13,6 +13,8 @@ assert_eq "no InfiniBand HCA found" "$("$IBBIN/oneib-discover")" "table"
 "$IBBIN/oneib-discover" --format=one >"$TEST_TMP/one"
 assert_eq 'IB_SRIOV="NO"
 IB_NOT_READY=""
+IB_LEAVES=""
+IB_NO_LEAF=""
 IB_VFS_FREE=0
 IB_ERROR=""' "$(cat "$TEST_TMP/one")" "monitoring attributes"
 test_done

@@ -17,6 +17,11 @@ assert_eq "kvm" "$(tmpl_value "$TEST_TMP/sys" HYPERVISOR)" "stock probe ran in t
 assert_eq YES "$(tmpl_value "$TEST_TMP/sys" IB_SRIOV)" "IB_SRIOV"
 tmpl_vectors "$TEST_TMP/sys" IB_PF >"$TEST_TMP/pf"
 assert_eq 2 "$(grep -c . "$TEST_TMP/pf")" "one IB_PF per PF port"
-exp=$(jq -r '.hcas[] | "ADDRESS=\(.address)|IBDEV=\(.ibdev)|PORT=\(.ports[0].port)|PORT_GUID=\(.ports[0].port_guid)|STATE=\(.ports[0].state)|RATE=\(.ports[0].rate)|LINK_LAYER=\(.ports[0].link_layer)|NUMA_NODE=\(.numa_node)|VFS_TOTAL=\(.sriov_totalvfs)|VFS_ENABLED=\(.vfs | length)|DRIVER=\(.driver)"' "$SIM_HOST_DIR/expect.json")
+exp=$(jq -r '.hcas[] | "ADDRESS=\(.address)|IBDEV=\(.ibdev)|PORT=\(.ports[0].port)|PORT_GUID=\(.ports[0].port_guid)|STATE=\(.ports[0].state)|RATE=\(.ports[0].rate)|LINK_LAYER=\(.ports[0].link_layer)|NUMA_NODE=\(.numa_node)|VFS_TOTAL=\(.sriov_totalvfs)|VFS_ENABLED=\(.vfs | length)|DRIVER=\(.driver)|PKEY_CAP=\(.ports[0].pkey_cap)|PKEY_USED=\(.ports[0].pkeys | length)|LEAF_GUID=|LEAF_PORT=|LEAF_DESC=|PEER_TYPE="' "$SIM_HOST_DIR/expect.json")
 assert_eq "$exp" "$(cat "$TEST_TMP/pf")" "IB_PF vectors carry the fixture's facts"
+# No oneib-peer on this machine: the leaves stay empty and one attribute
+# says why, port by port; the class still succeeds (above).
+assert_match '^PF 0000:3b:00.0 port 1: .*/usr/sbin/oneib-peer.*; PF 0000:af:00.0 port 1: ' \
+	"$(tmpl_value "$TEST_TMP/sys" IB_NO_LEAF)" "IB_NO_LEAF says why, for each port"
+assert_eq "" "$(tmpl_value "$TEST_TMP/sys" IB_LEAVES)" "no leaf"
 test_done

@@ -34,11 +34,11 @@ assert_eq stock "$(cat "$r/hooks/ft/host_error.rb")" "stock hooks untouched"
 assert_eq "$(cd "$TOP/templates/hooks" && ls ./*.tmpl)" \
 	"$(cd "$d/usr/share/one-ib/hooks" && ls ./*.tmpl)" "every hook template in DATADIR/hooks"
 assert_match '^ONEIB_PARTITIONS_CMD=' "$(cat "$r/etc/vnm/ib/ibrc")" "ibrc names the renderer command"
-for h in oneib-pkey oneib-partitions-install oneib-partitions; do
+for h in oneib-pkey oneib-peer oneib-partitions-install oneib-partitions; do
 	[ -x "$TOP/build/bin/$h" ] || continue
 	assert_eq "root root 755" "$(stat -c '%U %G %a' "$d/usr/sbin/$h")" "$h root-owned in /usr/sbin"
 done
-assert_eq "" "$(find "$r/ib/bin" -name oneib-pkey -o -name oneib-partitions-install)" \
+assert_eq "" "$(find "$r/ib/bin" -name oneib-pkey -o -name oneib-peer -o -name oneib-partitions-install)" \
 	"no root helper in the remotes oneadmin can replace"
 assert_ok "the renderer in the remotes, for the front-end hook" -- test -x "$r/ib/bin/oneib-partitions"
 # The root installer of partitions.conf links libc only: no libxml2, no

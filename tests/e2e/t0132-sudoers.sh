@@ -1,6 +1,7 @@
 #!/bin/bash
 # The shipped sudoers rules parse, and give oneadmin exactly oneib-pkey
-# map, unmap and show (one-ib-node), and the partitions' install and verify
+# map, unmap and show and oneib-peer on one PF address and port
+# (one-ib-node), and the partitions' install and verify
 # with their pinned arguments (one-ib-sm), as root: no other command, no
 # other helper, no other file, and no cloud XML (oneib-pkey partitions,
 # which parsed it as root, is gone from the rules).
@@ -20,7 +21,7 @@ mount --bind "$TEST_TMP/sudoers.d" /etc/sudoers.d
 src=$TEST_TMP/src
 mkdir -p "$src/build/bin"
 cp -r "$TOP/drivers" "$TOP/doc" "$src/"
-cp "$TOP/build/bin/oneib-pkey" "$TOP/build/bin/oneib-discover" "$src/build/bin/"
+cp "$TOP/build/bin/oneib-pkey" "$TOP/build/bin/oneib-peer" "$TOP/build/bin/oneib-discover" "$src/build/bin/"
 node_install() {
 	sh "$src/drivers/install.sh" --role node --sbindir "$TEST_TMP/sbin" \
 		--bindir "$TEST_TMP/bin" --mandir "$TEST_TMP/man"
@@ -44,7 +45,7 @@ fi
 # sudo -l checks that the command exists: /usr/sbin as an installed host
 # has it (private tmpfs, with stand-in files where the helpers go).
 mount -t tmpfs none /usr/sbin
-for h in oneib-pkey oneib-partitions-install oneib-partitions; do
+for h in oneib-pkey oneib-peer oneib-partitions-install oneib-partitions; do
 	printf '#!/bin/sh\nexit 0\n' >"/usr/sbin/$h"
 	chmod 755 "/usr/sbin/$h"
 done
@@ -52,6 +53,11 @@ allowed() { sudo -l -U oneadmin "$@" >/dev/null 2>&1; }
 assert_ok "map allowed" -- allowed /usr/sbin/oneib-pkey map 0000:3b:00.2 0x0200c0fffea80105 0x8101 --port 1
 assert_ok "unmap allowed" -- allowed /usr/sbin/oneib-pkey unmap 0000:3b:00.2 --port 1
 assert_ok "show allowed" -- allowed /usr/sbin/oneib-pkey show 0000:3b:00.2
+assert_ok "a port's peer allowed" -- allowed /usr/sbin/oneib-peer 0000:3b:00.0 1
+assert_fail "the peer with a second port is not" -- allowed /usr/sbin/oneib-peer 0000:3b:00.0 1 2
+assert_fail "the peer of something not a PCI address is not" -- allowed /usr/sbin/oneib-peer /dev/sda 1
+assert_fail "the peer with an option is not" -- allowed /usr/sbin/oneib-peer --help
+assert_fail "the peer without arguments is not" -- allowed /usr/sbin/oneib-peer
 assert_fail "a shell is not" -- allowed /bin/sh
 assert_fail "oneib-pkey without a subcommand is not" -- allowed /usr/sbin/oneib-pkey
 assert_fail "the old partitions command (cloud XML as root) is not" -- \

@@ -73,10 +73,12 @@ assert_ok "node: installs without oneadmin" -- in_root dpkg -i "$node"
 assert_match "no oneadmin user yet" "$(cat "$LAST_OUT")" "node: says the ledger waits for oneadmin"
 assert_ok "node: no /var/lib/one of ours under OpenNebula's feet" -- test ! -e "$root/var/lib/one"
 assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /usr/sbin/oneib-pkey)" "oneib-pkey root-owned, 0755"
+assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /usr/sbin/oneib-peer)" "oneib-peer root-owned, 0755"
 assert_eq "root root 440" "$(in_root stat -c '%U %G %a' /etc/sudoers.d/one-ib-node)" "sudoers rule root-owned, 0440"
 assert_ok "visudo accepts the installed configuration" -- in_root visudo -c
 assert_ok "oneib-discover runs on the host (pre-flight)" -- in_root oneib-discover
 assert_ok "oneib-pkey's man page" -- test -f "$root/usr/share/man/man8/oneib-pkey.8.gz"
+assert_ok "oneib-peer's man page" -- test -f "$root/usr/share/man/man8/oneib-peer.8.gz"
 
 # OpenNebula's node package arrives: oneadmin, home /var/lib/one.
 in_root useradd --system -u 9869 -U -d /var/lib/one -m -s /bin/bash oneadmin 2>/dev/null
@@ -84,6 +86,7 @@ bumped one-ib-node 0.1.0+1
 assert_ok "node: upgrade once oneadmin exists" -- in_root dpkg -i /debs/one-ib-node_0.1.0+1.deb
 assert_eq "oneadmin oneadmin 750" "$(in_root stat -c '%U %G %a' /var/lib/one/ib)" "ledger directory oneadmin's, 0750"
 assert_ok "sudo: oneadmin may map" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-pkey map 0000:3b:00.2 0x0200000000000001 0x8101
+assert_ok "sudo: oneadmin may ask a port's peer" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-peer 0000:3b:00.0 1
 assert_fail "sudo: oneadmin may not run a shell" -- in_root sudo -n -l -U oneadmin /bin/sh
 assert_fail "sudo: the partitions installer is one-ib-sm's" -- in_root sudo -n -l -U oneadmin /usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf -
 
@@ -107,6 +110,7 @@ echo 'vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=42 nic=0 mac=02:00:c0:a8:01:05 g
 	>"$root/var/lib/one/ib/leases"
 assert_ok "node: remove" -- in_root dpkg -r one-ib-node
 assert_ok "remove: oneib-pkey gone" -- test ! -e "$root/usr/sbin/oneib-pkey"
+assert_ok "remove: oneib-peer gone" -- test ! -e "$root/usr/sbin/oneib-peer"
 assert_ok "remove: ledger kept" -- test -f "$root/var/lib/one/ib/leases"
 assert_ok "node: purge" -- in_root dpkg -P one-ib-node
 assert_match "/var/lib/one/ib kept: it holds 1 VF lease" "$(cat "$LAST_OUT")" "purge: says why the ledger stays"

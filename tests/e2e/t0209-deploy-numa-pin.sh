@@ -10,11 +10,7 @@ kvm_ib_host
 
 # The host's NUMA layout as the kernel shows it: node0 CPUs 0-3, node1 4-7
 # (cx5's PFs: 0000:3b:00.0 on node 0, 0000:af:00.0 on node 1).
-mount -t tmpfs none /sys/devices/system/node
-mkdir /sys/devices/system/node/node0 /sys/devices/system/node/node1
-echo 0-3 >/sys/devices/system/node/node0/cpulist
-echo 4-7 >/sys/devices/system/node/node1/cpulist
-echo 0-1 >/sys/devices/system/node/online
+numa_two_nodes || die "cannot fake the NUMA nodes"
 
 leased_vf() { "$R/ib/bin/oneib-vf" list --format=json | jq -r ".leases[] | select(.vm == $1) | .vf"; }
 deploy_pinned() { # VMID MAC CPUSET

@@ -173,10 +173,13 @@ _hv_has_client() { # NAME
 # CD), kept because a failed prereconfigure makes one_vmm_exec detach the
 # NIC again.
 #
-# A VM: $TEST_TMP/vms/<ID>/{nics,host,deploy_id,state}. nics holds one
-# line per NIC, "NIC_ID MAC VNET [ATTACH]": InfiniBand NICs on the tenant
-# networks of tests/lib/cloud.sh (VNET 5 IB_PKEY 0x8101, VNET 7 0x8102),
-# pinned to $SIM_IB_PF when set. state is oned's "STATE LCM_STATE".
+# A VM: $TEST_TMP/vms/<ID>/{nics,host,deploy_id,state[,pin,q35]}. nics holds
+# one line per NIC, "NIC_ID MAC VNET [ATTACH]": InfiniBand NICs on the
+# tenant networks of tests/lib/cloud.sh (VNET 5 IB_PKEY 0x8101, VNET 7
+# 0x8102), pinned to $SIM_IB_PF when set. state is oned's "STATE
+# LCM_STATE". pin (vm_pin) is "NODE CPUS": oned pinned the vCPUs to host
+# CPUS of NUMA node NODE (TOPOLOGY PIN_POLICY and NUMA_NODE in the VM XML,
+# <vcpupin> in the deployment, as LibVirtDriverKVM writes it).
 #
 # Every action prints "<ACTION> SUCCESS" or "<ACTION> FAILURE: <error>" on
 # stdout (what one_vmm_exec tells oned), returns 0 or 1, and updates the VM
@@ -209,13 +212,26 @@ _history_xml() { # HOST
 	printf '<DS_ID>0</DS_ID><VM_MAD><![CDATA[kvm-ib]]></VM_MAD></HISTORY></HISTORY_RECORDS>'
 }
 
+# vm_pin VMID NODE CPUS: oned pinned VM VMID's vCPUs to CPUS ("4,5") of
+# host NUMA node NODE (PIN_POLICY CORE, one virtual node).
+vm_pin() { _vm_set "$1" pin "$2 $3"; }
+# vm_q35 VMID: its deployment is domain_xml_q35's 7.0 layout (oneib.sh), a
+# q35 VM with two guest NUMA nodes, one PCIe expander bus each.
+vm_q35() { _vm_set "$1" q35 numa; }
+
 # The <VM> of VM ID as oned writes it (vm.xml, and inside the action data).
 _vm_xml() { # VMID
-	local vmid=$1
+	local vmid=$1 node cpus
 	printf '<VM><ID>%s</ID><UID>2</UID><NAME><![CDATA[vm-%s]]></NAME><DEPLOY_ID>%s</DEPLOY_ID>' \
 		"$vmid" "$vmid" "$(vm_deploy_id "$vmid")"
 	# shellcheck disable=SC2046,SC2183 # vm_state prints "STATE LCM_STATE"
 	printf '<STATE>%s</STATE><LCM_STATE>%s</LCM_STATE><TEMPLATE>\n' $(vm_state "$vmid")
+	if [ -r "$(_vmd "$vmid")/pin" ] && read -r node cpus <"$(_vmd "$vmid")/pin"; then
+		printf '<TOPOLOGY><PIN_POLICY><![CDATA[CORE]]></PIN_POLICY><SOCKETS><![CDATA[1]]></SOCKETS></TOPOLOGY>'
+		printf '<NUMA_NODE><CPUS><![CDATA[%s]]></CPUS><MEMORY><![CDATA[1048576]]></MEMORY>' "$cpus"
+		printf '<MEMORY_NODE_ID><![CDATA[%s]]></MEMORY_NODE_ID><NODE_ID><![CDATA[%s]]></NODE_ID>' "$node" "$node"
+		printf '<TOTAL_CPUS><![CDATA[1]]></TOTAL_CPUS></NUMA_NODE>\n'
+	fi
 	_nics_xml "$vmid"
 	printf '<CONTEXT><NETWORK><![CDATA[YES]]></NETWORK><TARGET><![CDATA[hda]]></TARGET></CONTEXT></TEMPLATE>'
 	printf '<USER_TEMPLATE><IB_PKEY><![CDATA[0x7fff]]></IB_PKEY></USER_TEMPLATE>'
@@ -338,14 +354,22 @@ one_vm_new() {
 # file (ssh'd with vm.xml beside it, as the stock driver does) on the deploy
 # stdin; on failure vnm clean; vnm post (on failure cancel, vnm clean).
 one_deploy_vm() { # VMID HOST
-	local vmid=$1 host=$2 dir=/var/lib/one/datastores/0/$1 macs=() id mac net att
+	local vmid=$1 host=$2 dir=/var/lib/one/datastores/0/$1 macs=() id mac net att pcpus
 	_vm_set "$vmid" host "$host"
 	_vm_set "$vmid" state "3 2"
 	_vnm "$host" pre "$vmid" || { _vm_set "$vmid" state "3 36"; _one_fail DEPLOY; return; }
 	while read -r id mac net att; do macs+=("$mac"); done <"$(_vmd "$vmid")/nics"
 	mkdir -p "$TEST_TMP/shared-ds/0/$vmid"
 	_vm_xml "$vmid" >"$TEST_TMP/shared-ds/0/$vmid/vm.xml"
-	domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
+	if [ -r "$(_vmd "$vmid")/q35" ]; then
+		domain_xml_q35 "$vmid" numa "${macs[@]}" >"$TEST_TMP/deployment.xml"
+	else
+		domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
+	fi
+	if [ ! -r "$(_vmd "$vmid")/q35" ] && [ -r "$(_vmd "$vmid")/pin" ] &&
+		read -r _ pcpus <"$(_vmd "$vmid")/pin"; then
+		sed -i "s|<shares>1024</shares>|&<vcpupin vcpu='0' cpuset='$pcpus'/>|" "$TEST_TMP/deployment.xml"
+	fi
 	if ! _step "$host" "$TEST_TMP/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
 		"'$dir/deployment.0'" "'$host'" "$vmid" "$host"; then
 		_one_fail DEPLOY

@@ -255,6 +255,90 @@ EOS
 EOS
 }
 
+# domain_xml_q35 VMID LAYOUT MAC...: OpenNebula's deployment of a q35 VM
+# with 4 vCPUs and two guest NUMA nodes, pinned: guest node 0 on host node
+# 1 (CPUs 4,5), guest node 1 on host node 0 (CPUs 0,1); one bridge
+# <interface> per MAC. LAYOUT: numa, as 7.0 writes it (LibVirtDriverKVM.cc,
+# Q35_NUMA_PCIE: per guest node a pcie-expander-bus, index 20 + 14 n, with 4
+# root ports, the first holding an 8-port switch, and node 0's second the
+# pcie-to-pci bridge), or flat, as 6.10 writes it (16 root ports and the
+# bridge on pcie-root). The controllers come in a second <devices>, as
+# OpenNebula writes them.
+domain_xml_q35() {
+	local vmid=$1 layout=$2 i=0 j b mac
+	shift 2
+	cat <<EOS
+<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+	<name>one-$vmid</name>
+	<cputune>
+		<shares>4096</shares>
+		<vcpupin vcpu='0' cpuset='4'/>
+		<vcpupin vcpu='1' cpuset='5'/>
+		<vcpupin vcpu='2' cpuset='0'/>
+		<vcpupin vcpu='3' cpuset='1'/>
+		<emulatorpin cpuset='4,5,0,1'/>
+	</cputune>
+	<memory>524288</memory>
+	<os>
+		<type arch='x86_64' machine='q35'>hvm</type>
+	</os>
+	<cpu>
+		<topology sockets='1' cores='2' threads='2'/>
+		<numa>
+			<cell id='0' memory='262144' cpus='0-1'/>
+			<cell id='1' memory='262144' cpus='2-3'/>
+		</numa>
+	</cpu>
+	<numatune>
+		<memnode cellid='0' mode='strict' nodeset='1'/>
+		<memnode cellid='1' mode='strict' nodeset='0'/>
+		<memory mode='strict' nodeset='1,0'/>
+	</numatune>
+	<vcpu>4</vcpu>
+	<devices>
+		<emulator><![CDATA[/usr/bin/qemu-system-x86_64]]></emulator>
+EOS
+	for mac in "$@"; do
+		printf "\t\t<interface type='bridge'>\n\t\t\t<source bridge='br0'/>\n\t\t\t<mac address='%s'/>\n" "$mac"
+		printf "\t\t\t<target dev='one-%s-%d'/>\n\t\t\t<model type='virtio'/>\n\t\t</interface>\n" "$vmid" $i
+		i=$((i + 1))
+	done
+	printf "\t</devices>\n\t<devices>\n\t\t<controller index='0' type='pci' model='pcie-root'/>\n"
+	if [ "$layout" = flat ]; then
+		for j in $(seq 16); do printf "\t\t<controller type='pci' model='pcie-root-port'/>\n"; done
+		printf "\t\t<controller type='pci' model='pcie-to-pci-bridge'/>\n"
+	else
+		for i in 0 1; do
+			b=$((20 + i * 14))
+			printf "\t\t<controller type='pci' index='%d' model='pcie-expander-bus'>\n\t\t\t<target busNr='0x%04x'>\n\t\t\t\t<node>%d</node>\n\t\t\t</target>\n\t\t</controller>\n" \
+				$b $((0x20 + 0x20 * i)) $i
+			for j in 0 1 2 3; do
+				printf "\t\t<controller type='pci' index='%d' model='pcie-root-port'>\n\t\t\t<address type='pci' bus='%d' slot='0' function='%d'%s/>\n\t\t</controller>\n" \
+					$((b + 1 + j)) $b $j "$([ $j = 0 ] && echo " multifunction='on'")"
+			done
+			printf "\t\t<controller type='pci' index='%d' model='pcie-switch-upstream-port'>\n\t\t\t<address type='pci' bus='%d' slot='0' function='0'/>\t\t</controller>" \
+				$((b + 5)) $((b + 1))
+			for j in 0 1 2 3 4 5 6 7; do
+				printf "\t\t<controller type='pci' index='%d' model='pcie-switch-downstream-port'>\n\t\t\t<address type='pci' bus='%d' slot='%d' function='0'/>\n\t\t</controller>\n" \
+					$((b + 6 + j)) $((b + 5)) $j
+			done
+		done
+		printf "\t\t<controller type='pci' model='pcie-to-pci-bridge'>\n\t\t\t<address type='pci' bus='22' slot='0' function='0'/>\n\t\t</controller>\n"
+	fi
+	printf "\t</devices>\n</domain>\n"
+}
+# numa_two_nodes: the host's NUMA layout as the kernel shows it, two nodes,
+# node0 CPUs 0-3 and node1 CPUs 4-7 (the fixtures' PFs: cx5's 0000:3b:00.0 on
+# node 0, 0000:af:00.0 on node 1), on a tmpfs over /sys/devices/system/node
+# of the namespace it runs in (on a simulated host: `on HOST bash -c
+# numa_two_nodes` after `export -f numa_two_nodes`).
+numa_two_nodes() {
+	local n=/sys/devices/system/node
+	mount -t tmpfs none "$n" && mkdir "$n/node0" "$n/node1" &&
+		echo 0-3 >"$n/node0/cpulist" && echo 4-7 >"$n/node1/cpulist" &&
+		echo 0-1 >"$n/online"
+}
+
 # kvm_ib_host: inside sim_host, with sim_libvirtd running: a private
 # /var/lib/one (tmpfs, where the ledger lives in production) and the
 # installed remotes on top of the stock stand-ins. Sets R (remotes dir) and

@@ -2,8 +2,10 @@
 /*
  * The one way one-ib runs another program (core/child.h), and the two who
  * use it: oneib-vf running oneib-pkey (host/pkeycmd.h, its arguments and
- * its one line of stderr) and the partitions installer's reload command
- * (root/opensm.h). A signal that interrupts the wait is no failure.
+ * its one line of stderr), oneib-discover running oneib-peer
+ * (host/peercmd.h, its four lines of stdout read back strictly) and the
+ * partitions installer's reload command (root/opensm.h). A signal that
+ * interrupts the wait is no failure.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include <cmocka.h>
 
 #include "core/child.h"
+#include "host/peercmd.h"
 #include "host/pkeycmd.h"
 #include "root/opensm.h"
 
@@ -99,55 +102,149 @@ static void signals_while_waiting(void **state)
 	assert_string_equal(c.line, "done");
 }
 
+/*
+ * A stand-in for a configured command: a script in a private directory
+ * that records its arguments, then runs body (sh).
+ */
+struct standin {
+	char dir[32], script[64], args[64];
+};
+
+static void standin_make(struct standin *t, const char *name, const char *body)
+{
+	FILE *f;
+
+	snprintf(t->dir, sizeof(t->dir), "/tmp/oneib-child-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->script, sizeof(t->script), "%s/%s", t->dir, name);
+	snprintf(t->args, sizeof(t->args), "%s/args", t->dir);
+	f = fopen(t->script, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho \"$*\" >%s\n%s", t->args, body);
+	fclose(f);
+	assert_int_equal(chmod(t->script, 0755), 0);
+}
+
+/* What its last run was given, one line with its '\n'. */
+static void standin_args(const struct standin *t, const char *want)
+{
+	char got[256] = "";
+	FILE *f = fopen(t->args, "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, want);
+}
+
+static void standin_drop(const struct standin *t)
+{
+	unlink(t->args);
+	unlink(t->script);
+	rmdir(t->dir);
+}
+
 /* A stand-in oneib-pkey recording its arguments, failing as it would. */
 static void pkey_command_words(void **state)
 {
-	char dir[] = "/tmp/oneib-child-XXXXXX", script[64], args[64];
-	char cmd[160], err[256] = "", got[256] = "";
+	char cmd[160], err[256] = "";
+	struct standin t;
 	struct pci_addr vf;
-	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(script, sizeof(script), "%s/pkey", dir);
-	snprintf(args, sizeof(args), "%s/args", dir);
-	f = fopen(script, "w");
-	assert_non_null(f);
-	fprintf(f,
-		"#!/bin/sh\necho \"$*\" >%s\necho out\n"
-		"echo \"0000:3b:00.2: not a VF on this host\" >&2\n"
-		"echo \"a second line\" >&2\nexit 1\n",
-		args);
-	fclose(f);
-	assert_int_equal(chmod(script, 0755), 0);
+	standin_make(&t, "pkey",
+		     "echo out\n"
+		     "echo \"0000:3b:00.2: not a VF on this host\" >&2\n"
+		     "echo \"a second line\" >&2\nexit 1\n");
 	assert_int_equal(pci_addr_parse("0000:3b:00.2", &vf), 0);
 
 	/* the configured words first, then the operation's */
-	snprintf(cmd, sizeof(cmd), "  %s\t-n  ", script);
+	snprintf(cmd, sizeof(cmd), "  %s\t-n  ", t.script);
 	assert_int_equal(pkeycmd_map(cmd, &vf, 2, 0x02000000002a0001ULL,
 				     (struct pkey){ 0x8101 }, err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "0000:3b:00.2: not a VF on this host");
-	f = fopen(args, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(got, sizeof(got), f));
-	fclose(f);
-	assert_string_equal(got, "-n map 0000:3b:00.2 0x02000000002a0001 "
-				 "0x8101 --port 2\n");
+	standin_args(&t, "-n map 0000:3b:00.2 0x02000000002a0001 0x8101 "
+			 "--port 2\n");
 
-	assert_int_equal(pkeycmd_unmap(script, &vf, 1, err, sizeof(err)), -EIO);
-	f = fopen(args, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(got, sizeof(got), f));
-	fclose(f);
-	assert_string_equal(got, "unmap 0000:3b:00.2 --port 1\n");
+	assert_int_equal(pkeycmd_unmap(t.script, &vf, 1, err, sizeof(err)),
+			 -EIO);
+	standin_args(&t, "unmap 0000:3b:00.2 --port 1\n");
 
 	assert_int_equal(pkeycmd_unmap(" \t", &vf, 1, err, sizeof(err)),
 			 -EINVAL);
 	assert_string_equal(err, "no oneib-pkey command configured");
-	unlink(args);
-	unlink(script);
-	rmdir(dir);
+	standin_drop(&t);
+}
+
+/* stdout kept (up to out_max, the rest drained) beside stderr's line. */
+static void stdout_kept(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "echo one; echo warn >&2; echo two; "
+			       "head -c 100000 /dev/zero | tr '\\0' x; exit 3",
+			       NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = {
+		.argv = argv, .keep_stderr = true, .out = &out, .out_max = 10
+	};
+
+	(void)state;
+	assert_int_equal(child_run(&c), -EIO);
+	assert_string_equal(c.line, "warn");
+	assert_int_equal(out.len, 10);
+	assert_string_equal(sb_str(&out), "one\ntwo\nxx");
+	sb_release(&out);
+}
+
+/* A stand-in oneib-peer: its arguments, its answer read back strictly. */
+static void peer_command(void **state)
+{
+	char err[256] = "";
+	struct standin t;
+	struct smp_peer p;
+	struct pci_addr pf;
+
+	(void)state;
+	standin_make(&t, "peer",
+		     "case $2 in\n"
+		     "1) printf 'type switch\\nnode_guid 0x248a070300f4c1a0\\n"
+		     "port 17\\ndesc MF0;leaf01:MQM8700/U1\\n' ;;\n"
+		     "2) printf 'type switch\\nport 17\\n' ;;\n"
+		     "3) echo 'oneib-peer: PF 0000:3b:00.0 port 3: mlx5_0 has "
+		     "no "
+		     "such port' >&2; exit 1 ;;\n"
+		     "*) echo 'sudo: a password is required' >&2; exit 1 ;;\n"
+		     "esac\n");
+	assert_int_equal(pci_addr_parse("0000:3b:00.0", &pf), 0);
+
+	assert_int_equal(peercmd_query(t.script, &pf, 1, &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.type, SMP_NODE_SWITCH);
+	assert_true(p.node_guid == 0x248a070300f4c1a0ULL);
+	assert_int_equal(p.port, 17);
+	assert_string_equal(p.desc, "MF0;leaf01:MQM8700/U1");
+	standin_args(&t, "0000:3b:00.0 1\n");
+
+	assert_int_equal(peercmd_query(t.script, &pf, 2, &p, err, sizeof(err)),
+			 -EPROTO);
+	assert_string_equal(err, "PF 0000:3b:00.0 port 2: oneib-peer printed "
+				 "no peer: peer: expected 'node_guid ...', "
+				 "got 'port 17'");
+	assert_int_equal(peercmd_query(t.script, &pf, 3, &p, err, sizeof(err)),
+			 -EIO);
+	/* oneib-peer's own line names the PF and the port already */
+	assert_string_equal(err, "PF 0000:3b:00.0 port 3: mlx5_0 has no such "
+				 "port");
+	assert_int_equal(peercmd_query(t.script, &pf, 4, &p, err, sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "PF 0000:3b:00.0 port 4: sudo: a password is "
+				 "required");
+	assert_int_equal(peercmd_query("", &pf, 1, &p, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "PF 0000:3b:00.0 port 1: no peer command "
+				 "configured (ONEIB_PEER in kvm-ibrc)");
+	standin_drop(&t);
 }
 
 static void reload_command(void **state)
@@ -168,6 +265,8 @@ int main(void)
 		cmocka_unit_test(killed),
 		cmocka_unit_test(signals_while_waiting),
 		cmocka_unit_test(pkey_command_words),
+		cmocka_unit_test(stdout_kept),
+		cmocka_unit_test(peer_command),
 		cmocka_unit_test(reload_command),
 	};
 

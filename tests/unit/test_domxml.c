@@ -231,7 +231,7 @@ static int pinned_cpus_str(const char *xml, size_t len,
 
 static struct domxml_vf vf(uint64_t mac, const char *addr)
 {
-	struct domxml_vf v = { .mac = mac };
+	struct domxml_vf v = { .mac = mac, .node = -1 };
 
 	assert_int_equal(pci_addr_parse(addr, &v.vf), 0);
 	return v;
@@ -842,7 +842,7 @@ static void hostdev_device(void **state)
 
 	(void)state;
 	assert_int_equal(pci_addr_parse("000a:3b:1f.7", &vf), 0);
-	assert_int_equal(domxml_hostdev(&vf, &out), 0);
+	assert_int_equal(domxml_hostdev(&vf, -1, &out), 0);
 	assert_string_equal(sb_str(&out), "<hostdev mode=\"subsystem\" "
 					  "type=\"pci\" "
 					  "managed=\"yes\"><source><address "
@@ -850,7 +850,45 @@ static void hostdev_device(void **state)
 					  "slot=\"0x1f\" "
 					  "function=\"0x7\"/></source></"
 					  "hostdev>");
+	sb_reset(&out);
+	/* with the guest slot it is to take (a port on a guest NUMA node) */
+	assert_int_equal(domxml_hostdev(&vf, 0x24, &out), 0);
+	assert_string_equal(sb_str(&out), "<hostdev mode=\"subsystem\" "
+					  "type=\"pci\" "
+					  "managed=\"yes\"><source><address "
+					  "domain=\"0x000a\" "
+					  "bus=\"0x3b\" slot=\"0x1f\" "
+					  "function=\"0x7\"/>"
+					  "</source><address type=\"pci\" "
+					  "domain=\"0x0000\" "
+					  "bus=\"0x24\" slot=\"0x00\" "
+					  "function=\"0x0\"/>"
+					  "</hostdev>");
 	sb_release(&out);
+}
+
+/* The ports a running domain still has, for VFs hot-attached one by one:
+ * the same choice as deploy's, each port taken once. */
+static void numa_ports_hotplug(void **state)
+{
+	struct domxml_ports *p;
+	struct domxml *d;
+	char err[256];
+	size_t len;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len);
+
+	(void)state;
+	assert_int_equal(domxml_parse(xml, len, &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_ports_new(d, &p), 0);
+	domxml_free(d); /* the ports outlive the document they were read from */
+	free(xml);
+	assert_int_equal(domxml_ports_take(p, 0), 36);
+	assert_int_equal(domxml_ports_take(p, 1), 23);
+	assert_int_equal(domxml_ports_take(p, 1), 24);
+	assert_int_equal(domxml_ports_take(p, 1), 33);
+	assert_int_equal(domxml_ports_take(p, 2), -1);
+	assert_int_equal(domxml_ports_take(p, -1), -1);
+	domxml_ports_free(p);
 }
 
 /*
@@ -895,6 +933,156 @@ static void one_parse_pinning_then_rewrite(void **state)
 	sb_release(&out);
 }
 
+/* --- guest NUMA nodes (OpenNebula 7.0 q35 layout) --------------------------- */
+
+static struct domxml_vf vf_on(uint64_t mac, const char *addr, int node)
+{
+	struct domxml_vf v = vf(mac, addr);
+
+	v.node = node;
+	return v;
+}
+
+/* The guest address bus of the hostdev of VF "bus=\"0xaf\" slot=\"0x00\"
+ * function=\"0x1\"" in out, "" when its hostdev has none. */
+static void guest_bus(const char *out, const char *src, char *bus, size_t len)
+{
+	const char *at = strstr(out, src), *end, *a;
+
+	bus[0] = '\0';
+	assert_non_null(at);
+	end = strstr(at, "</hostdev>");
+	assert_non_null(end);
+	a = strstr(at, "<address type=\"pci\"");
+	if (!a || a > end)
+		a = strstr(at, "<address type='pci'");
+	if (!a || a > end)
+		return;
+	a = strstr(a, "bus=");
+	assert_non_null(a);
+	snprintf(bus, len, "%.*s", (int)strcspn(a + 5, "\"'"), a + 5);
+}
+
+/*
+ * tests/unit/data/deployment-q35-numa.xml is a VM as OpenNebula 7.0 writes
+ * it for q35 with two guest NUMA nodes: one pcie-expander-bus per guest node
+ * (index 20 node 0, index 34 node 1) with four root ports (the first holds
+ * an 8-port switch; node 0's second the pcie-to-pci bridge), guest node 0's
+ * memory on host node 1 and guest node 1's on host node 0, an OpenNebula
+ * PCI device on downstream port 26. Each VF goes on the guest node of its
+ * host node: root ports first, then downstream ports from the last; an
+ * interface's own guest address is kept; no node, no address.
+ */
+static void numa_expander_ports(void **state)
+{
+	struct domxml_vf map[] = {
+		vf_on(0x0200c0a80105ULL, "0000:af:00.1", 1),
+		vf_on(0x0200c0a80106ULL, "0000:af:00.2", 1),
+		vf_on(0x0200c0a80107ULL, "0000:af:00.3", 1),
+		vf_on(0x0200c0a80108ULL, "0000:3b:00.1", 0),
+		vf_on(0x0200c0a80109ULL, "0000:3b:00.2", 0),
+	};
+	struct strbuf out = STRBUF_INIT;
+	char err[256] = "", bus[16];
+	size_t len;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len);
+
+	(void)state;
+	assert_int_equal(rewrite_str(xml, len, map, 5, &out, err, sizeof(err)),
+			 0);
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x1\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x17"); /* node 1 -> cell 0: root port 23 */
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x2\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x18"); /* root port 24 */
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x3\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x21"); /* downstream port 33, the last */
+	guest_bus(sb_str(&out), "bus=\"0x3b\" slot=\"0x00\" function=\"0x1\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x24"); /* node 0 -> cell 1: root port 36 */
+	guest_bus(sb_str(&out), "bus=\"0x3b\" slot=\"0x00\" function=\"0x2\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x01"); /* the interface's own, kept */
+	sb_release(&out);
+
+	/* a node no guest cell is on, and no node at all: left to libvirt */
+	map[0].node = 2;
+	map[1].node = -1;
+	assert_int_equal(rewrite_str(xml, len, map, 2, &out, err, sizeof(err)),
+			 0);
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x1\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "");
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x2\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "");
+	sb_release(&out);
+	free(xml);
+}
+
+/* Node 0's ports all taken: the fifth VF of node 1 and the fourth of node
+ * 0 ... are left to libvirt once their expander's ports are full. A layout
+ * without expanders (6.10's flat q35, or pc) gets no address either. */
+static void numa_ports_full_or_flat(void **state)
+{
+	struct domxml_vf map[11];
+	struct strbuf out = STRBUF_INIT;
+	char err[256] = "", bus[16], src[64], xmlbuf[8192], *at;
+	size_t len, i;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len), *flat;
+
+	(void)state;
+	/* 11 interfaces on host node 1: cell 0 has root ports 23, 24 and
+	 * downstream ports 27..33 free (26 is taken): 9 */
+	at = xmlbuf;
+	for (i = 0; i < 11; i++) {
+		map[i] = vf_on(0x0200c0a80200ULL + i, "0000:af:00.1", 1);
+		map[i].vf.func = (uint8_t)(i % 8);
+		map[i].vf.slot = (uint8_t)(1 + i / 8);
+		at += snprintf(at, sizeof(xmlbuf) - (size_t)(at - xmlbuf),
+			       "<interface type='bridge'><mac address="
+			       "'02:00:c0:a8:02:%02zx'/></interface>",
+			       i);
+	}
+	flat = malloc(len + sizeof(xmlbuf));
+	assert_non_null(flat);
+	at = strstr(xml, "<hostdev");
+	assert_non_null(at);
+	snprintf(flat, len + sizeof(xmlbuf), "%.*s%s%s", (int)(at - xml), xml,
+		 xmlbuf, at);
+	assert_int_equal(rewrite_str(flat, strlen(flat), map, 11, &out, err,
+				     sizeof(err)),
+			 0);
+	for (i = 0; i < 11; i++) {
+		static const char *const want[] = { "0x17", "0x18", "0x21",
+						    "0x20", "0x1f", "0x1e",
+						    "0x1d", "0x1c", "0x1b",
+						    "",	    "" };
+
+		snprintf(src, sizeof(src),
+			 "bus=\"0xaf\" slot=\"0x%02x\" function=\"0x%zx\"",
+			 (unsigned)(1 + i / 8), i % 8);
+		guest_bus(sb_str(&out), src, bus, sizeof(bus));
+		assert_string_equal(bus, want[i]);
+	}
+	sb_release(&out);
+	free(flat);
+	free(xml);
+
+	/* the same VM as 6.10 writes it: no expander, no address */
+	xml = unit_read_data("deployment.0", &len);
+	map[0] = vf_on(0x0200c0a80105ULL, "0000:af:00.1", 0);
+	assert_int_equal(rewrite_str(xml, len, map, 1, &out, err, sizeof(err)),
+			 0);
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x1\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "");
+	sb_release(&out);
+	free(xml);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -913,6 +1101,9 @@ int main(void)
 		cmocka_unit_test(cpulist_garbage),
 		cmocka_unit_test(pinned_cpus),
 		cmocka_unit_test(one_parse_pinning_then_rewrite),
+		cmocka_unit_test(numa_expander_ports),
+		cmocka_unit_test(numa_ports_full_or_flat),
+		cmocka_unit_test(numa_ports_hotplug),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

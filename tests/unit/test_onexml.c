@@ -155,7 +155,10 @@ static void plain_and_cdata(void **state)
 /* Refused with exactly this line, libxml2 silent, *vm left empty. */
 static void refused(const char *xml, const char *want)
 {
-	struct one_vm vm = { 1, (struct ib_nic *)&vm, 3, true };
+	struct one_vm vm = { .id = 1,
+			     .nics = (struct ib_nic *)&vm,
+			     .n = 3,
+			     .attach_other = true };
 	char err[256] = "";
 	int saved, rc;
 	FILE *tmp;
@@ -401,6 +404,56 @@ static void nic_by_mac(void **state)
 	one_vm_free(&vm);
 }
 
+/* NUMA_NODE/CPUS as oned writes them for a pinned VM (two virtual nodes,
+ * host node 1), an unpinned topology (no CPUS), and a CPUS that is not a
+ * CPU list. */
+static void numa_nodes(void **state)
+{
+	const char *pinned = "<VM><ID>5</ID><TEMPLATE>"
+			     "<TOPOLOGY><PIN_POLICY><![CDATA[CORE]]></"
+			     "PIN_POLICY></TOPOLOGY>"
+			     "<NUMA_NODE><CPUS><![CDATA[16,17]]></CPUS>"
+			     "<MEMORY_NODE_ID><![CDATA[1]]></MEMORY_NODE_ID>"
+			     "<NODE_ID><![CDATA[1]]></NODE_ID>"
+			     "<TOTAL_CPUS><![CDATA[2]]></TOTAL_CPUS></"
+			     "NUMA_NODE>"
+			     "<NUMA_NODE><CPUS><![CDATA[18,19]]></CPUS>"
+			     "<TOTAL_CPUS><![CDATA[2]]></TOTAL_CPUS></"
+			     "NUMA_NODE>"
+			     "</TEMPLATE></VM>";
+	const char *unpinned = "<VM><ID>6</"
+			       "ID><TEMPLATE><NUMA_NODE><TOTAL_CPUS>2</"
+			       "TOTAL_CPUS>"
+			       "<MEMORY>1048576</MEMORY></"
+			       "NUMA_NODE><NUMA_NODE><CPUS></CPUS>"
+			       "</NUMA_NODE></TEMPLATE></VM>";
+	struct one_vm vm;
+	char err[256] = "";
+	int i;
+
+	(void)state;
+	assert_int_equal(onexml_parse_vm(pinned, strlen(pinned), &vm, err,
+					 sizeof(err)),
+			 0);
+	assert_true(vm.pinned);
+	assert_true(vm.cpus[0] == 0xf0000ULL);
+	for (i = 1; i < CPULIST_WORDS; i++)
+		assert_true(vm.cpus[i] == 0);
+	one_vm_free(&vm);
+	assert_int_equal(onexml_parse_vm(unpinned, strlen(unpinned), &vm, err,
+					 sizeof(err)),
+			 0);
+	assert_false(vm.pinned);
+	one_vm_free(&vm);
+	refused("<VM><ID>7</ID><TEMPLATE><NUMA_NODE><CPUS>4-x</CPUS>"
+		"</NUMA_NODE></TEMPLATE></VM>",
+		"VM 7: NUMA_NODE CPUS '4-x' is not a CPU list");
+	refused("<VM><ID>7</ID><TEMPLATE><NUMA_NODE><CPUS>4</CPUS><CPUS>5</"
+		"CPUS>"
+		"</NUMA_NODE></TEMPLATE></VM>",
+		"VM 7: NUMA_NODE CPUS '(given twice)' is not a CPU list");
+}
+
 static void sanitize(void **state)
 {
 	struct san_str long_one;
@@ -430,6 +483,7 @@ int main(void)
 		cmocka_unit_test(refuse_twice),
 		cmocka_unit_test(hostile_values),
 		cmocka_unit_test(nic_by_mac),
+		cmocka_unit_test(numa_nodes),
 		cmocka_unit_test(sanitize),
 	};
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -12,11 +13,13 @@
 /* In the child: stdout and stderr where the caller wants them, then exec.
  * A failed exec says so on stderr (kept by the parent) and exits 127, as
  * a shell does for a command it cannot find. */
-static void exec_child(const struct child *c, int errfd)
+static void exec_child(const struct child *c, int errfd, int outfd)
 {
 	if (errfd >= 0 && dup2(errfd, STDERR_FILENO) < 0)
 		_exit(126);
-	if (c->no_stdout) {
+	if (outfd >= 0 && dup2(outfd, STDOUT_FILENO) < 0)
+		_exit(126);
+	if (c->no_stdout && outfd < 0) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
@@ -28,59 +31,126 @@ static void exec_child(const struct child *c, int errfd)
 	_exit(127);
 }
 
-/* The first line of what fd gives until it closes (the rest is read and
- * dropped, so the child never blocks on a full pipe). */
-static void read_line(int fd, char *line, size_t len)
+/*
+ * What the child writes on the pipes we keep (fd -1: not kept), until
+ * both close: stderr's first line into c->line, stdout into c->out (up to
+ * c->out_max bytes). The rest is read and dropped, so the child never
+ * blocks on a full pipe.
+ */
+static void drain(struct child *c, int errfd, int outfd)
 {
-	char drop[256];
-	size_t n = 0;
+	struct pollfd p[2] = { { errfd, POLLIN, 0 }, { outfd, POLLIN, 0 } };
+	size_t n = 0, room;
+	char buf[512];
 	ssize_t got;
+	int i;
 
-	while (n < len - 1 && (got = read(fd, line + n, len - 1 - n)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
+	while (p[0].fd >= 0 || p[1].fd >= 0) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
-		n += (size_t)got;
+		}
+		for (i = 0; i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			got = read(p[i].fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				p[i].fd = -1; /* poll skips it from now on */
+				continue;
+			}
+			if (i == 0) {
+				room = sizeof(c->line) - 1 - n;
+				room = (size_t)got < room ? (size_t)got : room;
+				memcpy(c->line + n, buf, room);
+				n += room;
+			} else if (c->out->len < c->out_max) {
+				room = c->out_max - c->out->len;
+				if (sb_add(c->out, buf,
+					   (size_t)got < room ? (size_t)got
+							      : room))
+					c->out_max =
+						c->out->len; /* no memory */
+			}
+		}
 	}
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	while ((got = read(fd, drop, sizeof(drop))) != 0)
-		if (got < 0 && errno != EINTR)
-			break;
+	c->line[n] = '\0';
+	c->line[strcspn(c->line, "\n")] = '\0';
+}
+
+static void close_pair(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	fds[0] = fds[1] = -1;
 }
 
 int child_run(struct child *c)
 {
-	int fds[2] = { -1, -1 };
+	int errp[2] = { -1, -1 }, outp[2] = { -1, -1 }, r;
 	pid_t pid;
 
 	c->line[0] = '\0';
 	c->status = 0;
-	if (c->keep_stderr && pipe2(fds, O_CLOEXEC))
-		return -errno;
+	if ((c->keep_stderr && pipe2(errp, O_CLOEXEC)) ||
+	    (c->out && pipe2(outp, O_CLOEXEC))) {
+		r = -errno;
+		close_pair(errp);
+		return r;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		int r = -errno;
-
-		if (fds[0] >= 0) {
-			close(fds[0]);
-			close(fds[1]);
-		}
+		r = -errno;
+		close_pair(errp);
+		close_pair(outp);
 		return r;
 	}
 	if (pid == 0)
-		exec_child(c, fds[1]);
-	if (fds[0] >= 0) {
-		close(fds[1]);
-		read_line(fds[0], c->line, sizeof(c->line));
-		close(fds[0]);
-	}
+		exec_child(c, errp[1], outp[1]);
+	if (errp[1] >= 0)
+		close(errp[1]);
+	if (outp[1] >= 0)
+		close(outp[1]);
+	if (errp[0] >= 0 || outp[0] >= 0)
+		drain(c, errp[0], outp[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	if (outp[0] >= 0)
+		close(outp[0]);
 	while (waitpid(pid, &c->status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0 ? 0 : -EIO;
+}
+
+int child_cmd_init(struct child_cmd *c, const char *cmd)
+{
+	char *save = NULL, *w;
+
+	c->argc = 0;
+	c->argv[0] = NULL;
+	if (strlen(cmd) >= sizeof(c->words))
+		return -ENAMETOOLONG;
+	memcpy(c->words, cmd, strlen(cmd) + 1);
+	for (w = strtok_r(c->words, " \t", &save);
+	     w && c->argc < CHILD_CMD_WORDS; w = strtok_r(NULL, " \t", &save))
+		c->argv[c->argc++] = w;
+	c->argv[c->argc] = NULL;
+	return c->argc ? 0 : -EINVAL;
+}
+
+int child_cmd_add(struct child_cmd *c, const char *arg)
+{
+	if (c->argc >= CHILD_CMD_ARGS)
+		return -E2BIG;
+	c->argv[c->argc++] = arg;
+	c->argv[c->argc] = NULL;
+	return 0;
 }
 
 void child_status_fmt(int status, char *buf, size_t len)

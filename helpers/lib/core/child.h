@@ -10,6 +10,9 @@
  *                     XML), stderr's first line kept: oneib-pkey's reason
  *   oneib-partitions-install   /bin/sh -c '<--reload-cmd>'
  *                     stdin, stdout and stderr passed on
+ *   oneib-discover    sudo -n /usr/sbin/oneib-peer 0000:3b:00.0 1
+ *                     stdout kept (the peer's four lines), stderr's first
+ *                     line kept
  */
 #ifndef ONEIB_CHILD_H
 #define ONEIB_CHILD_H
@@ -17,12 +20,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strbuf.h"
+
 #define CHILD_LINE_MAX 512
 
 struct child {
 	const char *const *argv; /* argv[0] looked up in PATH, NULL ended */
 	bool no_stdout; /* its stdout to /dev/null */
 	bool keep_stderr; /* its stderr into line, not ours */
+	/* its stdout appended here (at most out_max bytes; the rest is read
+	 * and dropped, so it never blocks on a full pipe), not ours */
+	struct strbuf *out;
+	size_t out_max;
 	/* out: the first line of its stderr (keep_stderr), "" when none;
 	 * when it cannot be started, "cannot run <argv0>: <reason>" */
 	char line[CHILD_LINE_MAX];
@@ -36,6 +45,24 @@ struct child {
  * is written twice.
  */
 int child_run(struct child *c);
+
+/*
+ * A configured command ("sudo -n /usr/sbin/oneib-pkey", from a setting)
+ * split into words on blanks, no shell, then the call's own arguments:
+ * the argv of a struct child.
+ */
+#define CHILD_CMD_WORDS 8 /* of the configured command */
+#define CHILD_CMD_ARGS 24 /* in all */
+struct child_cmd {
+	char words[512];
+	const char *argv[CHILD_CMD_ARGS + 1];
+	int argc;
+};
+
+/* -EINVAL when cmd has no word, -ENAMETOOLONG past words[]. */
+int child_cmd_init(struct child_cmd *c, const char *cmd);
+/* arg is not copied; -E2BIG past CHILD_CMD_ARGS. argv stays NULL ended. */
+int child_cmd_add(struct child_cmd *c, const char *arg);
 
 /* How it ended, for an error line: "exited with 3", "killed by signal 9". */
 void child_status_fmt(int status, char *buf, size_t len);

@@ -123,8 +123,8 @@ static unsigned keyword_member(const struct partition *p,
 {
 	unsigned pm = p->kw[PKW_ALL];
 
-	pm = combine(pm, fp->type == FABRIC_ROUTER ? p->kw[PKW_ALL_ROUTERS]
-						   : p->kw[PKW_ALL_CAS]);
+	pm = combine(pm, fp->type == SMP_NODE_ROUTER ? p->kw[PKW_ALL_ROUTERS]
+						     : p->kw[PKW_ALL_CAS]);
 	if (fp->lid && fp->lid == sm_lid)
 		pm = combine(pm, p->kw[PKW_SELF]);
 	return pm;

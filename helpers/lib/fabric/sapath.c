@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "fabric/mad.h"
+#include "core/mad.h"
 #include "fabric/sapath.h"
 
 #define CLASS_SA 0x03

@@ -3,19 +3,13 @@
  * What the subnet manager actually programmed: every end port of the
  * fabric with its P_Key table and its capacity (NodeInfo PartitionCap, and
  * the PartitionEnforcementCap of the switch it is cabled to), read with
- * directed-route SMPs (Get NodeInfo, PortInfo, NodeDescription,
- * P_KeyTable, SwitchInfo) sent through
- * libibumad from one local port, walking the switches breadth first the
- * way ibnetdiscover does. Directed routes need no LIDs and no SA, so the
- * walk works on a fabric whose SM is confused too. SA table queries would
- * need RMPP for more than one record; single-packet SMPs do not.
- *
- * MAD layout (IBA vol. 1, 14.2.1.2 "directed route SMP"): 24-byte common
- * header, M_Key, DrSLID, DrDLID, 28 reserved, 64 bytes of attribute data
- * at offset 64, InitialPath at 128, ReturnPath at 192; all big-endian.
- * Every SMP carries the M_Key it is given: with opensm's
- * m_key_protection_level 2 or 3 a port answers a Get only with its key
- * (IBA 14.2.4.1; opensm sets one subnet-wide m_key on every port).
+ * directed-route SMPs (core/smp.h: Get NodeInfo, PortInfo,
+ * NodeDescription, P_KeyTable, SwitchInfo) from one local port, walking
+ * the switches breadth first the way ibnetdiscover does. Directed routes
+ * need no LIDs and no SA, so the walk works on a fabric whose SM is
+ * confused too. SA table queries would need RMPP for more than one
+ * record; single-packet SMPs do not. Every SMP carries the M_Key it is
+ * given (opensm's m_key_protection_level 2 or 3: core/smp.h).
  */
 #ifndef ONEIB_SMP_H
 #define ONEIB_SMP_H
@@ -24,21 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SMP_MAX_HOPS 63
-
-#define FABRIC_CA 1 /* NodeInfo NodeType */
-#define FABRIC_ROUTER 3
+#include "core/smp.h"
 
 struct fabric_port {
 	uint64_t node_guid, port_guid;
 	uint16_t lid;
 	uint8_t port_num;
-	uint8_t type; /* FABRIC_CA, FABRIC_ROUTER */
+	uint8_t type; /* SMP_NODE_CA, SMP_NODE_ROUTER */
 	uint16_t pcap; /* NodeInfo PartitionCap: its P_Key table's size */
 	uint64_t sw_guid; /* the switch it is cabled to, 0: none (or unknown) */
 	uint8_t sw_port; /* ... and that switch's port */
 	uint16_t sw_enf_cap; /* SwitchInfo PartitionEnforcementCap, 0 unknown */
-	char desc[65]; /* NodeDescription, printable ASCII only */
+	char desc[SMP_DESC_MAX + 1]; /* NodeDescription, printable ASCII */
 	uint16_t *pkeys; /* the non-empty entries of its P_Key table */
 	size_t npkeys;
 };

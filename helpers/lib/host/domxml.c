@@ -214,18 +214,42 @@ static xmlNodePtr guest_pci_address(const xmlNode *iface)
 	return NULL;
 }
 
-int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out)
+int domxml_hostdev(const struct pci_addr *vf, int guest_bus, struct strbuf *out)
 {
-	return sb_addf(out,
-		       "<hostdev mode=\"subsystem\" type=\"pci\" "
-		       "managed=\"yes\"><source><address domain=\"0x%04x\" "
-		       "bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
-		       "</source></hostdev>",
-		       vf->domain, vf->bus, vf->slot, vf->func);
+	int r = sb_addf(out,
+			"<hostdev mode=\"subsystem\" type=\"pci\" "
+			"managed=\"yes\"><source><address domain=\"0x%04x\" "
+			"bus=\"0x%02x\" slot=\"0x%02x\" function=\"0x%x\"/>"
+			"</source>",
+			vf->domain, vf->bus, vf->slot, vf->func);
+
+	if (!r && guest_bus >= 0)
+		r = sb_addf(out,
+			    "<address type=\"pci\" domain=\"0x0000\" "
+			    "bus=\"0x%02x\" slot=\"0x00\" function=\"0x0\"/>",
+			    (unsigned)guest_bus);
+	return r ? r : sb_adds(out, "</hostdev>");
 }
 
+/* <address type="pci" domain="0x0000" bus="0x24" slot="0x00" function="0x0"/>:
+ * slot 0 of the port whose controller index is bus. */
+static xmlNodePtr port_address(struct build *b, int bus)
+{
+	xmlNodePtr a = add_elem(b, NULL, "address");
+	char v[12];
+
+	add_attr(b, a, "type", "pci");
+	add_attr(b, a, "domain", "0x0000");
+	snprintf(v, sizeof(v), "0x%02x", (unsigned)bus);
+	add_attr(b, a, "bus", v);
+	add_attr(b, a, "slot", "0x00");
+	add_attr(b, a, "function", "0x0");
+	return a;
+}
+
+/* guest_bus: the port for a VF its interface gave no guest address, or -1 */
 static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
-			    const struct pci_addr *vf)
+			    const struct pci_addr *vf, int guest_bus)
 {
 	struct build b = { .doc = doc };
 	xmlNodePtr hd, src, addr, keep[2];
@@ -235,6 +259,8 @@ static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
 	keep[0] = xml_child(iface, "boot", NULL);
 	keep[1] = guest_pci_address(iface);
 	build_layout(&b, iface);
+	if (!keep[1] && guest_bus >= 0)
+		keep[1] = port_address(&b, guest_bus);
 
 	hd = add_elem(&b, NULL, "hostdev");
 	add_attr(&b, hd, "mode", "subsystem");
@@ -263,6 +289,8 @@ static int iface_to_hostdev(xmlDocPtr doc, xmlNodePtr iface,
 	add_indent(&b, hd, b.outer);
 	if (b.oom) {
 		xmlFreeNode(hd);
+		if (keep[1] && !keep[1]->parent)
+			xmlFreeNode(keep[1]);
 		return -ENOMEM;
 	}
 	xmlReplaceNode(iface, hd);
@@ -317,6 +345,197 @@ static int doc_append(xmlDocPtr doc, struct strbuf *out)
 	return r;
 }
 
+/* --- guest NUMA nodes: OpenNebula 7.0's PCIe expander buses --------------- */
+
+/* PCI controller indices (and so bus numbers) are 0..255. */
+#define PCI_BUSES 256
+
+static int addr_attr(const xmlNode *e, const char *name, unsigned long max,
+		     unsigned long *out);
+
+/*
+ * What the deployment's PCI controllers are, by index (-1 where there is
+ * none), and which buses hold a device already (a port holds one):
+ *   <controller type='pci' index='36' model='pcie-root-port'>
+ *     <address type='pci' bus='34' slot='0' function='1'/>
+ * is model[36] = ROOT_PORT, parent[36] = 34, used[34] = true.
+ */
+enum pci_ctl { NO_CTL, EXPANDER, ROOT_PORT, SWITCH_UP, SWITCH_DOWN };
+
+/* Host NUMA nodes told apart: those of a 64-bit mask, as placement. */
+#define HOST_NODES 64
+
+struct domxml_ports {
+	int cell[HOST_NODES]; /* the guest node with memory on host node n */
+	enum pci_ctl model[PCI_BUSES];
+	int parent[PCI_BUSES];
+	int node[PCI_BUSES]; /* an expander's guest NUMA node */
+	bool used[PCI_BUSES];
+};
+
+/* A number as libvirt reads one ("34", "0x22"), 0..255; -1 otherwise. */
+static int bus_number(const xmlNode *e, const char *name)
+{
+	unsigned long v;
+
+	if (!xmlHasNsProp(e, BAD_CAST name, NULL) ||
+	    addr_attr(e, name, PCI_BUSES - 1, &v))
+		return -1;
+	return (int)v;
+}
+
+static enum pci_ctl ctl_model(const xmlNode *c)
+{
+	static const struct {
+		const char *name;
+		enum pci_ctl m;
+	} models[] = {
+		{ "pcie-expander-bus", EXPANDER },
+		{ "pcie-root-port", ROOT_PORT },
+		{ "pcie-switch-upstream-port", SWITCH_UP },
+		{ "pcie-switch-downstream-port", SWITCH_DOWN },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (attr_is(c, "model", models[i].name))
+			return models[i].m;
+	return NO_CTL;
+}
+
+/* <target><node>1</node></target> of an expander; -1 without. */
+static int target_node(const xmlNode *c)
+{
+	const xmlNode *t = xml_only_child(c, "target", NULL);
+	const xmlNode *n = t ? xml_only_child(t, "node", NULL) : NULL;
+	char *v = n ? xml_leaf_text(n) : NULL;
+	int node = -1;
+
+	if (v && dec_parse_int(v, &node))
+		node = -1;
+	free(v);
+	return node;
+}
+
+/* One device (or controller) of <devices>: the bus its guest address takes,
+ * and what it is when it is a PCI controller. */
+static void scan_device(struct domxml_ports *p, const xmlNode *dev)
+{
+	const xmlNode *a = guest_pci_address(dev);
+	int bus = a ? bus_number(a, "bus") : -1, idx;
+
+	if (bus >= 0)
+		p->used[bus] = true;
+	if (!xml_is_elem(dev, "controller") || !attr_is(dev, "type", "pci"))
+		return;
+	idx = bus_number(dev, "index");
+	if (idx < 0)
+		return;
+	p->model[idx] = ctl_model(dev);
+	p->parent[idx] = bus;
+	p->node[idx] = p->model[idx] == EXPANDER ? target_node(dev) : -1;
+}
+
+/* For each host node, the (first) guest NUMA cell whose memory numatune
+ * puts there: <memnode cellid='0' mode='strict' nodeset='1'/>. */
+static void guest_cells(const xmlNode *root, int cell[HOST_NODES])
+{
+	const xmlNode *nt = xml_only_child(root, "numatune", NULL), *m;
+	uint64_t nodes[CPULIST_WORDS];
+	int n, c;
+
+	for (n = 0; n < HOST_NODES; n++)
+		cell[n] = -1;
+	for (m = nt ? nt->children : NULL; m; m = m->next) {
+		xmlChar *set;
+
+		if (!xml_is_elem(m, "memnode"))
+			continue;
+		set = xmlGetNoNsProp(m, BAD_CAST "nodeset");
+		c = bus_number(m, "cellid");
+		if (set && c >= 0 &&
+		    !cpulist_parse((const char *)set, nodes, true))
+			for (n = 0; n < HOST_NODES; n++)
+				if (cell[n] < 0 && (nodes[0] >> n & 1))
+					cell[n] = c;
+		xmlFree(set);
+	}
+}
+
+static void ports_scan(const struct domxml *d, struct domxml_ports *p)
+{
+	const xmlNode *devs, *c;
+	int i;
+
+	guest_cells(d->root, p->cell);
+	for (i = 0; i < PCI_BUSES; i++) {
+		p->model[i] = NO_CTL;
+		p->parent[i] = -1;
+		p->node[i] = -1;
+		p->used[i] = false;
+	}
+	/* OpenNebula 7.0 writes its q35 controllers in a second <devices> */
+	for (devs = d->root->children; devs; devs = devs->next)
+		for (c = xml_is_elem(devs, "devices") ? devs->children : NULL;
+		     c; c = c->next)
+			if (c->type == XML_ELEMENT_NODE)
+				scan_device(p, c);
+}
+
+/* A free port behind expander e, taken; -1 when none is free. */
+static int take_port(struct domxml_ports *p, int e)
+{
+	int i, rp;
+
+	for (i = 0; i < PCI_BUSES; i++)
+		if (p->model[i] == ROOT_PORT && p->parent[i] == e &&
+		    !p->used[i]) {
+			p->used[i] = true;
+			return i;
+		}
+	for (i = PCI_BUSES - 1; i >= 0; i--) {
+		int up = p->parent[i];
+
+		if (p->model[i] != SWITCH_DOWN || p->used[i] || up < 0 ||
+		    p->model[up] != SWITCH_UP)
+			continue;
+		rp = p->parent[up];
+		if (rp >= 0 && p->model[rp] == ROOT_PORT &&
+		    p->parent[rp] == e) {
+			p->used[i] = true;
+			return i;
+		}
+	}
+	return -1;
+}
+
+int domxml_ports_take(struct domxml_ports *p, int node)
+{
+	int cell, e;
+
+	if (node < 0 || node >= HOST_NODES)
+		return -1;
+	cell = p->cell[node];
+	for (e = 0; cell >= 0 && e < PCI_BUSES; e++)
+		if (p->model[e] == EXPANDER && p->node[e] == cell)
+			return take_port(p, e);
+	return -1;
+}
+
+int domxml_ports_new(const struct domxml *d, struct domxml_ports **out)
+{
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	ports_scan(d, *out);
+	return 0;
+}
+
+void domxml_ports_free(struct domxml_ports *p)
+{
+	free(p);
+}
+
 /* The map itself: one MAC per NIC, one NIC per VF. */
 static int check_map(const struct domxml *d, const struct domxml_vf *map,
 		     size_t n, char *err, size_t errlen)
@@ -349,6 +568,7 @@ static int check_map(const struct domxml *d, const struct domxml_vf *map,
 int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		   struct strbuf *out, char *err, size_t errlen)
 {
+	struct domxml_ports ports;
 	xmlNodePtr *hit = NULL;
 	char mac[MAC_STRLEN];
 	size_t i, count;
@@ -381,8 +601,13 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		r = -EINVAL;
 		goto out;
 	}
+	ports_scan(d, &ports);
 	for (i = 0; i < n && !r; i++)
-		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf);
+		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf,
+				     guest_pci_address(hit[i])
+					     ? -1
+					     : domxml_ports_take(&ports,
+								 map[i].node));
 	if (!r)
 		r = doc_append(d->doc, out);
 	if (r)
@@ -564,81 +789,6 @@ int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
 }
 
 /* --- CPU pinning ---------------------------------------------------------- */
-
-static void skip_blanks(const char **p)
-{
-	while (**p == ' ' || **p == '\t')
-		(*p)++;
-}
-
-/* Decimal CPU number: "12" -> 12; -ERANGE from 1024 on. */
-static int cpu_num(const char **p, unsigned *out)
-{
-	unsigned v = 0;
-	bool big = false;
-
-	if (**p < '0' || **p > '9')
-		return -EINVAL;
-	for (; **p >= '0' && **p <= '9'; (*p)++) {
-		v = v * 10 + (unsigned)(**p - '0');
-		if (v >= CPULIST_MAX) {
-			big = true;
-			v = CPULIST_MAX;
-		}
-	}
-	*out = v;
-	return big ? -ERANGE : 0;
-}
-
-int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl)
-{
-	uint64_t acc[CPULIST_WORDS] = { 0 };
-	const char *p = s;
-	unsigned a, b, c;
-
-	if (!s)
-		return -EINVAL;
-	skip_blanks(&p);
-	while (*p) {
-		bool excl = *p == '^';
-		int r;
-
-		if (excl && !allow_excl)
-			return -EINVAL;
-		p += excl;
-		r = cpu_num(&p, &a);
-		if (r)
-			return r;
-		b = a;
-		skip_blanks(&p);
-		if (*p == '-' && !excl) {
-			p++;
-			skip_blanks(&p);
-			r = cpu_num(&p, &b);
-			if (r)
-				return r;
-			if (b < a)
-				return -EINVAL;
-			skip_blanks(&p);
-		}
-		for (c = a; c <= b; c++) {
-			if (excl)
-				acc[c / 64] &= ~(1ULL << (c % 64));
-			else
-				acc[c / 64] |= 1ULL << (c % 64);
-		}
-		if (*p == ',') {
-			p++;
-			skip_blanks(&p);
-			if (!*p)
-				return -EINVAL; /* "0-3," */
-		} else if (*p) {
-			return -EINVAL;
-		}
-	}
-	memcpy(bits, acc, sizeof(acc));
-	return 0;
-}
 
 /* One cpuset attribute OR'ed into bits: "0-3,^2" -> {0, 1, 3}. */
 static int add_cpuset(const struct domxml *d, const xmlNode *e,

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cpulist.h"
 #include "core/pci.h"
 #include "core/strbuf.h"
 
@@ -49,6 +50,7 @@ void domxml_free(struct domxml *d);
 struct domxml_vf {
 	uint64_t mac; /* the NIC's OpenNebula MAC, low 48 bits */
 	struct pci_addr vf; /* the VF that replaces it */
+	int node; /* its host NUMA node, -1 unknown */
 };
 
 /*
@@ -56,7 +58,18 @@ struct domxml_vf {
  * (compared as parsed MACs, so case does not matter) by a managed PCI
  * <hostdev> at the same place. The interface's <boot order> and its guest
  * <address type='pci'> move into the hostdev, after <source>; the rest of the
- * interface goes. A MAC matching no interface or several, a MAC or a VF given
+ * interface goes. A VF whose interface had no guest address is put on its
+ * host node's guest NUMA node where the domain has one PCIe expander bus
+ * per guest NUMA node (OpenNebula 7.0's q35 layout for a VM with a NUMA
+ * topology, LibVirtDriverKVM.cc, Q35_NUMA_PCIE): the guest node is the
+ * <numatune><memnode cellid> whose nodeset holds map[i].node, its expander
+ * the pcie-expander-bus whose <target><node> is that cell, and the VF gets
+ * the first free pcie-root-port on that expander, else the last free
+ * pcie-switch-downstream-port behind it (OpenNebula's own PCI devices take
+ * downstream ports from the first on):
+ *   <address type="pci" domain="0x0000" bus="0x24" slot="0x00" function="0x0"/>
+ * No such layout, no cell on that node or no free port: no address, and
+ * libvirt places the VF as before. A MAC matching no interface or several, a MAC or a VF given
  * twice in map: -EINVAL with one line in err, and nothing appended to out.
  * On success the document (changed: d holds the rewritten tree) is appended
  * to out, with an XML declaration only if the input had one.
@@ -69,10 +82,25 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
  * attach-device / detach-device), one line, appended to out:
  *   <hostdev mode="subsystem" type="pci" managed="yes"><source><address
  *   domain="0x0000" bus="0x3b" slot="0x00" function="0x1"/></source></hostdev>
+ * with, for guest_bus >= 0, the guest address <address type="pci"
+ * domain="0x0000" bus="0x24" slot="0x00" function="0x0"/> after <source>.
  * A plain PCI hostdev, never <interface type='hostdev'>: libvirt would set
  * an Ethernet MAC on the VF, which InfiniBand VFs refuse.
  */
-int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
+int domxml_hostdev(const struct pci_addr *vf, int guest_bus,
+		   struct strbuf *out);
+
+/*
+ * The free PCIe ports of a domain by guest NUMA node, as domxml_rewrite
+ * chooses them (OpenNebula 7.0's expander buses, see above), for VFs
+ * hot-attached to a running domain: domxml_ports_take gives the guest bus
+ * for a VF of host node `node` and marks it taken, or -1 (no such layout,
+ * no guest node there, no free port, node -1: leave it to libvirt).
+ */
+struct domxml_ports;
+int domxml_ports_new(const struct domxml *d, struct domxml_ports **out);
+int domxml_ports_take(struct domxml_ports *p, int node);
+void domxml_ports_free(struct domxml_ports *p);
 
 /*
  * PCI functions the domain already owns: source addresses of
@@ -84,10 +112,6 @@ int domxml_hostdev(const struct pci_addr *vf, struct strbuf *out);
 int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
 			size_t *n, char *err, size_t errlen);
 
-/* Host CPUs as a bitmap: bit c of bits[c / 64] is CPU c. */
-#define CPULIST_MAX 1024
-#define CPULIST_WORDS (CPULIST_MAX / 64)
-
 /*
  * Host CPUs the vCPUs may run on: the union of <vcpu cpuset='0-3,^2'> and
  * every <cputune><vcpupin cpuset='...'>. *pinned is false (and bits empty)
@@ -95,15 +119,5 @@ int domxml_pci_hostdevs(const struct domxml *d, struct pci_addr **out,
  */
 int domxml_pinned_cpus(const struct domxml *d, uint64_t bits[CPULIST_WORDS],
 		       bool *pinned, char *err, size_t errlen);
-
-/*
- * The kernel's and libvirt's CPU list: "0-3,8,10-11" (also
- * /sys/devices/system/node/node0/cpulist, without its '\n'). With
- * allow_excl, "^N" removes N from what the items before it set, as libvirt
- * reads "0-7,^3". Blanks around items are allowed; "" is the empty set (a
- * node without CPUs). -EINVAL on anything else, -ERANGE for a CPU >= 1024;
- * bits is written only on success.
- */
-int cpulist_parse(const char *s, uint64_t bits[CPULIST_WORDS], bool allow_excl);
 
 #endif

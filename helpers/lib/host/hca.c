@@ -145,6 +145,7 @@ static int copy_port(const char *ibdev, const umad_port_t *u, struct ib_port *p)
 		if (u->pkeys[i])
 			p->pkeys[n++] = u->pkeys[i];
 	p->npkeys = n;
+	p->pkey_cap = u->pkeys_size;
 	return 0;
 }
 

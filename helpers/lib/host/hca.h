@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/pci.h"
+#include "core/smp.h"
 #include "root/ibdev.h"
 
 #define HCA_NAME_MAX IBDEV_NAME_MAX
@@ -54,8 +55,14 @@ struct ib_port {
 	uint64_t guid;
 	uint16_t *pkeys; /* non-zero entries, table order */
 	size_t npkeys;
+	size_t pkey_cap; /* entries the table has (hca_discover; 0 unknown) */
 	enum vf_guids vf_guids;
 	char ipoib[HCA_NAME_MAX]; /* the PF's IPoIB netdev for it, "" none */
+	/* What its cable ends in (host/peercmd.h, peercmd_read_all): peer
+	 * when peer_known, else peer_why says why not ("" not asked). */
+	bool peer_known;
+	struct smp_peer peer;
+	char peer_why[256];
 };
 
 struct vf {

@@ -30,14 +30,18 @@ static bool programs(const struct leasing_cfg *cfg)
 struct vouch {
 	const struct ledger *l;
 	int vmid; /* always read this VM's domain; -1: none */
+	bool keep; /* and keep its XML (virt_domain.xml) */
 };
 
-static bool need_xml(const char *name, int vmid, void *ctx)
+static enum virt_read need_xml(const char *name, int vmid, void *ctx)
 {
 	const struct vouch *v = ctx;
 
 	(void)name;
-	return vmid < 0 || vmid == v->vmid || ledger_find_vm(v->l, vmid) < 0;
+	if (vmid >= 0 && vmid == v->vmid)
+		return v->keep ? VIRT_READ_KEEP : VIRT_READ;
+	return vmid < 0 || ledger_find_vm(v->l, vmid) < 0 ? VIRT_READ
+							  : VIRT_SKIP;
 }
 
 int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
@@ -164,6 +168,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			l->v[k].reserved = false;
 			map[i].mac = nic->mac;
 			map[i].vf = l->v[k].vf;
+			map[i].node = own ? own->numa_node : -1;
 			continue;
 		}
 		if (k >= 0)
@@ -188,6 +193,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		}
 		map[i].mac = nic->mac;
 		map[i].vf = x.vf;
+		map[i].node = ch.vf->numa_node;
 	}
 	return 0;
 }
@@ -307,8 +313,9 @@ static void adopt(struct lease *x, const char *name)
 	snprintf(x->domain, sizeof(x->domain), "%s", name);
 }
 
-/* "0000:3b:00.2 <hostdev ...>\n" */
-static int hostdev_line(const struct pci_addr *vf, struct strbuf *out)
+/* "0000:3b:00.2 <hostdev ...>\n"; guest_bus as domxml_hostdev */
+static int hostdev_line(const struct pci_addr *vf, int guest_bus,
+			struct strbuf *out)
 {
 	char addr[PCI_ADDR_STRLEN];
 	int r;
@@ -316,7 +323,7 @@ static int hostdev_line(const struct pci_addr *vf, struct strbuf *out)
 	pci_addr_fmt(vf, addr);
 	r = sb_addf(out, "%s ", addr);
 	if (!r)
-		r = domxml_hostdev(vf, out);
+		r = domxml_hostdev(vf, guest_bus, out);
 	if (!r)
 		r = sb_adds(out, "\n");
 	return r;
@@ -362,7 +369,10 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 
 		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
 	}
-	r = leasing_acquire(&s, vm->id, sel, n, 0, map, err, errlen);
+	/* The NUMA node of the pinned vCPUs first, by deploy's rule. */
+	r = leasing_acquire(&s, vm->id, sel, n,
+			    vm->pinned ? placement_numa_nodes(vm->cpus) : 0,
+			    map, err, errlen);
 	if (r)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -374,7 +384,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	r = reserve ? ledger_commit(&s.l, err, errlen)
 		    : leasing_commit(&s, map, n, err, errlen);
 	for (i = 0; !r && i < n; i++)
-		r = hostdev_line(&map[i].vf, out);
+		r = hostdev_line(&map[i].vf, -1, out);
 out:
 	leasing_close(&s);
 	free(map);
@@ -423,16 +433,47 @@ static int held_vfs(const struct ledger *l, const struct virt_domain *d,
 		}
 		if (k < 0 && !pf_of_vf(&hcas, a))
 			continue; /* not InfiniBand */
-		r = hostdev_line(a, out);
+		r = hostdev_line(a, -1, out);
 	}
 	hca_list_free(&hcas);
 	return r;
+}
+
+/*
+ * Where VFs hot-attached to domain d go in the guest: its free PCIe ports
+ * by guest NUMA node (domxml_ports), and the host's VFs with their NUMA
+ * nodes. Best effort: without them every VF is left to libvirt.
+ */
+static void guest_ports(const struct virt_domain *d,
+			struct domxml_ports **ports, struct hca_list *hcas)
+{
+	struct domxml *dx;
+	char err[ERRLEN];
+
+	if (domxml_parse(d->xml, strlen(d->xml), &dx, err, sizeof(err)))
+		return;
+	if (!domxml_ports_new(dx, ports) && hca_inventory(hcas)) {
+		domxml_ports_free(*ports);
+		*ports = NULL;
+	}
+	domxml_free(dx);
+}
+
+/* The guest bus for VF a, on its host node's guest NUMA node; -1: none. */
+static int guest_port(struct domxml_ports *ports, struct hca_list *hcas,
+		      const struct pci_addr *a)
+{
+	const struct vf *vf = ports ? host_vf(hcas, a) : NULL;
+
+	return vf ? domxml_ports_take(ports, vf->numa_node) : -1;
 }
 
 int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 		     enum leasing_which which, struct strbuf *out, char *err,
 		     size_t errlen)
 {
+	struct domxml_ports *ports = NULL;
+	struct hca_list hcas = { 0 };
 	struct virt_domains doms = { 0 };
 	struct ledger l = { .lock_fd = -1 };
 	const struct virt_domain *d;
@@ -441,14 +482,19 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 
 	r = ledger_read(&l, cfg->ledger_dir, err, errlen);
 	if (!r) {
-		/* The VM's own domain, and any the ledger does not vouch for. */
-		struct vouch v = { .l = &l, .vmid = vmid };
+		/* The VM's own domain (with its XML for where to attach), and
+		 * any the ledger does not vouch for. */
+		struct vouch v = { .l = &l,
+				   .vmid = vmid,
+				   .keep = which == LEASING_NOT_HELD };
 
 		r = virt_scan(cfg->uri, need_xml, &v, &doms, err, errlen);
 	}
 	if (r)
 		goto out;
 	d = virt_find_vm(&doms, vmid);
+	if (which == LEASING_NOT_HELD && d && d->xml)
+		guest_ports(d, &ports, &hcas);
 	if (which == LEASING_HELD && nic_id == LEASING_ALL_NICS) {
 		if (d)
 			r = held_vfs(&l, d, vmid, out, err, errlen);
@@ -464,11 +510,13 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 		if ((which == LEASING_HELD && !in) ||
 		    (which == LEASING_NOT_HELD && in))
 			continue;
-		r = hostdev_line(&x->vf, out);
+		r = hostdev_line(&x->vf, guest_port(ports, &hcas, &x->vf), out);
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "VM %d: out of memory", vmid);
 out:
+	domxml_ports_free(ports);
+	hca_list_free(&hcas);
 	ledger_close(&l);
 	virt_domains_free(&doms);
 	return r;

@@ -94,8 +94,10 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
  * and committed. With reserve: recorded as reservations and not programmed
  * (the source of the migration still uses the GUIDs); a NIC that already
- * holds an ordinary lease here keeps it as it is. No NUMA preference: the
- * VM's pinning is in no document these actions get. Appends one line per
+ * holds an ordinary lease here keeps it as it is. A new VF is chosen as
+ * deploy chooses, PFs on the NUMA nodes of the pinned vCPUs first: the
+ * CPUs oned pinned them to on this host, vm->cpus (its NUMA_NODE/CPUS,
+ * which the deployment's <vcpupin> is written from). Appends one line per
  * NIC to out, the VF and the device XML that attaches it:
  *   0000:3b:00.2 <hostdev mode="subsystem" type="pci" managed="yes">...
  * A failure (placement's refusal, a NIC that is not InfiniBand, the pkey

@@ -133,6 +133,34 @@ static int parse_vm_id(const xmlNode *vm, int *id, char *err, size_t errlen)
 	return 0;
 }
 
+/* NUMA_NODE's CPUS ("0,1,2,3"), OR'ed into vm->cpus; one without CPUS
+ * (a guest topology oned did not pin) adds nothing. */
+static int parse_numa_node(const xmlNode *n, struct one_vm *vm, char *err,
+			   size_t errlen)
+{
+	uint64_t one[CPULIST_WORDS];
+	char *v = NULL;
+	int r, i;
+
+	r = xml_only_leaf(n, "CPUS", &v);
+	if (r == -ENOENT || (!r && !*v)) {
+		free(v);
+		return 0;
+	}
+	if (r || cpulist_parse(v, one, false)) {
+		err_set(err, errlen,
+			"VM %d: NUMA_NODE CPUS '%s' is not a CPU list", vm->id,
+			v ? str_sanitize(v).s : "(given twice)");
+		free(v);
+		return -EINVAL;
+	}
+	free(v);
+	for (i = 0; i < CPULIST_WORDS; i++)
+		vm->cpus[i] |= one[i];
+	vm->pinned = true;
+	return 0;
+}
+
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		    size_t errlen)
 {
@@ -165,6 +193,12 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		}
 	}
 	for (c = tmpl ? tmpl->children : NULL; c; c = c->next) {
+		if (xml_is_elem(c, "NUMA_NODE")) {
+			r = parse_numa_node(c, &res, err, errlen);
+			if (r)
+				goto out;
+			continue;
+		}
 		if (!xml_is_elem(c, "NIC"))
 			continue;
 		nth++;

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/cpulist.h"
 #include "core/pci.h"
 #include "core/pkey.h"
 
@@ -47,15 +48,25 @@ struct one_vm {
 	size_t n;
 	/* A NIC that is not InfiniBand carries ATTACH="YES". */
 	bool attach_other;
+	/* Host CPUs oned pinned the vCPUs to on the host the action runs on
+	 * (the union of TEMPLATE/NUMA_NODE/CPUS, "4,5,6,7"); pinned false
+	 * when no NUMA_NODE has CPUS. */
+	bool pinned;
+	uint64_t cpus[CPULIST_WORDS];
 };
 
 /*
  * Accepts a document whose root is <VM>, or <VMM_DRIVER_ACTION_DATA> with
- * exactly one <VM> child. Takes every VM/TEMPLATE/NIC whose VN_MAD is "ib";
- * other NICs, NIC_ALIAS, PCI, USER_TEMPLATE and CONTEXT are never read, so a
+ * exactly one <VM> child. Takes every VM/TEMPLATE/NIC whose VN_MAD is "ib",
+ * and the CPUS of every VM/TEMPLATE/NUMA_NODE: what oned pinned the vCPUs
+ * to (its HostShareNUMA writes them, and the domain's <vcpupin> is made
+ * from them: LibVirtDriverKVM.cc, vcpin), so that NIC hot-plug, restore and
+ * a migration's destination prefer the NUMA node deploy prefers. Other
+ * NICs, NIC_ALIAS, PCI, USER_TEMPLATE and CONTEXT are never read, so a
  * P_Key the VM owner writes there has no effect. Returns 0, -EINVAL (or
  * -ENOMEM) with one line in err, e.g.
  *   VM 42 NIC 1: IB_PKEY 0x7fff is the default partition
+ *   VM 42: NUMA_NODE CPUS '4-x' is not a CPU list
  * On error *vm is left empty ({ 0, NULL, 0 }, one_vm_free is harmless).
  */
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,

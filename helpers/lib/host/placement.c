@@ -75,6 +75,45 @@ static bool pf_eligible(const struct placement_request *rq, const struct hca *h)
 	return false;
 }
 
+long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids)
+{
+	const struct ib_nic any = { .network_id = -1 };
+	const struct placement_request rq = { -1, &any, 0, guids };
+	const struct virt_domains none = { 0 };
+	long n = 0;
+	size_t j;
+
+	if (!pf_eligible(&rq, h))
+		return 0;
+	for (j = 0; j < h->nvfs; j++)
+		n += vf_assignable(&h->vfs[j]) &&
+		     !vf_taken(l, &none, &h->vfs[j]);
+	return n;
+}
+
+void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
+			  bool guids, struct placement_free *out)
+{
+	size_t i;
+	int p;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < hcas->n; i++) {
+		const struct hca *h = &hcas->v[i];
+		long n = placement_pf_free(h, l, guids);
+		bool ready = false;
+
+		for (p = 0; p < h->nports; p++)
+			ready = ready || ib_port_ready(&h->ports[p], guids);
+		out->total += n;
+		if (!h->has_pci || !ready || h->numa_node < 0 ||
+		    h->numa_node >= PLACEMENT_MAX_NODES)
+			continue;
+		out->node[h->numa_node] += n;
+		out->nodes |= (uint64_t)1 << h->numa_node;
+	}
+}
+
 static void count(const struct hca_list *hcas,
 		  const struct placement_request *rq, const struct ledger *l,
 		  const struct virt_domains *doms, struct tally *t)

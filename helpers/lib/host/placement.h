@@ -74,6 +74,29 @@ bool placement_lease_fits(const struct hca_list *hcas,
 			  const struct placement_request *rq);
 
 /*
+ * The VFs of PF h a NIC without pins could be given now, by the policy
+ * above with libvirt not asked (reconcile records in the ledger the VFs
+ * domains hold): 0 unless h has a ready port; else its assignable VFs
+ * that no lease or reservation in l records. What the probes count, free
+ * VFs in all (IB_VFS_FREE), per port and per NUMA node, so they never
+ * count a VF deploy would not lease, nor the reverse.
+ */
+long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids);
+
+/* NUMA nodes placement tells apart (numa_nodes is a 64-bit mask). */
+#define PLACEMENT_MAX_NODES 64
+
+/* placement_pf_free summed over a host's PFs. */
+struct placement_free {
+	long total; /* IB_VFS_FREE */
+	long node[PLACEMENT_MAX_NODES]; /* by the PF's NUMA node */
+	uint64_t nodes; /* bit n: node n has a PF with a ready port */
+};
+
+void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
+			  bool guids, struct placement_free *out);
+
+/*
  * The request's NUMA preference: the nodes whose CPUs
  * (/sys/devices/system/node/nodeN/cpulist) meet the pinned set; node1
  * "8-15" and the pinned set {8,9} -> bit 1. Reads sysfs.

@@ -109,6 +109,7 @@ static int scan_domain(const struct virt_api *api, virDomainPtr dom,
 		       struct virt_domain *d, char *err, size_t errlen)
 {
 	const char *name = api->dom_name(dom);
+	enum virt_read how;
 	struct domxml *dx;
 	char *xml;
 	int r;
@@ -119,7 +120,8 @@ static int scan_domain(const struct virt_api *api, virDomainPtr dom,
 	d->vmid = virt_vmid_of(d->name);
 	d->active = active;
 	d->paused = paused;
-	if (need && !need(d->name, d->vmid, ctx))
+	how = need ? need(d->name, d->vmid, ctx) : VIRT_READ;
+	if (how == VIRT_SKIP)
 		return 0;
 	xml = api->dom_xml(dom, 0);
 	if (!xml) {
@@ -136,7 +138,10 @@ static int scan_domain(const struct virt_api *api, virDomainPtr dom,
 	if (!r)
 		r = domxml_pci_hostdevs(dx, &d->pcis, &d->npcis, err, errlen);
 	domxml_free(dx);
-	free(xml);
+	if (!r && how == VIRT_READ_KEEP)
+		d->xml = xml;
+	else
+		free(xml);
 	return r;
 }
 
@@ -337,30 +342,9 @@ void virt_domains_free(struct virt_domains *d)
 	for (i = 0; i < d->n; i++) {
 		free(d->v[i].name);
 		free(d->v[i].pcis);
+		free(d->v[i].xml);
 	}
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
-}
-
-const struct virt_domain *virt_pci_user(const struct virt_domains *d,
-					const struct pci_addr *a)
-{
-	size_t i, j;
-
-	for (i = 0; i < d->n; i++)
-		for (j = 0; j < d->v[i].npcis; j++)
-			if (!pci_addr_cmp(&d->v[i].pcis[j], a))
-				return &d->v[i];
-	return NULL;
-}
-
-const struct virt_domain *virt_find_vm(const struct virt_domains *d, int vmid)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (d->v[i].vmid == vmid)
-			return &d->v[i];
-	return NULL;
 }

@@ -22,6 +22,7 @@ struct virt_domain {
 	bool read; /* its XML was read: pcis is all it holds */
 	struct pci_addr *pcis;
 	size_t npcis;
+	char *xml; /* its XML, kept when need() said VIRT_READ_KEEP */
 };
 
 struct virt_domains {
@@ -30,10 +31,13 @@ struct virt_domains {
 };
 
 /*
- * Whether a domain's XML must be read: false when the caller already knows
- * what that domain holds (its pcis stay empty, read false).
+ * Whether a domain's XML must be read: VIRT_SKIP when the caller already
+ * knows what that domain holds (its pcis stay empty, read false);
+ * VIRT_READ_KEEP also keeps the text (xml), for a caller that reads more
+ * of it than the hostdevs.
  */
-typedef bool (*virt_need_xml)(const char *name, int vmid, void *ctx);
+enum virt_read { VIRT_SKIP, VIRT_READ, VIRT_READ_KEEP };
+typedef enum virt_read (*virt_need_xml)(const char *name, int vmid, void *ctx);
 
 /*
  * Every domain of uri (e.g. "qemu:///system"; read-only connection), and

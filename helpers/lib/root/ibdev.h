@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/pci.h"
+
 /* RDMA device, driver and netdev names ("mlx5_0", "vfio-pci", "ib0"). */
 #define IBDEV_NAME_MAX 64
 
@@ -38,5 +40,27 @@ bool vf_driver_assignable(const char *driver);
  */
 int ibdev_ipoib_netdev(const char *pf_bdf, int port, char *name, size_t len,
 		       int *ifindex);
+
+/*
+ * The RDMA device of PF pf_bdf, the one entry of SYS_PCI/<pf>/infiniband/
+ * ("mlx5_0"), and its port `port`'s link layer, read through the PF's own
+ * directory (in sysfs SYS_IB/mlx5_0 is a link to it):
+ *   SYS_PCI/0000:3b:00.0/infiniband/mlx5_0/ports/1/link_layer "InfiniBand"
+ * 0 when that port is InfiniBand; -ENODEV: no RDMA device; -ENOENT: no
+ * such port; -EPROTOTYPE: another link layer (its name in ll, "Ethernet").
+ */
+int ibdev_pf_port(const char *pf_bdf, int port, char ibdev[IBDEV_NAME_MAX],
+		  char *ll, size_t lllen);
+
+/*
+ * pf is a PF on this host (a PCI function sysfs has, not a VF) with an
+ * RDMA device whose port `port` is InfiniBand: what oneib-peer checks
+ * before it sends anything. Its RDMA device into ibdev; else -errno and
+ * one line naming the PF and the reason:
+ *   PF 0000:3b:00.1: a VF (of 0000:3b:00.0), not a PF
+ *   PF 0000:3b:00.0 port 1: link layer Ethernet, not InfiniBand
+ */
+int ibdev_pf_check(const struct pci_addr *pf, int port,
+		   char ibdev[IBDEV_NAME_MAX], char *err, size_t errlen);
 
 #endif

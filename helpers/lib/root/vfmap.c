@@ -53,7 +53,6 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 {
 	char path[PATH_MAX], pf_bdf[64], drv[IBDEV_NAME_MAX], ll[32];
 	struct stat st;
-	DIR *d;
 
 	memset(t, 0, sizeof(*t));
 	t->vf = *vf;
@@ -87,25 +86,7 @@ int vf_target_resolve(const struct pci_addr *vf, int port, struct vf_target *t,
 		return -ENODEV;
 	}
 	/* The PF's RDMA device, and the port must be InfiniBand. */
-	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/infiniband", t->pf_bdf))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	if (d) {
-		const struct dirent *de;
-
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.' &&
-			    strlen(de->d_name) < sizeof(t->ibdev)) {
-				memcpy(t->ibdev, de->d_name,
-				       strlen(de->d_name) + 1);
-				break;
-			}
-		closedir(d);
-	}
-	if (!t->ibdev[0] ||
-	    path_fmt(path, sizeof(path), SYS_IB "/%s/ports/%d/link_layer",
-		     t->ibdev, port) ||
-	    sysfs_read_str(path, ll, sizeof(ll)) || strcmp(ll, "InfiniBand")) {
+	if (ibdev_pf_port(t->pf_bdf, port, t->ibdev, ll, sizeof(ll))) {
 		err_set(err, errlen,
 			"%s: port %d of its PF %s is not an InfiniBand port",
 			t->vf_bdf, port, t->pf_bdf);

@@ -4,6 +4,7 @@
 #   IB_VFS_FREE=14
 #   IB_ERROR=""
 #   IB_PF_FREE=[ ADDRESS="0000:3b:00.0", PORT="1", IB_VFS_FREE="7" ]
+#   IB_NUMA=[ NODE="0", VFS_FREE="7" ]
 # (a port whose VFs cannot get their GUIDs, IB_NOT_READY, has none free).
 # Same calling convention and the same never-fail rule as oneib-inventory.sh.
 # monitord keeps none of these from this class (see oneib-inventory.sh,

@@ -1,13 +1,21 @@
 #!/bin/sh
 # kvm-ib monitoring probe, class host/system (every 600 s by default):
-# the host's SR-IOV InfiniBand inventory and its free VFs as OpenNebula
-# attributes,
+# the host's SR-IOV InfiniBand inventory, its place in the fabric and its
+# free VFs as OpenNebula attributes,
 #   IB_SRIOV="YES"
 #   IB_NOT_READY=""   (or "mlx5_1 port 1 (0000:af:00.0): no IPoIB netdev, ...")
-#   IB_PF=[ ADDRESS="0000:3b:00.0", IBDEV="mlx5_0", PORT="1", ... ]
+#   IB_LEAVES=",0x248a070300f4c1a0,"   the leaf switches of the ready ports
+#   IB_NO_LEAF=""     (or "PF 0000:3b:00.0 port 1: sudo: a password is required")
+#   IB_PF=[ ADDRESS="0000:3b:00.0", IBDEV="mlx5_0", PORT="1", ...,
+#           PKEY_CAP="128", PKEY_USED="3", LEAF_GUID="0x248a070300f4c1a0",
+#           LEAF_PORT="17", LEAF_DESC="MF0;leaf01:MQM8700/U1", PEER_TYPE="switch" ]
 #   IB_VFS_FREE=14
 #   IB_ERROR=""
 #   IB_PF_FREE=[ ADDRESS="0000:3b:00.0", PORT="1", IB_VFS_FREE="7" ]
+#   IB_NUMA=[ NODE="0", VFS_FREE="7" ]
+# The leaf switch of each port comes from oneib-peer, run as root through
+# ONEIB_PEER (kvm-ibrc; only root may send the SMP that asks it): a port
+# whose leaf cannot be learnt keeps LEAF_* empty, and IB_NO_LEAF says why.
 # Called like every stock probe: <probe> <IM_MAD> <host_id> <hostname>, with
 # the monitor configuration on stdin (not needed here).
 #

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * MAD fields are big-endian at fixed byte offsets (IBA vol. 1, 13.4): the
- * readers and writers the SMPs (smp.c) and the SA queries (sapath.c)
- * build their packets with, e.g. put16(mad + 16, 0x0035) for the
- * PathRecord attribute ID.
+ * one set of readers and writers every MAD of one-ib is built and read
+ * with, the directed-route SMPs (core/smp.c) and their attribute data
+ * (fabric/smp.c) as the SA queries (fabric/sapath.c), e.g. put16(mad +
+ * 16, 0x0035) for the PathRecord attribute ID.
  */
 #ifndef ONEIB_MAD_H
 #define ONEIB_MAD_H

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The one-hop peer's text form (core/smp.h): what oneib-peer prints as
+ * root and oneib-discover reads back, one writer and one strict reader.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/smp.h"
+
+static void round_trip(void **state)
+{
+	const struct smp_peer in[] = {
+		{ SMP_NODE_SWITCH, 0x248a070300f4c1a0ULL, 17,
+		  "MF0;leaf01:MQM8700/U1" },
+		{ SMP_NODE_CA, 0x0002c90300006000ULL, 1, "stor1 HCA-1" },
+		{ SMP_NODE_ROUTER, 1, 2, "" },
+		{ 7, 2, 255, "odd" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct smp_peer out;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		sb_reset(&sb);
+		assert_int_equal(smp_peer_fmt(&in[i], &sb), 0);
+		assert_int_equal(
+			smp_peer_parse(sb_str(&sb), &out, err, sizeof(err)), 0);
+		assert_int_equal(out.type, in[i].type);
+		assert_true(out.node_guid == in[i].node_guid);
+		assert_int_equal(out.port, in[i].port);
+		assert_string_equal(out.desc, in[i].desc);
+	}
+	sb_reset(&sb);
+	assert_int_equal(smp_peer_fmt(&in[0], &sb), 0);
+	assert_string_equal(sb_str(&sb), "type switch\n"
+					 "node_guid 0x248a070300f4c1a0\n"
+					 "port 17\n"
+					 "desc MF0;leaf01:MQM8700/U1\n");
+	sb_reset(&sb);
+	assert_int_equal(smp_peer_fmt(&in[3], &sb), 0);
+	assert_string_equal(sb_str(&sb), "type 7\nnode_guid "
+					 "0x0000000000000002\n"
+					 "port 255\ndesc odd\n");
+	sb_release(&sb);
+}
+
+static void refusals(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "", "peer: expected 'type ...', got ''" },
+		{ "type hub\nnode_guid 0x1\nport 1\ndesc x\n", "peer: type "
+							       "'hub' is no "
+							       "node type" },
+		{ "type 2\nnode_guid 0x1\nport 1\ndesc x\n", "peer: type '2' "
+							     "is no node "
+							     "type" },
+		{ "type switch\nnode_guid 1:2\nport 1\ndesc x\n", "peer: "
+								  "node_guid "
+								  "'1:2' is no "
+								  "GUID" },
+		{ "type switch\nnode_guid 0x1\nport 256\ndesc x\n", "peer: "
+								    "port "
+								    "'256' is "
+								    "no port "
+								    "number" },
+		{ "type switch\nnode_guid 0x1\ndesc x\nport 1\n", "peer: "
+								  "expected "
+								  "'port ...', "
+								  "got 'desc "
+								  "x'" },
+		{ "type switch\nnode_guid 0x1\nport 1\ndesc a\tb\n", "peer: "
+								     "desc is "
+								     "not "
+								     "printabl"
+								     "e" },
+		{ "type switch\nnode_guid 0x1\nport 1\ndesc x\nmore\n", "peer: "
+									"more "
+									"than "
+									"four "
+									"line"
+									"s" },
+		{ "type switch\nnode_guid 0x1\nport 1\n", "peer: expected "
+							  "'desc ...', got "
+							  "''" },
+	};
+	struct smp_peer out;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(smp_peer_parse(bad[i].text, &out, err,
+						sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, bad[i].why);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
