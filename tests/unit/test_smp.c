@@ -2,6 +2,8 @@
 /*
  * The one-hop peer's text form (core/smp.h): what oneib-peer prints as
  * root and oneib-discover reads back, one writer and one strict reader.
+ * And the SMP every smp_get sends: a Get, carrying the M_Key it is given
+ * (ibsim ignores M_Key, so only these bytes show verify sends opensm's).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -106,11 +108,48 @@ static void refusals(void **state)
 	}
 }
 
+/* Byte offsets of IBA vol. 1, 14.2.1.2 (directed route SMP). */
+static void get_bytes(void **state)
+{
+	const struct smp_path path = { .port = { 0, 1, 3 }, .hops = 2 };
+	const uint64_t mkeys[] = { 0, 0x00000000deadbeefULL,
+				   0x0123456789abcdefULL };
+	uint8_t mad[MAD_LEN], zero[MAD_LEN] = { 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(mkeys) / sizeof(mkeys[0]); i++) {
+		memset(mad, 0xa5, sizeof(mad));
+		smp_build_get(mad, &path, SMP_ATTR_PKEY_TABLE, 3, 0x01020304,
+			      mkeys[i]);
+		assert_int_equal(mad[0], 1); /* base version */
+		assert_int_equal(mad[1], 0x81); /* directed-route SMP class */
+		assert_int_equal(mad[2], 1); /* class version */
+		assert_int_equal(mad[3], 0x01); /* Get, never Set (0x02) */
+		assert_int_equal(be16(mad + 4), 0); /* status, D bit clear */
+		assert_int_equal(mad[6], 0); /* hop pointer */
+		assert_int_equal(mad[7], 2); /* hop count */
+		assert_true(be64(mad + 8) == 0x01020304); /* TID */
+		assert_int_equal(be16(mad + 16), SMP_ATTR_PKEY_TABLE);
+		assert_true(be64(mad + 16) ==
+			    ((uint64_t)SMP_ATTR_PKEY_TABLE << 48 | 3));
+		assert_true(be64(mad + 24) == mkeys[i]); /* M_Key */
+		assert_int_equal(be16(mad + 32), 0xffff); /* DrSLID */
+		assert_int_equal(be16(mad + 34), 0xffff); /* DrDLID */
+		assert_memory_equal(mad + 36, zero, 128 - 36); /* data too */
+		assert_int_equal(mad[128], 0); /* InitialPath[0] unused */
+		assert_int_equal(mad[129], 1);
+		assert_int_equal(mad[130], 3);
+		assert_memory_equal(mad + 131, zero, MAD_LEN - 131);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(get_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

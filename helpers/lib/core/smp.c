@@ -75,15 +75,12 @@ void smp_close(struct smp_port *s)
 	s->agent = -1;
 }
 
-int smp_get(struct smp_port *s, const struct smp_path *path, uint16_t attr,
-	    uint32_t mod, uint8_t data[SMP_DATA_LEN], char *err, size_t errlen)
+void smp_build_get(uint8_t mad[MAD_LEN], const struct smp_path *path,
+		   uint16_t attr, uint32_t mod, uint32_t tid, uint64_t mkey)
 {
-	uint8_t *mad = umad_get_mad(s->umad);
-	char where[3 * SMP_MAX_HOPS + 4];
-	uint32_t tid = ++s->tid;
-	int len, i, st;
+	int i;
 
-	memset(s->umad, 0, umad_size() + MAD_LEN);
+	memset(mad, 0, MAD_LEN);
 	mad[0] = 1; /* base version */
 	mad[1] = CLASS_SMI_DR;
 	mad[2] = 1; /* class version */
@@ -92,11 +89,23 @@ int smp_get(struct smp_port *s, const struct smp_path *path, uint16_t attr,
 	put32(mad + 12, tid);
 	put16(mad + 16, attr);
 	put32(mad + 20, mod);
-	put64(mad + 24, s->mkey);
+	put64(mad + 24, mkey);
 	put16(mad + 32, 0xffff); /* DrSLID, DrDLID: permissive */
 	put16(mad + 34, 0xffff);
-	for (i = 1; i <= path->hops; i++)
+	for (i = 1; i <= path->hops && i <= SMP_MAX_HOPS; i++)
 		mad[INITIAL_PATH + i] = path->port[i];
+}
+
+int smp_get(struct smp_port *s, const struct smp_path *path, uint16_t attr,
+	    uint32_t mod, uint8_t data[SMP_DATA_LEN], char *err, size_t errlen)
+{
+	uint8_t *mad = umad_get_mad(s->umad);
+	char where[3 * SMP_MAX_HOPS + 4];
+	uint32_t tid = ++s->tid;
+	int len, st;
+
+	memset(s->umad, 0, umad_size());
+	smp_build_get(mad, path, attr, mod, tid, s->mkey);
 	umad_set_addr(s->umad, 0xffff, 0, 0, 0);
 	path_str(path, where, sizeof(where));
 	if (umad_send(s->fd, s->agent, s->umad, MAD_LEN, s->timeout, 2) < 0) {

@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mad.h"
 #include "core/strbuf.h"
 
 #define SMP_MAX_HOPS 63
@@ -77,6 +78,14 @@ struct smp_port {
 int smp_open(struct smp_port *s, const char *ca, int port, int timeout_ms,
 	     char *err, size_t errlen);
 void smp_close(struct smp_port *s);
+
+/*
+ * The SMP smp_get sends, into mad: a directed-route Get (the only method
+ * built here) of attr/mod along path, transaction ID tid, carrying mkey;
+ * every other byte 0.
+ */
+void smp_build_get(uint8_t mad[MAD_LEN], const struct smp_path *path,
+		   uint16_t attr, uint32_t mod, uint32_t tid, uint64_t mkey);
 
 /*
  * Get attr/mod along path: the 64 bytes of attribute data into data. 0, or
