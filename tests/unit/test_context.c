@@ -320,6 +320,40 @@ static void nic_refusals(void **state)
 							"gateway is not an "
 							"address of the "
 							"destination's family");
+	/* addresses no IPoIB NIC can have: one line each */
+	refused("ETH1_IP='127.0.0.1'", "ETH1_IP '127.0.0.1': a loopback "
+				       "address, never an IPoIB NIC's");
+	refused("ETH1_IP='127.254.3.9'", "ETH1_IP '127.254.3.9': a loopback "
+					 "address, never an IPoIB NIC's");
+	refused("ETH1_IP='0.0.0.0'", "ETH1_IP '0.0.0.0': the unspecified "
+				     "address, never an IPoIB NIC's");
+	refused("ETH1_IP='224.0.0.1'", "ETH1_IP '224.0.0.1': a multicast "
+				       "address, never an IPoIB NIC's");
+	refused("ETH1_IP='239.255.255.250'", "ETH1_IP '239.255.255.250': a "
+					     "multicast address, never an "
+					     "IPoIB NIC's");
+	refused("ETH1_IP='255.255.255.255'", "ETH1_IP '255.255.255.255': the "
+					     "broadcast address, never an "
+					     "IPoIB NIC's");
+	refused("ETH1_IP='10.11.0.5'\nETH1_GATEWAY='127.0.0.1'", "ETH1_GATEWAY "
+								 "'127.0.0.1': "
+								 "a loopback "
+								 "address, "
+								 "never an "
+								 "IPoIB NIC's");
+	refused("ETH1_IP6='::'", "ETH1_IP6 '::': the unspecified address, "
+				 "never an IPoIB NIC's");
+	refused("ETH1_IP6='::1'", "ETH1_IP6 '::1': a loopback address, never "
+				  "an IPoIB NIC's");
+	refused("ETH1_IP6='ff02::1'", "ETH1_IP6 'ff02::1': a multicast "
+				      "address, never an IPoIB NIC's");
+	refused("ETH1_IP6='fd00::5'\nETH1_IP6_GATEWAY='ff05::2'",
+		"ETH1_IP6_GATEWAY 'ff05::2': a multicast address, never an "
+		"IPoIB NIC's");
+	/* the same as IPv4-mapped IPv6 */
+	refused("ETH1_IP6='::ffff:127.0.0.1'", "ETH1_IP6 '::ffff:127.0.0.1': "
+					       "a loopback address, never "
+					       "an IPoIB NIC's");
 	/* the network's IB_MODE and IB_PKEY: ibattr.c's rules and words */
 	refused("ETH1_IB_MODE='Connected'", "ETH1: IB_MODE 'Connected' is not "
 					    "datagram or connected");
