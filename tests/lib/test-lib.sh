@@ -52,7 +52,9 @@
 #                          Exports LIBVIRT_URI, LIBVIRT_DEFAULT_URI.
 #   sim_fabric NETFILE [PARTITIONS_CONF]
 #                          ibsim + opensm.  Exports UMAD2SIM IBSIM_SOCKNAME
-#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG.
+#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG
+#                          SIM_OPENSM_PID_FILE (opensm's pid, as Debian's
+#                          init script writes /run/opensm-<port GUID>).
 #   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
 #   sim_opensm_sweeps      print how many heavy sweeps opensm has finished.
 #   sim_opensm_wait_sweep N  wait until more than N heavy sweeps finished.
@@ -650,6 +652,9 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 		-P "$SIM_PARTITIONS") </dev/null >"$d/opensm.out" 2>&1 &
 	_tl_opensm_pid=$!
 	_tl_daemon "$_tl_opensm_pid" opensm
+	SIM_OPENSM_PID_FILE=$d/opensm.pid
+	echo "$_tl_opensm_pid" >"$SIM_OPENSM_PID_FILE"
+	export SIM_OPENSM_PID_FILE
 	if ! _tl_wait_daemon 20 "$_tl_opensm_pid" grep -qs "SUBNET UP" "$SIM_OPENSM_LOG"; then
 		_tl_show "$d/opensm.out" 10 opensm.out
 		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log

@@ -10,6 +10,8 @@
  *                     XML), stderr's first line kept: oneib-pkey's reason
  *   oneib-partitions-install   /bin/sh -c '<--reload-cmd>'
  *                     stdin, stdout and stderr passed on
+ *                     /usr/bin/systemctl show --property=Id,MainPID -- UNITS
+ *                     stdout into a buffer, stderr's first line kept
  */
 #ifndef ONEIB_CHILD_H
 #define ONEIB_CHILD_H
@@ -17,12 +19,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/strbuf.h"
+
 #define CHILD_LINE_MAX 512
+/* What out keeps of a child's stdout; the rest is read and dropped. */
+#define CHILD_OUT_MAX (64 << 10)
 
 struct child {
 	const char *const *argv; /* argv[0] looked up in PATH, NULL ended */
 	bool no_stdout; /* its stdout to /dev/null */
 	bool keep_stderr; /* its stderr into line, not ours */
+	struct strbuf *out; /* its stdout appended here (NULL: ours) */
 	/* out: the first line of its stderr (keep_stderr), "" when none;
 	 * when it cannot be started, "cannot run <argv0>: <reason>" */
 	char line[CHILD_LINE_MAX];
