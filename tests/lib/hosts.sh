@@ -26,8 +26,9 @@
 #
 # A host is a mount namespace nested in the test's (one pid namespace for
 # all, so everything dies with the test): the fixture over /sys, tmpfs over
-# libvirt's directories, /var/lib/one (the lease ledger) and /var/tmp (the
-# remotes, copied in as `onehost sync` does), and its own libvirtd (test
+# libvirt's directories, /var/lib/one (the lease ledger), /dev/shm (the
+# views of libvirt oneib-vf shares) and /var/tmp (the remotes, copied in as
+# `onehost sync` does), and its own libvirtd (test
 # driver) on the usual socket, so the same URI names each host's own
 # libvirt, as qemu:///system does on real hosts. /var/lib/one/datastores is
 # one directory shared by every host: a shared system datastore, the setup
@@ -117,6 +118,7 @@ sim_hv() { # NAME FIXTURE
 			/var/lib/one /var/tmp; do
 			mkdir -p "$dir" && mount -t tmpfs -o mode=0755 tmpfs "$dir" || exit 1
 		done
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1
 		mkdir -p /var/lib/one/datastores /var/tmp/one &&
 			mount --bind "$ds" /var/lib/one/datastores &&
 			cp -rL "$remotes/." /var/tmp/one/ || exit 1

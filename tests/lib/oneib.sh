@@ -255,15 +255,11 @@ EOS
 EOS
 }
 
-# kvm_ib_host: inside sim_host, with sim_libvirtd running: a private
-# /var/lib/one (tmpfs, where the ledger lives in production) and the
-# installed remotes on top of the stock stand-ins. Sets R (remotes dir) and
-# DS (system datastore dir).
+# kvm_ib_host: inside sim_host, with sim_libvirtd running: the installed
+# remotes on top of the stock stand-ins (the ledger in /var/lib/one/ib and
+# the views of libvirt oneib-vf shares in /dev/shm are the namespace's own:
+# sim_host). Sets R (remotes dir) and DS (system datastore dir).
 kvm_ib_host() {
-	mkdir -p /var/lib/one
-	mount -t tmpfs none /var/lib/one || die "cannot mount /var/lib/one"
-	# the views of libvirt oneib-vf shares (domview.h) go with the test
-	mount -t tmpfs -o mode=1777 none /dev/shm || die "cannot mount /dev/shm"
 	stock_remotes "$TEST_TMP/inst"
 	stock_vmm "$TEST_TMP/inst"
 	install_tree "$TEST_TMP/inst" 2>/dev/null
