@@ -18,7 +18,12 @@
 #   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh,
 #                             and crash-in-<action> for the stock save,
 #                             restore and migrate: they kill the kvm-ib
-#                             script that runs them, as a crash would)
+#                             script that runs them, as a crash would;
+#                             crash-after-restore: once the domain runs,
+#                             before the checkpoint is removed); or run
+#                             an executable $SIM_HOSTS/inject/run-in-save
+#                             (on the host, before the stock save's virsh
+#                             save) or run-in-migration (standin/virsh)
 #
 # The QEMU driver checks a PCI hostdev's device in sysfs: the validator
 # (sim_qemu_libvirtd) must see the same fixture as the hosts, so call

@@ -14,6 +14,11 @@ esac
 # The settings (kvmrc, kvm-ibrc, their defaults) and oneib_vf.
 ONEIB_REMOTES=$DRIVER_PATH/../..
 source "$ONEIB_REMOTES/ib/helpers.sh"
+# The leases this action takes are its own while it runs: reconcile (the
+# monitoring probe) leaves them alone, however long the action takes and
+# whatever the clocks do (oneib-vf --owner).
+# shellcheck disable=SC2034 # read by oneib_vf (ib/helpers.sh)
+ONEIB_OWNER=$$
 
 # scripts_common.sh on first use: each stub is replaced by the real
 # function when the file is sourced, and then called.
