@@ -55,12 +55,14 @@ assert_eq "SAVE SUCCESS" "$(one_save 42)" "the save again works"
 hosts_consistent "saved"
 
 # --- crash in the middle of a restore: VFs leased and programmed, no domain
+grace hv1 600
 inject crash-in-restore
 assert_match "^RESTORE FAILURE" "$(one_restore 42 hv1)" "restore, killed half-way"
 uninject crash-in-restore
 assert_eq 2 "$(leases hv1 42 | grep -c leased)" "leases without a domain"
 probe hv1 >/dev/null
 assert_eq 2 "$(leases hv1 42 | grep -c leased)" "kept within the grace period"
+grace hv1 1
 age hv1
 probe hv1 >/dev/null
 hosts_consistent "after the crashed restore, reconcile"
