@@ -434,10 +434,18 @@ one_restore() { # VMID HOST
 # MIGRATE (live) to DEST: vnm pre on DEST (unless the same host), migrate
 # on the source (or, with LOCAL=1, migrate_local on the front-end with the
 # Base64 action data), vnm clean on the source and vnm post on DEST (both
-# no_fail). On failure the VM stays where it was, RUNNING.
+# no_fail). On failure the VM stays where it was, RUNNING. To its own host
+# oned refuses before any step (RequestManagerVirtualMachine: "VM is
+# already running on Host"), unless SIM_DS_LIVE_MIGRATION is set: a live
+# move to another system datastore of the same host, which a VM_MAD with
+# DS_LIVE_MIGRATION lets through to the driver.
 one_migrate() { # VMID DEST [LOCAL]
 	local vmid=$1 dest=$2 src rc
 	src=$(vm_host "$vmid")
+	if [ "$src" = "$dest" ] && [ -z "${SIM_DS_LIVE_MIGRATION:-}" ]; then
+		echo "MIGRATE FAILURE: VM is already running on Host [${dest//[!0-9]/}]"
+		return 1
+	fi
 	_vm_set "$vmid" state "3 4"
 	if [ "$src" != "$dest" ] && ! _vnm "$dest" pre "$vmid"; then
 		_vm_set "$vmid" state "3 3"
