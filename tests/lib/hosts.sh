@@ -16,7 +16,7 @@
 #                             tests want it: hosts hv1 and hv2 on FIXTURE
 #   on NAME cmd...            run cmd on host NAME
 #   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh,
-#                             and crash-in-<action> for the stock save,
+#                             and crash-in-<action> for the stock deploy, save,
 #                             restore and migrate: they kill the kvm-ib
 #                             script that runs them, as a crash would;
 #                             crash-after-restore: once the domain runs,
@@ -194,7 +194,31 @@ vm_host() { cat "$(_vmd "$1")/host"; }
 vm_deploy_id() { cat "$(_vmd "$1")/deploy_id" 2>/dev/null; }
 vm_state() { cat "$(_vmd "$1")/state"; }
 _vm_set() { printf '%s\n' "$3" >"$(_vmd "$1")/$2"; }
-_pkey_of_vnet() { case $1 in 5) echo 0x8101 ;; 7) echo 0x8102 ;; *) echo 0x81ff ;; esac; }
+_pkey_of_vnet() {
+	if [ -e "$TEST_TMP/vnet-pkey.$1" ]; then
+		cat "$TEST_TMP/vnet-pkey.$1"
+		return
+	fi
+	case $1 in 5) echo 0x8101 ;; 7) echo 0x8102 ;; *) echo 0x81ff ;; esac
+}
+
+# vnet_pkey NET PKEY: the network's IB_PKEY changed by the administrator
+# (onevnet update): in the NICs oned sends from now on (inherited) and in
+# its pool listing.
+vnet_pkey() { echo "$2" >"$TEST_TMP/vnet-pkey.$1"; }
+
+# hosts_cloud_id N: this cloud's id (ONEIB_CLOUD_ID) on every host, and in
+# what the test expects (guid_of) and renders (partition_vm_members).
+hosts_cloud_id() {
+	local h
+	SIM_CLOUD_ID=$1
+	export SIM_CLOUD_ID
+	for h in "$SIM_HOSTS"/*/kind; do
+		h=$(dirname "$h")
+		on "${h##*/}" sed -i "s/^ONEIB_CLOUD_ID=.*/ONEIB_CLOUD_ID=$1/" \
+			/var/tmp/one/etc/vmm/kvm-ib/kvm-ibrc
+	done
+}
 
 # NICs of VM ID in oned's XML (CDATA values, as `onevm show -x`).
 _nics_xml() { # VMID
@@ -341,7 +365,8 @@ one_vm_new() {
 	_vm_set "$vmid" host ""
 }
 
-# DEPLOY (also resume from POWEROFF/UNDEPLOYED): vnm pre; the deployment
+# DEPLOY (also resume from POWEROFF/UNDEPLOYED; SIM_NO_FAIL_ACTIONS: the
+# front-end dies with a failing deploy, its vnm clean never runs): vnm pre; the deployment
 # file (ssh'd with vm.xml beside it, as the stock driver does) on the deploy
 # stdin; on failure vnm clean; vnm post (on failure cancel, vnm clean).
 one_deploy_vm() { # VMID HOST
@@ -356,7 +381,8 @@ one_deploy_vm() { # VMID HOST
 	if ! _step "$host" "$TEST_TMP/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
 		"'$dir/deployment.0'" "'$host'" "$vmid" "$host"; then
 		_one_fail DEPLOY
-		_vnm "$host" clean "$vmid" "$host"
+		# one_vmm_exec's fail action, unless it died with the deploy
+		[ -n "${SIM_NO_FAIL_ACTIONS:-}" ] || _vnm "$host" clean "$vmid" "$host"
 		_vm_set "$vmid" state "3 36"
 		return 1
 	fi
@@ -542,9 +568,9 @@ one_detach_nic() { # VMID NIC_ID
 # ---------------------------------------------------------------------------
 # What the hosts really have, and whether it agrees with oned's view.
 
-# The port GUID of VM ID NIC N (design decision 2, cloud 0).
+# The port GUID of VM ID NIC N (design decision 2, cloud $SIM_CLOUD_ID).
 guid_of() { # VMID NIC_ID
-	printf '0x02%02x%08x%04x\n' 0 "$1" "$2"
+	printf '0x02%02x%08x%04x\n' "${SIM_CLOUD_ID:-0}" "$1" "$2"
 }
 
 # Facts of the host it runs on (with `on`), one per line:
@@ -679,13 +705,25 @@ cloud_xml() {
 			"$(cat "$d/kind")_core"
 	done
 	echo "</HOST_POOL>"
-	cloud_vnets
+	cloud_vnets | _vnet_pkeys
+}
+
+# The pool's IB_PKEYs as vnet_pkey changed them.
+_vnet_pkeys() {
+	local f net expr=''
+	for f in "$TEST_TMP"/vnet-pkey.*; do
+		[ -e "$f" ] || continue
+		net=${f##*.}
+		expr="$expr;/<ID>$net<\/ID>/,/<\/VNET>/ s/<IB_PKEY><!\[CDATA\[[^]]*\]\]>/<IB_PKEY><![CDATA[$(cat "$f")]]>/"
+	done
+	sed "${expr#;}"
 }
 
 # The VM port GUIDs the partitions renderer makes members of VNET's
 # partition (the hosts' own PF ports left out), sorted, one line.
 partition_vm_members() { # VNET
-	"$SIM_REMOTES/ib/bin/oneib-partitions" render "$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
+	"$SIM_REMOTES/ib/bin/oneib-partitions" render --cloud-id "${SIM_CLOUD_ID:-0}" \
+		"$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
 		tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | grep -v '^0x0002c9030000' | sort | tr '\n' ' ' |
 		sed 's/ $//'

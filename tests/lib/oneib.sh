@@ -73,6 +73,15 @@ cat >"$1"
 # a test holds the deploy here, between the lease and the domain, while
 # the file $SIM_DEPLOY_GATE exists
 while [ -n "${SIM_DEPLOY_GATE:-}" ] && [ -e "$SIM_DEPLOY_GATE" ]; do sleep 0.05; done
+# or kills it there, with the kvm-ib deploy that runs it (perhaps from a
+# command substitution's subshell), as a crash would
+if [ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-deploy" ]; then
+	p=$PPID g=$(ps -o ppid= -p "$PPID" | tr -d " ")
+	# a subshell has its parent's command line
+	tr '\0' ' ' <"/proc/$g/cmdline" | grep -q kvm-ib/deploy && p="$p $g"
+	# shellcheck disable=SC2086 # one pid a word
+	kill -9 $p $$
+fi
 name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1" | head -n 1)
 virsh --connect "$LIBVIRT_URI" create "$1" >/dev/null 2>"$1.err" ||
 	{ error_message "Could not create domain from $1: $(cat "$1.err")"; exit 1; }
