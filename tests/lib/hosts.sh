@@ -49,6 +49,7 @@
 #          the test driver's domain; everything else is the real virsh
 
 SIM_HOSTS=$TEST_TMP/hosts
+SIM_STEP_DIR=${SIM_STEP_DIR:-$TEST_TMP}
 SIM_BIN=$TOP/tests/lib/standin
 SIM_TOP=$TOP
 # The test driver of each host, on the default socket of that host.
@@ -188,6 +189,9 @@ _hv_has_client() { # NAME
 # Every action prints "<ACTION> SUCCESS" or "<ACTION> FAILURE: <error>" on
 # stdout (what one_vmm_exec tells oned), returns 0 or 1, and updates the VM
 # as oned would on that answer. $TEST_TMP/steps.log lists every step run.
+# The files of the step in progress ($SIM_STEP_DIR: step.out, step.err,
+# the action data, what `again` repeats) are $TEST_TMP's unless a caller
+# running actions side by side gives each its own directory.
 
 _vmd() { echo "$TEST_TMP/vms/$1"; }
 vm_host() { cat "$(_vmd "$1")/host"; }
@@ -290,7 +294,7 @@ _step() { # HOST STDIN_FILE PATH ARGS...
 	ssh "$host" "cat << 'EOT' | $path$q
 $(cat "$in")
 EOT
-" >"$TEST_TMP/step.out" 2>"$TEST_TMP/step.err"
+" >"$SIM_STEP_DIR/step.out" 2>"$SIM_STEP_DIR/step.err"
 	rc=$?
 	printf '%s: %s%s -> %d\n' "$host" "${path#/var/tmp/one/}" "$q" "$rc" >>"$TEST_TMP/steps.log"
 	return $rc
@@ -302,20 +306,20 @@ _vmm() { # HOST ACTION VMID ARGS...: a VMM step ('quoted' ARGS, then vmid host)
 	for a in "$@"; do
 		q+=("'$a'")
 	done
-	action_xml "$vmid" "${SIM_MIGR_HOST:-}" >"$TEST_TMP/action.xml"
-	cp "$TEST_TMP/action.xml" "$TEST_TMP/last-action.xml"
+	action_xml "$vmid" "${SIM_MIGR_HOST:-}" >"$SIM_STEP_DIR/action.xml"
+	cp "$SIM_STEP_DIR/action.xml" "$SIM_STEP_DIR/last-action.xml"
 	printf '%s\n' "$host" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host" \
-		>"$TEST_TMP/last-vmm"
-	_step "$host" "$TEST_TMP/action.xml" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host"
+		>"$SIM_STEP_DIR/last-vmm"
+	_step "$host" "$SIM_STEP_DIR/action.xml" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host"
 }
 
 # again: the last VMM step once more, exactly (a driver retry, or `onevm
 # recover --retry` of an action whose first run got that far); its status.
 again() {
 	local step=()
-	mapfile -t step <"$TEST_TMP/last-vmm" 2>/dev/null || die "again: no VMM step ran yet"
-	cp "$TEST_TMP/last-action.xml" "$TEST_TMP/again.xml"
-	_step "${step[0]}" "$TEST_TMP/again.xml" "${step[@]:1}"
+	mapfile -t step <"$SIM_STEP_DIR/last-vmm" 2>/dev/null || die "again: no VMM step ran yet"
+	cp "$SIM_STEP_DIR/last-action.xml" "$SIM_STEP_DIR/again.xml"
+	_step "${step[0]}" "$SIM_STEP_DIR/again.xml" "${step[@]:1}"
 }
 
 # occupy HOST NAME VF...: a domain outside OpenNebula (not one-<id>) holding
@@ -341,13 +345,13 @@ _vnm() { # HOST ACTION VMID ARGS...: a VNM step (Base64 reduced XML, 'quoted' AR
 	for a in "$@"; do
 		q+=("'$a'")
 	done
-	_vnm_xml "$vmid" "$(vm_host "$vmid")" | base64 -w0 >"$TEST_TMP/vnm.b64"
-	_step "$host" "$TEST_TMP/vnm.b64" "/var/tmp/one/vnm/ib/$action" "${q[@]}"
+	_vnm_xml "$vmid" "$(vm_host "$vmid")" | base64 -w0 >"$SIM_STEP_DIR/vnm.b64"
+	_step "$host" "$SIM_STEP_DIR/vnm.b64" "/var/tmp/one/vnm/ib/$action" "${q[@]}"
 }
 
 # The error one_vmm_exec reports: the failed step's stderr, one line.
 _one_fail() { # ACTION
-	echo "$1 FAILURE: $(tr '\n' ' ' <"$TEST_TMP/step.err" | sed 's/ *$//')"
+	echo "$1 FAILURE: $(tr '\n' ' ' <"$SIM_STEP_DIR/step.err" | sed 's/ *$//')"
 	return 1
 }
 
@@ -377,8 +381,8 @@ one_deploy_vm() { # VMID HOST
 	while read -r id mac net att; do macs+=("$mac"); done <"$(_vmd "$vmid")/nics"
 	mkdir -p "$TEST_TMP/shared-ds/0/$vmid"
 	_vm_xml "$vmid" >"$TEST_TMP/shared-ds/0/$vmid/vm.xml"
-	domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
-	if ! _step "$host" "$TEST_TMP/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
+	domain_xml "$vmid" "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
+	if ! _step "$host" "$SIM_STEP_DIR/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
 		"'$dir/deployment.0'" "'$host'" "$vmid" "$host"; then
 		_one_fail DEPLOY
 		# one_vmm_exec's fail action, unless it died with the deploy
@@ -386,7 +390,7 @@ one_deploy_vm() { # VMID HOST
 		_vm_set "$vmid" state "3 36"
 		return 1
 	fi
-	_vm_set "$vmid" deploy_id "$(sed '/^$/d' "$TEST_TMP/step.out")"
+	_vm_set "$vmid" deploy_id "$(sed '/^$/d' "$SIM_STEP_DIR/step.out")"
 	if ! _vnm "$host" post "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
 		_one_fail DEPLOY
 		_vmm "$host" cancel "$vmid" "$(vm_deploy_id "$vmid")" "$host"
@@ -400,17 +404,27 @@ one_deploy_vm() { # VMID HOST
 
 # SHUTDOWN (terminate, poweroff, undeploy): shutdown, vnm clean.
 one_shutdown() { # VMID [STATE]   STATE after it: "8 0" POWEROFF (default)
-	local vmid=$1 host
+	_one_down shutdown SHUTDOWN "$@"
+}
+
+# CANCEL (terminate --hard, poweroff --hard, undeploy --hard): cancel, vnm
+# clean.
+one_cancel() { # VMID [STATE]   STATE after it: "8 0" POWEROFF (default)
+	_one_down cancel CANCEL "$@"
+}
+
+_one_down() { # ACTION NAME VMID [STATE]
+	local action=$1 name=$2 vmid=$3 host
 	host=$(vm_host "$vmid")
 	_vm_set "$vmid" state "3 18"
-	if ! _vmm "$host" shutdown "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
+	if ! _vmm "$host" "$action" "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
 		_vm_set "$vmid" state "3 3"
-		_one_fail SHUTDOWN
+		_one_fail "$name"
 		return
 	fi
-	_vnm "$host" clean "$vmid" "$host" || { _vm_set "$vmid" state "3 3"; _one_fail SHUTDOWN; return; }
-	_vm_set "$vmid" state "${2:-8 0}"
-	echo "SHUTDOWN SUCCESS"
+	_vnm "$host" clean "$vmid" "$host" || { _vm_set "$vmid" state "3 3"; _one_fail "$name"; return; }
+	_vm_set "$vmid" state "${4:-8 0}"
+	echo "$name SUCCESS"
 }
 
 # SAVE (suspend, stop, non-live migrate): save, vnm clean.
@@ -479,11 +493,11 @@ one_migrate() { # VMID DEST [LOCAL]
 		return
 	fi
 	if [ -n "${3:-}" ]; then
-		action_xml "$vmid" "$dest" | base64 -w0 >"$TEST_TMP/action.b64"
+		action_xml "$vmid" "$dest" | base64 -w0 >"$SIM_STEP_DIR/action.b64"
 		bash -c "cat << 'EOT' | '$SIM_REMOTES/vmm/kvm-ib/migrate_local' '$(vm_deploy_id "$vmid")' '$dest' '$src' $vmid $src
-$(cat "$TEST_TMP/action.b64")
+$(cat "$SIM_STEP_DIR/action.b64")
 EOT
-" >"$TEST_TMP/step.out" 2>"$TEST_TMP/step.err"
+" >"$SIM_STEP_DIR/step.out" 2>"$SIM_STEP_DIR/step.err"
 		rc=$?
 		echo "front-end: vmm/kvm-ib/migrate_local -> $rc" >>"$TEST_TMP/steps.log"
 	else
@@ -533,7 +547,7 @@ one_attach_nic() { # VMID NIC_ID/MAC/VNET
 	_one_fail ATTACHNIC
 	if [ -n "$undo" ]; then
 		_vmm "$host" detach_nic "$vmid" "$(vm_deploy_id "$vmid")" "$mac" ||
-			echo "# detach_nic (fail action) failed too: $(tr '\n' ' ' <"$TEST_TMP/step.err")"
+			echo "# detach_nic (fail action) failed too: $(tr '\n' ' ' <"$SIM_STEP_DIR/step.err")"
 	fi
 	sed -i "/^$id /d" "$d/nics"
 	_vm_set "$vmid" state "3 3"
