@@ -14,8 +14,8 @@
 sim_host cx5
 sim_libvirtd
 kvm_ib_host
-vf=$R/ib/bin/oneib-vf
 gate=$TEST_TMP/gate
+vf=$R/ib/bin/oneib-vf
 
 line_of() { grep " vm=$1 " /var/lib/one/ib/leases 2>/dev/null; }
 has_lease() { [ -n "$(line_of "$1")" ]; }

@@ -14,9 +14,6 @@
 # paused on the destination (run-in-migration; libvirt 9.0's test driver
 # has no migration, tests/lib/standin/virsh stands in for it).
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0 # programmable here (MLNX_OFED files)

@@ -15,9 +15,6 @@
 # the VFs' mapping against oned's view, and the rendered partitions against
 # the leased GUIDs.
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx3
 hosts_cloud_id 7

@@ -16,9 +16,6 @@
 : "${STRESS_SECONDS:=60}"
 TEST_TIMEOUT=${TEST_TIMEOUT:-$((STRESS_SECONDS * 2 + 240))}
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 . "$TOP/tests/lib/stress.sh"
 stress_setup

@@ -1,7 +1,12 @@
 # shellcheck shell=bash
 # tests/lib/hosts.sh - several simulated hypervisor hosts in one test, the
 # front-end that drives them as OpenNebula's one_vmm_exec does, and the
-# stand-ins that join them. Sourced after test-lib.sh, oneib.sh and qemu.sh.
+# stand-ins that join them. Sourced after test-lib.sh; it brings oneib.sh,
+# qemu.sh and cloud.sh along:
+#
+#   . "$(dirname "$0")/../lib/test-lib.sh"
+#   . "$TOP/tests/lib/hosts.sh"
+#   sim_two_hvs cx5
 #
 #   sim_host none             first, as in every test: the test's own pid and
 #                             mount namespace; the test script itself plays
@@ -47,6 +52,10 @@
 #          `restore --xml` and no migration: for exactly those commands the
 #          stand-in validates the XML with the QEMU driver and applies it to
 #          the test driver's domain; everything else is the real virsh
+
+. "$TOP/tests/lib/oneib.sh"
+. "$TOP/tests/lib/qemu.sh"
+. "$TOP/tests/lib/cloud.sh"
 
 SIM_HOSTS=$TEST_TMP/hosts
 SIM_STEP_DIR=${SIM_STEP_DIR:-$TEST_TMP}

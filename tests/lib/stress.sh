@@ -15,7 +15,7 @@
 #     or programmed; no reservation left (cloud_agrees' view);
 #   - the partitions rendered from oned's view hold exactly the leased
 #     GUIDs.
-# Sourced after test-lib.sh, oneib.sh, qemu.sh, cloud.sh and hosts.sh;
+# Sourced after test-lib.sh and hosts.sh;
 # tests/e2e/t0700-lifecycle-stress.sh runs it (short, in make check) and
 # `make stress` (long: STRESS_SEED, STRESS_SECONDS).
 #
