@@ -5,6 +5,7 @@
 #                   shellcheck, e2e tests (side by side), the Debian packages
 #   make demo       the simulated cloud, end to end
 #   make bench      speed and memory figures
+#   make stress     the randomized life cycle, long (STRESS_SEED, STRESS_SECONDS)
 #   make install    DESTDIR, REMOTES_DIR, PREFIX honoured (drivers/files.list)
 #   make install-guest  oneib-context and its hooks, for guest images (DESTDIR)
 #   make deb        Debian packages one-ib-{frontend,node,sm,guest} into build/deb
@@ -103,7 +104,7 @@ san_libs_oneib-vnet       = $(san_libs)
 # build/<flavour>/lib/lib<room>.a of a list of rooms
 archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
-.PHONY: all deps check demo bench install install-guest uninstall clean format \
+.PHONY: all deps check demo bench stress install install-guest uninstall clean format \
         one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
         house-rules
 
@@ -284,6 +285,16 @@ demo: deps
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	@$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/demo.sh
+
+# The randomized life cycle on two simulated hosts (tests/lib/stress.sh),
+# long: every step, kill, refusal and violation printed, then the counts.
+# make check runs the same for about a minute (t0620, seed 1).
+STRESS_SEED    ?= 1
+STRESS_SECONDS ?= 600
+stress: deps
+	@$(MAKE) --no-print-directory all
+	STRESS_SEED=$(STRESS_SEED) STRESS_SECONDS=$(STRESS_SECONDS) \
+		bash tests/e2e/t0620-lifecycle-stress.sh
 
 $(B)/bench/runstat: tests/bench/runstat.c
 	@mkdir -p $(dir $@)

@@ -2,8 +2,11 @@
 # Runs every test make check knows about and ends with one line
 #   N passed, N failed
 # counting each cmocka test case, each fuzzer, cppcheck, shellcheck, the
-# house rules (tests/house-rules.sh), and each e2e script (a skipped one
-# adds ", N skipped").
+# house rules (tests/house-rules.sh), each e2e script (a skipped one
+# adds ", N skipped"), and a last check of its own: the machine's lease
+# ledger (/var/lib/one/ib) and /dev/shm are byte for byte what they were
+# when the run started (tests/lib/machine.sh; every simulated host has its
+# own), since the machine may be a hypervisor where one-ib runs.
 # Expects `make _check` to have built build/tests, build/asan/tests,
 # build/fuzz, build/deb and installed the tree into build/destdir.
 #
@@ -26,6 +29,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+. tests/lib/machine.sh
+machine_state >"$out/machine.before"
 times=build/test-times
 jobs=${ONEIB_TEST_JOBS:-$(($(nproc) * 2))}
 
@@ -171,6 +176,15 @@ done
 flush
 
 passed=0 failed=0 skipped=0
+# The machine's ledger and shared memory, untouched by the whole run.
+if machine_changes "$out/machine.before" >"$out/machine.diff"; then
+	echo "not ok - the run changed the machine's /var/lib/one/ib or /dev/shm"
+	sed 's/^/    /' "$out/machine.diff"
+	failed=$((failed + 1))
+else
+	echo "ok - the machine's /var/lib/one/ib and /dev/shm as they were before the run"
+	passed=$((passed + 1))
+fi
 for ((i = 0; i < total; i++)); do
 	if [ ! -e "$out/$i.count" ]; then
 		echo "not ok - ${names[i]} (no result)"

@@ -45,14 +45,17 @@
 # Checks may be made in subshells and pipelines: results are kept in a file.
 #
 # Simulation (see the functions below for details):
-#   sim_host NAME|none     private mount+pid namespace; NAME = fixture from
+#   sim_host NAME|none     private mount+pid namespace with its own empty
+#                          /var/lib/one and /dev/shm; NAME = fixture from
 #                          tests/fixtures/mkhost.sh mounted over /sys.
 #                          Exports SIM_HOST_DIR (fixture dir, has expect.json).
 #   sim_libvirtd           private libvirtd (test driver only).
 #                          Exports LIBVIRT_URI, LIBVIRT_DEFAULT_URI.
 #   sim_fabric NETFILE [PARTITIONS_CONF]
 #                          ibsim + opensm.  Exports UMAD2SIM IBSIM_SOCKNAME
-#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG.
+#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG
+#                          SIM_OPENSM_PID_FILE (opensm's pid, as Debian's
+#                          init script writes /run/opensm-<port GUID>).
 #   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
 #   sim_opensm_sweeps      print how many heavy sweeps opensm has finished.
 #   sim_opensm_wait_sweep N  wait until more than N heavy sweeps finished.
@@ -424,10 +427,13 @@ trap 'exit 141' PIPE
 # First run (outside): build the fixture with tests/fixtures/mkhost.sh NAME
 # $TEST_TMP/host, then run this same script again, with the same arguments,
 # inside "unshare --mount --pid --fork --mount-proc --propagation private"
-# and exit with its status.  Second run (inside): mount the fixture over
-# /sys, with the real /sys/fs, /sys/devices/system, /sys/kernel/mm, ...
-# grafted back wherever the fixture leaves them out.  Everything started
-# in the namespace dies with it, and nothing stays mounted.
+# and exit with its status.  Second run (inside): an empty tmpfs over
+# /var/lib/one (where the lease ledger lives) and /dev/shm (oneib-vf's
+# shared views), so that no test reads or writes the machine's own; then
+# the fixture over /sys, with the real /sys/fs, /sys/devices/system,
+# /sys/kernel/mm, ... grafted back wherever the fixture leaves them out.
+# Everything started in the namespace dies with it, and nothing stays
+# mounted.
 # Call it first: the part of the test before it runs twice.
 
 _TL_SYS_GRAFTS="fs devices/system kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
@@ -495,6 +501,13 @@ _tl_sim_host_inside() {
 	local name=$1
 	[ "$name" = "$_TL_SIM_HOST" ] || die "sim_host called twice ($_TL_SIM_HOST, $name)"
 	[ "$$" = 1 ] || die "sim_host: expected to be pid 1 of the new namespace"
+	# The machine may be a hypervisor where one-ib runs: its lease ledger
+	# (/var/lib/one/ib) and the views oneib-vf shares (/dev/shm) are
+	# production state. Every simulated host has its own, empty.
+	mkdir -p /var/lib/one &&
+		mount -t tmpfs -o mode=0755 tmpfs /var/lib/one &&
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm ||
+		die "sim_host: cannot give the namespace its own /var/lib/one and /dev/shm"
 	if [ "$name" != none ]; then
 		SIM_HOST_DIR=$TEST_TMP/host
 		export SIM_HOST_DIR
@@ -650,6 +663,9 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 		-P "$SIM_PARTITIONS") </dev/null >"$d/opensm.out" 2>&1 &
 	_tl_opensm_pid=$!
 	_tl_daemon "$_tl_opensm_pid" opensm
+	SIM_OPENSM_PID_FILE=$d/opensm.pid
+	echo "$_tl_opensm_pid" >"$SIM_OPENSM_PID_FILE"
+	export SIM_OPENSM_PID_FILE
 	if ! _tl_wait_daemon 20 "$_tl_opensm_pid" grep -qs "SUBNET UP" "$SIM_OPENSM_LOG"; then
 		_tl_show "$d/opensm.out" 10 opensm.out
 		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log
