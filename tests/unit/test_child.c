@@ -51,7 +51,7 @@ static void exit_status_and_stderr_line(void **state)
 
 /* stdout kept and stderr's first line, both pipes drained at once: a
  * child writing much to both never blocks */
-static void stdout_kept(void **state)
+static void stdout_kept_default_max(void **state)
 {
 	const char *argv[] = { "/bin/sh", "-c",
 			       "echo 'Id=opensm@a.service'; echo warn >&2; "
@@ -285,7 +285,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exit_status_and_stderr_line),
-		cmocka_unit_test(stdout_kept),
+		cmocka_unit_test(stdout_kept_default_max),
 		cmocka_unit_test(cannot_run),
 		cmocka_unit_test(killed),
 		cmocka_unit_test(signals_while_waiting),
