@@ -94,7 +94,9 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
  * and committed. With reserve: recorded as reservations and not programmed
  * (the source of the migration still uses the GUIDs); a NIC that already
- * holds an ordinary lease here keeps it as it is. No NUMA preference: the
+ * holds an ordinary lease here keeps it as it is. A NIC that keeps the VF
+ * it held keeps the lease's time too (when it was leased: a failed NIC
+ * detach attaching it again changes nothing). No NUMA preference: the
  * VM's pinning is in no document these actions get. Appends one line per
  * NIC to out, the VF and the device XML that attaches it:
  *   0000:3b:00.2 <hostdev mode="subsystem" type="pci" managed="yes">...
