@@ -42,6 +42,8 @@
 #                 what is under DIR, for comparisons
 # Other:      test_done  skip_all REASON  die MSG  say MSG
 #             wait_for SECONDS cmd...   (poll every 0.1 s until cmd succeeds)
+#             at_exit cmd...   run cmd when the test ends, however it ends,
+#                              after the daemons are stopped
 # Checks may be made in subshells and pipelines: results are kept in a file.
 #
 # Simulation (see the functions below for details):
@@ -80,7 +82,7 @@ for _tl_arg in "$@"; do
 	esac
 done
 
-_tl_done='' _tl_daemons=() _tl_daemon_names=()
+_tl_done='' _tl_daemons=() _tl_daemon_names=() _tl_at_exit=()
 
 # Running the second time, inside the namespaces that sim_host created?
 # The marker names this very script, so a test that runs another test
@@ -346,6 +348,10 @@ _tl_daemon() { # PID NAME  -- remember a background daemon to stop at exit
 	_tl_daemon_names+=("$2")
 }
 
+at_exit() { # cmd...
+	_tl_at_exit+=("$(printf '%q ' "$@")")
+}
+
 # Is PID running (a zombie is not)?
 _tl_running() {
 	local state
@@ -394,6 +400,9 @@ _tl_on_exit() {
 		wait "$_tl_sim_child" 2>/dev/null
 	fi
 	_tl_stop_daemons
+	for _tl_cmd in "${_tl_at_exit[@]}"; do
+		eval "$_tl_cmd"
+	done
 	if [ -n "$_tl_timed_out" ]; then
 		_tl_say_keep
 		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
@@ -430,7 +439,7 @@ trap 'exit 141' PIPE
 # in the namespace dies with it, and nothing stays mounted.
 # Call it first: the part of the test before it runs twice.
 
-_TL_SYS_GRAFTS="fs devices/system kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
+_TL_SYS_GRAFTS="fs devices/system bus/node kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
 
 sim_host() {
 	local name=${1:?sim_host: NAME or none}
