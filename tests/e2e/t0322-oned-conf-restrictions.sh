@@ -5,7 +5,8 @@
 # network (VNET_RESTRICTED_ATTR X) and in its address ranges (AR/X, whose
 # attributes reach the NICs of their leases too), IB_PF and IB_PORT exactly
 # like IB_PKEY; and the fabric-wide ones, IB_SL and IB_RATE, are
-# oneadmin's.
+# oneadmin's, in the network and in a NIC (tests/one/t0703 tries them all
+# as a tenant under a real oned).
 . "$(dirname "$0")/../lib/test-lib.sh"
 conf=$TOP/drivers/oned.conf.kvm-ib
 
@@ -21,5 +22,6 @@ for a in $inherited; do
 done
 for a in IB_SL IB_RATE; do
 	assert_match "^$a$" "$(values VNET_RESTRICTED_ATTR)" "$a: the fabric's, not a tenant's"
+	assert_match "^NIC/$a$" "$(values VM_RESTRICTED_ATTR)" "$a: not a tenant's in a VM's NIC either"
 done
 test_done
