@@ -33,10 +33,11 @@
 #                             --leaf N (default 1), --vfs "VMID/NIC ..." (the
 #                             NICs whose VF port GUIDs the fabric file gets as
 #                             ports on that host's leaf, mlx5 only). With
-#                             ONE_STANDIN=1 (or --standin) its ssh sessions find
-#                             the stand-in virsh first (hot-plug, migration,
-#                             restore --xml: what libvirt 9.0's test driver
-#                             lacks, tests/lib/standin/virsh)
+#                             ONE_STANDIN=1 (or --standin) the host's virsh is
+#                             the stand-in (hot-plug, migration, restore --xml:
+#                             what libvirt 9.0's test driver lacks,
+#                             tests/lib/standin/virsh, mounted over
+#                             /usr/bin/virsh in the host's namespace)
 #   one_host_create NAME [SECONDS]  onehost create NAME -i kvm-ib -v kvm-ib as
 #                             oneadmin, then wait for MONITORED with IB_SRIOV
 #   one_fabric [LEAVES]       ibsim with the SM and LEAVES (2) leaf switches,
@@ -105,6 +106,8 @@
 #     OpenNebula reaches them as oneadmin through their sshd: rsync of the
 #     remotes, probes, drivers. kvmrc's LIBVIRT_URI names the test driver
 #     on the host's own socket.
+#   - One shared system datastore (TM_MAD shared): the hosts see the
+#     front-end's $ONE_DIR/var/datastores, as on a cloud with shared storage.
 #   - The scheduler runs more often than by default (6.10 SCHED_INTERVAL,
 #     7.0 SCHED_MAX_WND_TIME: $ONE_SCHED_SECONDS, 2), so tests wait less;
 #     $ONE_SYSTEM_HOST sets monitord's SYSTEM_HOST period (the probes that
@@ -380,7 +383,13 @@ _one_packages() {
 	export ONE_PACKAGES
 	[ -x "$root/usr/sbin/oneib-pkey" ] && [ -f "$root/etc/sudoers.d/one-ib-node" ] ||
 		die "the node package holds no /usr/sbin/oneib-pkey and sudoers rule"
-	mount -t overlay overlay -o "lowerdir=$root/usr:/usr" /usr || die "cannot lay the packages over /usr"
+	# and what OpenNebula's node package (opennebula-node-kvm) makes on a
+	# host: /usr/bin/qemu-kvm-one, the EMULATOR of its deployment files, a
+	# link to the system's QEMU (its qemu-kvm-one-gen)
+	mkdir -p "$TEST_TMP/one-node/usr/bin"
+	ln -s "${SIM_QEMU_EMULATOR:-/usr/bin/qemu-system-x86_64}" "$TEST_TMP/one-node/usr/bin/qemu-kvm-one"
+	mount -t overlay overlay -o "lowerdir=$root/usr:$TEST_TMP/one-node/usr:/usr" /usr ||
+		die "cannot lay the packages over /usr"
 	mount -t overlay overlay -o "lowerdir=$root/etc/sudoers.d:/etc/sudoers.d" /etc/sudoers.d ||
 		die "cannot lay the packages' sudoers rules over /etc/sudoers.d"
 	mkdir -p "$TEST_TMP/qemu-user"
@@ -408,6 +417,12 @@ _one_start() {
 		one_log
 		die "oned does not answer oneadmin"
 	fi
+	# Every host sees the front-end's $ONE_LOCATION/var/datastores: one
+	# shared system datastore (what live migration needs), so its TM is
+	# "shared"; with "ssh" each host's cleanup would remove the others'.
+	echo 'TM_MAD = "shared"' >"$TEST_TMP/ds0.tmpl" && chmod 0644 "$TEST_TMP/ds0.tmpl"
+	as_oneadmin onedatastore update 0 "$TEST_TMP/ds0.tmpl" --append >/dev/null ||
+		die "cannot make the system datastore shared"
 }
 
 # Processes of oneadmin left when the daemons are stopped (drivers oned
@@ -449,14 +464,21 @@ one_host() { # NAME FIXTURE [--leaf N] [--vfs "VMID/NIC ..."] [--standin]
 	# hosts reach each other with the real ssh
 	chmod 0755 "$SIM_HOSTS" && : >>"$SIM_HOSTS/standin.log" && chmod 0666 "$SIM_HOSTS/standin.log"
 	mkdir -p "$SIM_HOSTS/inject" && chmod 0777 "$SIM_HOSTS/inject"
-	env="SetEnv SIM_HOSTS=$SIM_HOSTS SIM_TOP=$SIM_TOP SIM_HV_URI=$SIM_HV_URI SIM_QEMU_URI=qemu:///system SIM_SSH=ssh"
 	if [ -n "$standin" ]; then
+		# OpenNebula's scripts put /usr/bin first in PATH: the stand-in is
+		# mounted over the host's /usr/bin/virsh, the real one kept as
+		# $SIM_VIRSH_REAL (a copy: the path resolves through the mount)
 		if [ -z "$_one_standin_dir" ]; then
 			_one_standin_dir=$TEST_TMP/standin
-			mkdir -p "$_one_standin_dir" && ln -s "$SIM_BIN/virsh" "$_one_standin_dir/virsh"
+			mkdir -p "$_one_standin_dir" && cp /usr/bin/virsh "$_one_standin_dir/virsh.real" ||
+				die "cannot copy /usr/bin/virsh"
+			SIM_VIRSH_REAL=$_one_standin_dir/virsh.real
+			export SIM_VIRSH_REAL
 		fi
-		env="$env SIM_BIN=$_one_standin_dir PATH=$_one_standin_dir:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+		on "$name" mount --bind "$SIM_BIN/virsh" /usr/bin/virsh ||
+			die "host $name: cannot mount the stand-in virsh"
 	fi
+	env="SetEnv SIM_HOSTS=$SIM_HOSTS SIM_TOP=$SIM_TOP SIM_BIN=$SIM_BIN SIM_HV_URI=$SIM_HV_URI SIM_QEMU_URI=qemu:///system SIM_SSH=ssh SIM_VIRSH_REAL=${SIM_VIRSH_REAL:-/usr/bin/virsh}"
 	# oneadmin's ssh key and config on the host, as an operator copies them
 	h=$SIM_HOSTS/$name
 	on "$name" sh -c 'cp -a "$1/." /var/lib/one/ && chown -R "$2:" /var/lib/one' sh \

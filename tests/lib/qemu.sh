@@ -156,10 +156,11 @@ sim_qemu_libvirtd() {
 # virsh -c qemu:///system, in the private daemon's mount namespace (same
 # files, same working directory), killed after $SIM_QEMU_VIRSH_TIMEOUT (60) s.
 # With SIM_QEMU_URI set instead: that URI, from here (a simulated host's own
-# QEMU driver, tests/lib/hosts.sh with SIM_HV_ONE).
+# QEMU driver, tests/lib/hosts.sh with SIM_HV_ONE), with $SIM_VIRSH_REAL.
 qemu_virsh() {
 	if [ -n "${SIM_QEMU_URI:-}" ]; then
-		timeout -k 2 "${SIM_QEMU_VIRSH_TIMEOUT:-60}" /usr/bin/virsh -c "$SIM_QEMU_URI" "$@"
+		timeout -k 2 "${SIM_QEMU_VIRSH_TIMEOUT:-60}" "${SIM_VIRSH_REAL:-/usr/bin/virsh}" \
+			-c "$SIM_QEMU_URI" "$@"
 		return
 	fi
 	[ -n "$SIM_QEMU_LIBVIRTD_PID" ] || die "qemu_virsh: no sim_qemu_libvirtd"
