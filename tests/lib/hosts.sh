@@ -58,7 +58,7 @@ on() { # NAME cmd...
 	local pid
 	pid=$(_hv_pid "$1") || die "on: no host $1"
 	shift
-	nsenter --mount="/proc/$pid/ns/mnt" --wd="$PWD" -- \
+	nsenter --mount="/proc/$pid/ns/mnt" --uts="/proc/$pid/ns/uts" --wd="$PWD" -- \
 		env LIBVIRT_URI="$SIM_HV_URI" LIBVIRT_DEFAULT_URI="$SIM_HV_URI" "$@"
 }
 
@@ -114,7 +114,9 @@ sim_cloud() {
 # private /etc/libvirt ($SIM_HOSTS/NAME/libvirt/etc, the qemu.conf of
 # tests/lib/qemu.sh), and the test provides the user (one.sh does). The
 # test driver's sample domain "test" is destroyed (OpenNebula would list
-# it as a wild VM). Hosts of one test may then have different fixtures.
+# it as a wild VM). Hosts of one test may then have different fixtures. The
+# host has its own host name too (a UTS namespace: OpenNebula's probes
+# report HOSTNAME), which `on` enters with the mount namespace.
 sim_hv() { # NAME FIXTURE
 	_tl_require_inside sim_hv
 	local name=$1 fixture=$2 d=$SIM_HOSTS/$1 pid mk=${SIM_MKHOST:-$TOP/tests/fixtures/mkhost.sh}
@@ -133,9 +135,10 @@ sim_hv() { # NAME FIXTURE
 	export -f _tl_mount_sys
 	export _TL_SYS_GRAFTS
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- bash -c '
-		d=$1 remotes=$2 ds=$3 owner=$4
+	unshare --mount ${owner:+--uts} --propagation private -- bash -c '
+		d=$1 remotes=$2 ds=$3 owner=$4 name=$5
 		_tl_mount_sys "$d/host/sys" "$d/.realsys" || exit 1
+		[ -z "$owner" ] || hostname "$name" || exit 1
 		for dir in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt \
 			/var/lib/one /var/tmp; do
 			mkdir -p "$dir" && mount -t tmpfs -o mode=0755 tmpfs "$dir" || exit 1
@@ -150,7 +153,7 @@ sim_hv() { # NAME FIXTURE
 		fi
 		: >"$d/ready"
 		exec sleep infinity
-	' sim-hv "$d" "${SIM_REMOTES:-}" "$TEST_TMP/shared-ds" "$owner" </dev/null >"$d/holder.out" 2>&1 &
+	' sim-hv "$d" "${SIM_REMOTES:-}" "$TEST_TMP/shared-ds" "$owner" "$name" </dev/null >"$d/holder.out" 2>&1 &
 	pid=$!
 	_tl_daemon "$pid" "host $name"
 	if ! _tl_wait_daemon 20 "$pid" test -e "$d/ready"; then

@@ -40,6 +40,8 @@ T=$ONE_DIR/share/one-ib/templates
 # --- the host as monitored
 x=$(one_xml host hv1)
 xp() { printf '%s' "$x" | one_xpath "$1"; }
+assert_eq "hv1 kvm" "$(xp /HOST/TEMPLATE/HOSTNAME) $(xp /HOST/TEMPLATE/HYPERVISOR)" \
+	"host: the stock probes ran (HOSTNAME, HYPERVISOR)"
 assert_eq "YES" "$(xp /HOST/TEMPLATE/IB_SRIOV)" "host: IB_SRIOV"
 assert_eq "0000:3b:00.0 0x0c42a10301001001 ACTIVE mlx5_core" \
 	"$(xp "concat(/HOST/TEMPLATE/IB_PF[ADDRESS='0000:3b:00.0']/ADDRESS, ' ', /HOST/TEMPLATE/IB_PF[ADDRESS='0000:3b:00.0']/PORT_GUID, ' ', /HOST/TEMPLATE/IB_PF[ADDRESS='0000:3b:00.0']/STATE, ' ', /HOST/TEMPLATE/IB_PF[ADDRESS='0000:3b:00.0']/DRIVER)")" \
