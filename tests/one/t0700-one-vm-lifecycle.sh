@@ -95,9 +95,9 @@ one_cloud_agrees "hot-plug refused"
 # --- poweroff, cold nic-attach, resume
 assert_ok "alice: poweroff" -- as_user alice onevm poweroff 0
 one_wait_vm 0 "^POWEROFF LCM_INIT$"
+one_cloud_agrees "poweroff"
 assert_eq "" "$(one_leases hv1)" "poweroff: the lease is freed"
 assert_fail "poweroff: no domain" -- one_domxml hv1 0
-one_cloud_agrees "poweroff"
 one_partitions_agree "poweroff" 0
 assert_ok "alice: cold nic-attach of a second IB NIC" -- \
 	as_user alice onevm nic-attach 0 --network ib-tenant-a
@@ -131,9 +131,9 @@ one_cloud_agrees "hot nic-detach refused"
 # --- terminate
 assert_ok "alice: terminate" -- as_user alice onevm terminate 0
 one_wait_vm 0 "^DONE "
+one_cloud_agrees "terminate"
 assert_eq "" "$(one_leases hv1)" "terminate: every lease freed"
 assert_fail "terminate: no domain" -- one_domxml hv1 0
-one_cloud_agrees "terminate"
 one_partitions_agree "terminate" 0
 
 # --- the hook ran, successfully, on every event

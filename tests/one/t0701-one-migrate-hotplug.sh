@@ -64,8 +64,8 @@ one_cloud_agrees "live migration"
 # --- suspend, resume
 assert_ok "alice: suspend" -- as_user alice onevm suspend 0
 one_wait_vm 0 "^SUSPENDED LCM_INIT$"
-assert_eq "" "$(one_leases "$dst")" "suspended: no lease"
 one_cloud_agrees "suspend"
+assert_eq "" "$(one_leases "$dst")" "suspended: no lease"
 n=$(validated 'restore --xml')
 assert_ok "alice: resume" -- as_user alice onevm resume 0
 one_wait_vm 0 "^ACTIVE RUNNING$"
