@@ -217,8 +217,9 @@ _check: all unit-build asan-build fuzz-build deb
 	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	bash tests/run.sh
 
-# one-apps' one-context at the pinned tag, for t0508 (needs git and the
-# network; never part of check: without it t0508 skips).
+# one-apps' one-context at the pinned tag, for t0508 where
+# ../shared/third-party/one-apps-7.0.0.tar.xz is absent (needs git and the
+# network; never part of check; then ONEIB_ONE_APPS=build/one-apps).
 ONE_APPS_TAG := v7.0.0
 one-apps:
 	rm -rf $(B)/one-apps

@@ -22,8 +22,9 @@
 # when the tarball is not there (tests then skip, saying why); 1 and the end
 # of the build log on stderr when the build fails.
 #
-# Environment: ONEIB_THIRD_PARTY (default <checkout>/../shared/third-party),
-# ONEIB_ONE_CACHE, ONEIB_ONE_JOBS (scons -j, default the number of cores).
+# Environment: ONEIB_THIRD_PARTY and ONEIB_CACHE (tests/lib/thirdparty.sh),
+# ONEIB_ONE_CACHE (default $ONEIB_CACHE/opennebula), ONEIB_ONE_JOBS (scons
+# -j, default the number of cores).
 #
 # The recipe (measured, ../shared/docs/reference/real-opennebula.md): the
 # Debian packages of the Makefile's DEB_PKGS, scons with SQLite only, the
@@ -40,19 +41,14 @@
 # programs do. Nothing else of OpenNebula is changed.
 set -u
 version=${1:?usage: one-build.sh VERSION}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-third=${ONEIB_THIRD_PARTY:-$top/../shared/third-party}
-cache=${ONEIB_ONE_CACHE:-/var/cache/one-ib/opennebula}
-tarball=$third/opennebula-$version.tar.xz
+. "$(dirname "$0")/thirdparty.sh"
+cache=${ONEIB_ONE_CACHE:-$TP_CACHE/opennebula}
 
 SCONS_FLAGS="sqlite=yes mysql=no postgresql=no new_xmlrpc=yes systemd=no svncterm=no sunstone=no fireedge=no rubygems=no context=no"
 # Bump when the install or the fix-up changes.
 RECIPE="$SCONS_FLAGS; install.sh -d; rubygems-setup-require-removed; 1"
 
-[ -f "$tarball" ] || {
-	echo "no OpenNebula $version sources: $tarball not found (ONEIB_THIRD_PARTY)" >&2
-	exit 77
-}
+tarball=$(tp_tarball "opennebula-$version") || exit 77
 for c in scons g++ xz flock sha256sum; do
 	command -v "$c" >/dev/null || {
 		echo "one-build.sh: $c not found (make deps installs what the build needs)" >&2

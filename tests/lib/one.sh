@@ -151,7 +151,7 @@ one_sim() { # [FIXTURE]
 # /var/lib/one), unless there is one. sshd (UsePAM no) refuses a locked
 # account: a password field of "*", not "!".
 _one_account() {
-	local lock=${ONEIB_ONE_CACHE:-/var/cache/one-ib/opennebula}/.account.lock pw
+	local lock=${ONEIB_ONE_CACHE:-${ONEIB_CACHE:-/var/cache/one-ib}/opennebula}/.account.lock pw
 	if ! getent passwd "$ONE_ADMIN" >/dev/null; then
 		(
 			flock 9
@@ -591,7 +591,7 @@ _one_pf_guid() { # NAME
 # ONE_IB_OLD to that source tree (with build/bin), for ONE_IB_SRC. Skips the
 # test when REV is not in the history (a shallow clone).
 one_ib_build() { # REV
-	local cache=${ONEIB_ONE_CACHE:-/var/cache/one-ib/opennebula} c d
+	local cache=${ONEIB_ONE_CACHE:-${ONEIB_CACHE:-/var/cache/one-ib}/opennebula} c d
 	c=$(git -C "$TOP" rev-parse -q --verify "$1^{commit}" 2>/dev/null) ||
 		skip_all "one-ib $1 is not in this checkout's history (a shallow clone?)"
 	d=$cache/one-ib-${c:0:12}
