@@ -269,6 +269,10 @@ _one_configure() {
 		"$ONE_DIR/var/remotes/etc/vmm/kvm/kvmrc"
 	grep -q "^export LIBVIRT_URI='$SIM_HV_URI'\$" "$ONE_DIR/var/remotes/etc/vmm/kvm/kvmrc" ||
 		die "kvmrc has no LIBVIRT_URI to set"
+	# datastores monitored every 5 s (not 300): the system datastore is made
+	# shared after oned's start, and the scheduler needs its capacity
+	_one_set "$e/oned.conf" MANAGER_TIMER 5
+	_one_set "$e/oned.conf" MONITORING_INTERVAL_DATASTORE 5
 	if [ -e "$e/sched.conf" ]; then # 6.10: mm_sched
 		_one_set "$e/sched.conf" SCHED_INTERVAL "${ONE_SCHED_SECONDS:-2}"
 	else # 7.0: the scheduler driver of oned
@@ -421,9 +425,18 @@ _one_start() {
 	# Every host sees the front-end's $ONE_LOCATION/var/datastores: one
 	# shared system datastore (what live migration needs), so its TM is
 	# "shared"; with "ssh" each host's cleanup would remove the others'.
+	# The scheduler needs its capacity, which oned monitors (on the
+	# front-end, for a shared one) every MONITORING_INTERVAL_DATASTORE.
 	echo 'TM_MAD = "shared"' >"$TEST_TMP/ds0.tmpl" && chmod 0644 "$TEST_TMP/ds0.tmpl"
 	as_oneadmin onedatastore update 0 "$TEST_TMP/ds0.tmpl" --append >/dev/null ||
 		die "cannot make the system datastore shared"
+	if ! wait_for 60 _one_ds_monitored; then
+		as_oneadmin onedatastore show 0 | sed 's/^/#   /'
+		die "the shared system datastore was not monitored within 60 s"
+	fi
+}
+_one_ds_monitored() {
+	[ "$(one_xml datastore 0 | one_xpath 'concat(/DATASTORE/TM_MAD, " ", /DATASTORE/FREE_MB > 0)')" = "shared true" ]
 }
 
 # Processes of oneadmin left when the daemons are stopped (drivers oned
