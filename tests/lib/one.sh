@@ -45,8 +45,9 @@
 #                             and --vfs, and opensm reading
 #                             /etc/opensm/partitions.conf (what the hook installs
 #                             by default): sim_fabric; $ONE_FABRIC the net file
-#   one_hooks [GLOB]          onehook create for the hook templates one-ib
-#                             installed (default all: INSTALL section 8)
+#   one_hooks [NAME...]       onehook create for the hook templates one-ib
+#                             installed whose names match (globs; default all,
+#                             as INSTALL section 8; each costs a CLI call)
 #   one_user NAME             oneuser create NAME (group users), its auth file
 #   as_oneadmin cmd...        cmd as the oneadmin account, its environment
 #                             (ONE_LOCATION, ONE_AUTH, ONE_XMLRPC, PATH)
@@ -56,6 +57,8 @@
 #   one_wait_vm ID REGEX [SECONDS]  until one_vm_state matches (die if not)
 #   one_wait_vnet ID [SECONDS]  until network ID is READY (vnet_create done)
 #   one_xml KIND ID           `one<KIND> show ID -x` (vm, host, vnet, ...)
+#   one_rpc METHOD ARG...     oned's XML-RPC METHOD (i:N, s:TEXT arguments) as
+#                             oneadmin: its document; cheap, for polling
 #   one_xpath XPATH           the text of XPATH in the XML on stdin
 #   one_domxml HOST VMID      the domain XML of one-VMID on HOST (its libvirt)
 #   one_vm_log ID             the VM's log (drivers' messages in full)
@@ -63,6 +66,7 @@
 #                             lines (oneib-vf list --format=json)
 #   one_hook_log              "HOOK_NAME CODE" per execution (onehook log)
 #   one_wait_hook NAME [N] [SECONDS]  until hook NAME ran successfully > N times
+#   one_wait_hooks NAME...    until each ran successfully; log in $ONE_HOOK_LOG
 #   one_cloud_agrees MSG      check: the hosts' domains (hostdevs), ledgers and
 #                             VFs (GUID, P_Key) are exactly what oned's VMs imply
 #   one_partitions_agree MSG VNET...  check (once the hook caught up): each
@@ -418,7 +422,7 @@ _one_start() {
 		_one_daemon mm_sched "$v/sched.out" "$ONE_DIR/bin/mm_sched"
 	fi
 	_one_daemon onehem-server "$v/onehem.out" ruby "$ONE_DIR/lib/onehem/onehem-server.rb"
-	if ! wait_for 30 as_oneadmin oneuser show 0 >/dev/null 2>&1; then
+	if ! wait_for 30 _one_answers || ! as_oneadmin oneuser show 0 >/dev/null 2>&1; then
 		one_log
 		die "oned does not answer oneadmin"
 	fi
@@ -436,8 +440,11 @@ _one_start() {
 	fi
 }
 _one_ds_monitored() {
-	[ "$(one_xml datastore 0 | one_xpath 'concat(/DATASTORE/TM_MAD, " ", /DATASTORE/FREE_MB > 0)')" = "shared true" ]
+	[ "$(one_rpc one.datastore.info i:0 | one_xpath 'concat(/DATASTORE/TM_MAD, " ", /DATASTORE/FREE_MB > 0)')" = "shared true" ] ||
+		{ sleep 0.5; return 1; }
 }
+
+_one_answers() { one_rpc one.user.info i:0 >/dev/null || { sleep 0.2; return 1; }; }
 
 # Processes of oneadmin left when the daemons are stopped (drivers oned
 # did not end, ssh connection masters): the test's pid namespace holds
@@ -502,9 +509,9 @@ one_host() { # NAME FIXTURE [--leaf N] [--vfs "VMID/NIC ..."] [--standin]
 }
 
 # host NAME's state name and a template attribute
-_one_host_ready() { # NAME
+_one_host_ready() { # ID
 	local x
-	x=$(as_oneadmin onehost show "$1" -x 2>/dev/null) || return 1
+	x=$(one_rpc one.host.info i:"$1") || return 1
 	case $(printf '%s' "$x" | one_xpath /HOST/STATE) in
 	3 | 5) return 2 ;; # ERROR, DISABLED...
 	2) [ -n "$(printf '%s' "$x" | one_xpath /HOST/TEMPLATE/IB_SRIOV)" ] ;;
@@ -513,11 +520,13 @@ _one_host_ready() { # NAME
 }
 
 one_host_create() { # NAME [SECONDS]
-	local name=$1 end=$((SECONDS + ${2:-120})) rc
+	local name=$1 end=$((SECONDS + ${2:-120})) rc id
 	as_oneadmin onehost create "$name" -i kvm-ib -v kvm-ib >"$TEST_TMP/onehost.out" 2>&1 ||
 		{ _tl_show "$TEST_TMP/onehost.out" 5; die "onehost create $name failed"; }
+	id=$(sed -n 's/^ID: //p' "$TEST_TMP/onehost.out")
+	[ -n "$id" ] || die "onehost create $name printed no ID"
 	while :; do
-		_one_host_ready "$name"
+		_one_host_ready "$id"
 		rc=$?
 		[ $rc -eq 0 ] && return 0
 		if [ $rc -eq 2 ] || [ $SECONDS -ge $end ]; then
@@ -525,7 +534,7 @@ one_host_create() { # NAME [SECONDS]
 			one_log
 			die "host $name did not reach MONITORED with IB_SRIOV"
 		fi
-		sleep 1
+		sleep 0.5
 	done
 }
 
@@ -632,14 +641,19 @@ one_user() { # NAME
 	chown "$ONE_ADMIN:" "$TEST_TMP/auth/$1" && chmod 0600 "$TEST_TMP/auth/$1"
 }
 
-one_hooks() { # [GLOB]
-	local t n=0
-	for t in "$ONE_DIR"/share/one-ib/hooks/${1:-*}.tmpl; do
-		as_oneadmin onehook create "$t" >"$TEST_TMP/onehook.out" 2>&1 ||
-			{ _tl_show "$TEST_TMP/onehook.out" 5; die "onehook create $t failed"; }
-		n=$((n + 1))
+one_hooks() { # [NAME...]   (globs; default every template)
+	local g t n
+	[ $# -gt 0 ] || set -- '*'
+	for g in "$@"; do
+		n=0
+		for t in "$ONE_DIR"/share/one-ib/hooks/$g.tmpl; do
+			[ -e "$t" ] || continue
+			as_oneadmin onehook create "$t" >"$TEST_TMP/onehook.out" 2>&1 ||
+				{ _tl_show "$TEST_TMP/onehook.out" 5; die "onehook create $t failed"; }
+			n=$((n + 1))
+		done
+		[ "$n" -gt 0 ] || die "one_hooks: no hook template matches $g"
 	done
-	[ "$n" -gt 0 ] || die "one_hooks: no hook template matches ${1:-*}"
 }
 
 one_xml() { # KIND ID
@@ -648,6 +662,31 @@ one_xml() { # KIND ID
 
 one_xpath() { # XPATH   (XML on stdin)
 	xmllint --xpath "string($1)" - 2>/dev/null
+}
+
+# one_rpc METHOD ARG...: oned's XML-RPC method called as oneadmin with curl
+# (ARG: i:NUMBER or s:TEXT), the document it returns (what `one... show -x`
+# prints) on stdout; 1 when the call fails. For the polls of the waits: a
+# CLI call is a Ruby start, about 0.25 s of CPU, and a wait would burn a
+# core; the tests act and assert through the CLI.
+one_rpc() { # METHOD ARG...
+	local m=$1 a p auth r
+	shift
+	auth=$(cat "$ONE_HOME/.one/one_auth") || return 1
+	p="<param><value><string>$auth</string></value></param>"
+	for a in "$@"; do
+		case $a in
+		i:*) p="$p<param><value><int>${a#i:}</int></value></param>" ;;
+		s:*) p="$p<param><value><string>${a#s:}</string></value></param>" ;;
+		*) die "one_rpc: argument $a is not i:NUMBER or s:TEXT" ;;
+		esac
+	done
+	r=$(curl -s --max-time 30 -H 'Content-Type: text/xml' \
+		--data "<?xml version='1.0'?><methodCall><methodName>$m</methodName><params>$p</params></methodCall>" \
+		http://127.0.0.1:2633/RPC2) || return 1
+	[ "$(printf '%s' "$r" | one_xpath '/methodResponse/params/param/value/array/data/value[1]/boolean')" = 1 ] ||
+		return 1
+	printf '%s' "$r" | one_xpath '/methodResponse/params/param/value/array/data/value[2]/string'
 }
 
 _ONE_VM_STATES=(INIT PENDING HOLD ACTIVE STOPPED SUSPENDED DONE FAILED POWEROFF UNDEPLOYED CLONING CLONING_FAILURE)
@@ -670,7 +709,7 @@ _ONE_LCM_STATES=(LCM_INIT PROLOG BOOT RUNNING MIGRATE SAVE_STOP SAVE_SUSPEND SAV
 
 one_vm_state() { # ID
 	local x s l
-	x=$(one_xml vm "$1" 2>/dev/null) || return 1
+	x=$(one_rpc one.vm.info i:"$1") || return 1
 	s=$(printf '%s' "$x" | one_xpath /VM/STATE)
 	l=$(printf '%s' "$x" | one_xpath /VM/LCM_STATE)
 	[ -n "$s" ] || return 1
@@ -683,7 +722,7 @@ one_wait_vm() { # ID REGEX [SECONDS]
 		st=$(one_vm_state "$1") || die "one_wait_vm: no VM $1"
 		[[ $st =~ $2 ]] && return 0
 		[ $SECONDS -ge $end ] && break
-		sleep 0.5
+		sleep 0.3
 	done
 	if :; then
 		say "VM $1 is $st, not /$2/"
@@ -698,7 +737,7 @@ one_wait_vm() { # ID REGEX [SECONDS]
 one_wait_vnet() { # ID [SECONDS]
 	local end=$((SECONDS + ${2:-60})) x st
 	while :; do
-		x=$(one_xml vnet "$1" 2>/dev/null) || die "one_wait_vnet: no network $1"
+		x=$(one_rpc one.vn.info i:"$1") || die "one_wait_vnet: no network $1"
 		st=$(printf '%s' "$x" | one_xpath /VNET/STATE)
 		case $st in
 		1) return 0 ;;
@@ -739,6 +778,25 @@ one_hook_log() {
 		$2 == "HOOK_ID" { id = $3 } $2 == "CODE" { print name[id], $3 }'
 }
 
+# Wait until each hook NAME has run successfully at least once; then its
+# log is in $ONE_HOOK_LOG.
+one_wait_hooks() { # NAME...
+	local end=$((SECONDS + 60)) h missing
+	while :; do
+		ONE_HOOK_LOG=$(one_hook_log)
+		missing=
+		for h in "$@"; do
+			printf '%s\n' "$ONE_HOOK_LOG" | grep -qx "$h 0" || missing="$missing $h"
+		done
+		[ -z "$missing" ] && return 0
+		if [ $SECONDS -ge $end ]; then
+			printf '%s\n' "$ONE_HOOK_LOG" | sed 's/^/#   /' | tail -n 20
+			die "hooks that did not run successfully within 60 s:$missing"
+		fi
+		sleep 1
+	done
+}
+
 # Wait until hook NAME has run successfully more than N times in all.
 one_wait_hook() { # NAME [N] [SECONDS]
 	if ! wait_for "${3:-60}" _one_hook_ran "$1" "${2:-0}"; then
@@ -746,7 +804,9 @@ one_wait_hook() { # NAME [N] [SECONDS]
 		die "hook $1 did not run successfully (more than ${2:-0} times) within ${3:-60} s"
 	fi
 }
-_one_hook_ran() { [ "$(one_hook_log | grep -c "^$1 0\$")" -gt "$2" ]; }
+_one_hook_ran() { # NAME N   (CLI calls: once a second)
+	[ "$(one_hook_log | grep -c "^$1 0\$")" -gt "$2" ] || { sleep 1; return 1; }
+}
 
 # The VMs as oned lists them for everyone, full bodies (onevm list -x
 # --extended all), into FILE.
@@ -806,7 +866,7 @@ _one_agree() {
 		h=$(dirname "$h")
 		_host_view "${h##*/}"
 	done | sort >"$TEST_TMP/real.view"
-	cmp -s "$TEST_TMP/oned.view" "$TEST_TMP/real.view"
+	cmp -s "$TEST_TMP/oned.view" "$TEST_TMP/real.view" || { sleep 1; return 1; }
 }
 
 # The GUIDs the installed partitions.conf makes full members of network
@@ -835,7 +895,7 @@ one_partitions_agree() { # MSG VNET...
 			"$msg: partition of network $n = its running NICs' GUIDs"
 	done
 }
-_one_members_are() { [ "$(one_partition_members "$1")" = "$2" ]; }
+_one_members_are() { [ "$(one_partition_members "$1")" = "$2" ] || { sleep 0.3; return 1; }; }
 
 one_log() {
 	local f

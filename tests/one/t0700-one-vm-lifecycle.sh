@@ -33,7 +33,11 @@ one_sim
 one_frontend
 one_host hv1 cx5 --vfs "0/0 0/1"
 one_fabric
-one_hooks
+# the hooks of the events below (INSTALL creates them all; each costs a CLI
+# call here)
+hooks="oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff oneib-api-vm-attachnic oneib-vm-boot-poweroff oneib-api-vm-detachnic oneib-vm-done oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored"
+# shellcheck disable=SC2086 # names
+one_hooks $hooks
 one_host_create hv1
 T=$ONE_DIR/share/one-ib/templates
 
@@ -137,11 +141,10 @@ assert_fail "terminate: no domain" -- one_domxml hv1 0
 one_partitions_agree "terminate" 0
 
 # --- the hook ran, successfully, on every event
-for h in oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff \
-	oneib-api-vm-attachnic oneib-vm-boot-poweroff oneib-api-vm-detachnic oneib-vm-done \
-	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored; do
-	one_wait_hook "$h"
-	assert_match "^$h 0$" "$(one_hook_log)" "the hook ran on $h"
+# shellcheck disable=SC2086 # names
+one_wait_hooks $hooks
+for h in $hooks; do
+	assert_match "^$h 0$" "$ONE_HOOK_LOG" "the hook ran on $h"
 done
-assert_eq "" "$(one_hook_log | grep -v ' 0$')" "no hook run failed"
+assert_eq "" "$(printf '%s\n' "$ONE_HOOK_LOG" | grep -v ' 0$')" "no hook run failed"
 test_done

@@ -2,7 +2,8 @@
 # Tenant isolation on the fabric, end to end through the real OpenNebula
 # front-end (tests/lib/one.sh): two ConnectX-5 hosts on two leaf switches of
 # an ibsim fabric whose opensm reads /etc/opensm/partitions.conf, one-ib's
-# hooks created as INSTALL 8 says, and the hook's defaults (the
+# hooks of the events below created from its templates (INSTALL 8), and
+# the hook's defaults (the
 # one-ib-sm package's sudo rule: oneib-partitions-install on the front-end,
 # which is the SM's host here). Two tenants' networks; alice's VMs 0 (hv1)
 # and 2 (hv2) on the first, bob's VM 1 (hv1, beside alice's) on the
@@ -23,7 +24,10 @@ one_frontend
 one_host hv1 cx5 --leaf 1 --vfs "0/0 1/0"
 one_host hv2 cx5 --leaf 2 --vfs "2/0"
 one_fabric 2
-one_hooks
+# the hooks of the events below (INSTALL creates them all; each costs a CLI
+# call here)
+one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff \
+	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
 one_host_create hv1
 one_host_create hv2
 T=$ONE_DIR/share/one-ib/templates
