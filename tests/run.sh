@@ -18,7 +18,8 @@
 # that builds that release (tests/lib/one-build.sh: minutes on a fresh
 # machine, a cache look-up after). The builds start first, and a scenario
 # takes a slot only once its release is built, so both builds overlap the
-# rest of the suite. Without ../shared/third-party they all skip, saying
+# rest of the suite; the releases build one after the other (each uses
+# every core), so the first one's scenarios run during the second build. Without ../shared/third-party they all skip, saying
 # why.
 #
 # Jobs run side by side (ONEIB_TEST_JOBS at a time, 2 per core by default):
@@ -173,7 +174,10 @@ for t in tests/e2e/t[0-9]*.sh; do
 	wanted "$name" || continue
 	add "$name" job_e2e "$t"
 done
-# the real front-end: each release's build, then its scenarios
+# the real front-end: each release's build, then its scenarios; one build
+# at a time (each uses every core), so that the first release's scenarios
+# run while the next one builds
+prev=
 for v in $ONE_VERSIONS; do
 	b=
 	for t in tests/one/t[0-9]*.sh; do
@@ -183,6 +187,8 @@ for v in $ONE_VERSIONS; do
 		if [ -z "$b" ]; then
 			b=${#names[@]}
 			add "one-build-$v" job_build "$v"
+			deps[b]=$prev
+			prev=$b
 		fi
 		wanted "$name" || continue
 		add "$name" job_one "$v" "$t"
