@@ -560,6 +560,8 @@ one_fabric() { # [LEAVES]
 		h=$(dirname "$h")
 		l=$(cat "$h/leaf")
 		on_leaf[l]="${on_leaf[l]} ${h##*/}"
+		[ "$(cat "$h/kind")" = mlx5 ] || [ -z "$(cat "$h/vfs")" ] ||
+			die "one_fabric: host ${h##*/} is a ConnectX-3: its VFs share the PF's port (alias GUIDs), no --vfs"
 		for vf in $(cat "$h/vfs"); do
 			on_leaf[l]="${on_leaf[l]} vm${vf%/*}-nic${vf#*/}"
 		done
