@@ -82,7 +82,7 @@ for _tl_arg in "$@"; do
 	esac
 done
 
-_tl_done='' _tl_daemons=() _tl_daemon_names=() _tl_at_exit=()
+_tl_done='' _tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=() _tl_at_exit=()
 
 # Running the second time, inside the namespaces that sim_host created?
 # The marker names this very script, so a test that runs another test
@@ -343,9 +343,10 @@ die() {
 # ---------------------------------------------------------------------------
 # Daemons and cleanup
 
-_tl_daemon() { # PID NAME  -- remember a background daemon to stop at exit
+_tl_daemon() { # PID NAME [SECONDS] -- remember a background daemon to stop at exit
 	_tl_daemons+=("$1")
 	_tl_daemon_names+=("$2")
+	_tl_daemon_waits+=("${3:-3}") # how long it may take to end on SIGTERM
 }
 
 at_exit() { # cmd...
@@ -359,13 +360,14 @@ _tl_running() {
 	[ -n "$state" ] && [ "$state" != Z ]
 }
 
-# Stop daemons in reverse start order: SIGTERM, up to 3 s, then SIGKILL.
+# Stop daemons in reverse start order: SIGTERM, up to 3 s (or the SECONDS
+# given to _tl_daemon), then SIGKILL.
 _tl_stop_daemons() {
 	local i pid
 	for ((i = ${#_tl_daemons[@]} - 1; i >= 0; i--)); do
 		pid=${_tl_daemons[i]}
 		kill -TERM "$pid" 2>/dev/null || continue
-		for _ in $(seq 30); do
+		for _ in $(seq $((${_tl_daemon_waits[i]:-3} * 10))); do
 			_tl_running "$pid" || break
 			sleep 0.1
 		done
@@ -373,7 +375,7 @@ _tl_stop_daemons() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	_tl_daemons=() _tl_daemon_names=()
+	_tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=()
 }
 
 # Anything mounted under $TEST_TMP (seen from this mount namespace)?
