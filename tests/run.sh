@@ -19,7 +19,9 @@
 # machine, a cache look-up after). The builds start first, and a scenario
 # takes a slot only once its release is built, so both builds overlap the
 # rest of the suite; the releases build one after the other (each uses
-# every core), so the first one's scenarios run during the second build. Without ../shared/third-party they all skip, saying
+# every core), so the first one's scenarios run during the second build.
+# At most ONEIB_ONE_AT_ONCE scenarios (one per core by default) run at a
+# time: each keeps a core busy (Ruby), where most other jobs wait. Without ../shared/third-party they all skip, saying
 # why.
 #
 # Jobs run side by side (ONEIB_TEST_JOBS at a time, 2 per core by default):
@@ -216,18 +218,35 @@ flush() { # print finished jobs in list order, as far as they go
 		printed=$((printed + 1))
 	done
 }
-# The first job of the order whose dependency (if any) is done; none: 1.
+# How many real front-end scenarios run now (started, no result yet).
+ones_running() {
+	local i c=0
+	for i in "${started_ones[@]}"; do
+		[ -e "$out/$i.count" ] || c=$((c + 1))
+	done
+	echo $c
+}
+# The first job of the order whose dependency (if any) is done, and, for a
+# real front-end scenario, while fewer than ONES_AT_ONCE of them run (each
+# keeps a core busy; the other jobs mostly wait); none: 1.
 next_job() {
-	local k i d
+	local k i d ones
+	ones=$(ones_running)
 	for k in "${!pending[@]}"; do
 		i=${pending[k]} d=${deps[${pending[k]}]}
 		[ -z "$d" ] || [ -e "$out/$d.count" ] || continue
+		if [[ ${names[i]} == *@* ]]; then
+			[ "$ones" -lt "$ONES_AT_ONCE" ] || continue
+			started_ones+=("$i")
+		fi
 		unset 'pending[k]'
 		nxt=$i
 		return 0
 	done
 	return 1
 }
+started_ones=()
+ONES_AT_ONCE=${ONEIB_ONE_AT_ONCE:-$(nproc)}
 # shellcheck disable=SC2206 # indices, one per line
 pending=($order)
 while [ ${#pending[@]} -gt 0 ]; do
