@@ -74,7 +74,7 @@ on() { # NAME cmd...
 	local pid
 	pid=$(_hv_pid "$1") || die "on: no host $1"
 	shift
-	nsenter --mount="/proc/$pid/ns/mnt" --wd="$PWD" -- \
+	nsenter --mount="/proc/$pid/ns/mnt" --uts="/proc/$pid/ns/uts" --wd="$PWD" -- \
 		env LIBVIRT_URI="$SIM_HV_URI" LIBVIRT_DEFAULT_URI="$SIM_HV_URI" "$@"
 }
 
@@ -115,38 +115,69 @@ sim_cloud() {
 
 # sim_hv NAME FIXTURE: hypervisor NAME (see the top of this file). Its
 # libvirtd log: $SIM_HOSTS/NAME/libvirt/libvirtd.log.
+#
+# With SIM_HV_ONE=USER (tests/lib/one.sh: the real OpenNebula front-end)
+# the host is one that OpenNebula itself drives, over ssh, as USER
+# (oneadmin): nothing is copied in (oned syncs /var/tmp/one itself, and
+# /var/tmp is everyone's, as on a real host), /var/lib/one is USER's (the
+# node package's home of oneadmin, where the lease ledger goes), the
+# libvirtd socket is open to USER (the node package puts oneadmin in the
+# libvirt group), and the libvirtd loads libvirt's QEMU driver as well:
+# OpenNebula's stock host probes ask qemu:///system for the host's
+# capabilities, and the stand-in virsh validates there (SIM_QEMU_URI)
+# what the test driver, which runs the VMs, takes without checking. The
+# QEMU driver reads /etc/libvirt and runs as libvirt-qemu: the host gets a
+# private /etc/libvirt ($SIM_HOSTS/NAME/libvirt/etc, the qemu.conf of
+# tests/lib/qemu.sh), and the test provides the user (one.sh does). The
+# test driver's sample domain "test" is destroyed (OpenNebula would list
+# it as a wild VM). Hosts of one test may then have different fixtures. The
+# host has its own host name too (a UTS namespace: OpenNebula's probes
+# report HOSTNAME), which `on` enters with the mount namespace.
 sim_hv() { # NAME FIXTURE
 	_tl_require_inside sim_hv
 	local name=$1 fixture=$2 d=$SIM_HOSTS/$1 pid mk=${SIM_MKHOST:-$TOP/tests/fixtures/mkhost.sh}
-	[ -n "$SIM_REMOTES" ] || die "sim_hv: call sim_cloud first"
+	local owner=${SIM_HV_ONE:-} drv
+	[ -n "$SIM_REMOTES" ] || [ -n "$owner" ] || die "sim_hv: call sim_cloud first"
 	[ ! -e "$d/pid" ] || die "sim_hv: host $name exists already"
-	mkdir -p "$d/libvirt/drivers"
+	mkdir -p "$d/libvirt/drivers" "$d/libvirt/etc"
 	bash "$mk" "$fixture" "$d/host" >"$d/mkhost.log" 2>&1 ||
 		{ _tl_show "$d/mkhost.log" 20; die "mkhost.sh $fixture failed"; }
+	if [ -n "$owner" ]; then
+		drv=$(_qemu_find_driver) ||
+			die "libvirt_driver_qemu.so not found (apt-get install libvirt-daemon-driver-qemu)"
+		ln -s "$drv" "$d/libvirt/drivers/libvirt_driver_qemu.so"
+		_qemu_conf >"$d/libvirt/etc/qemu.conf"
+	fi
 	export -f _tl_mount_sys
 	export _TL_SYS_GRAFTS
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- bash -c '
-		d=$1 remotes=$2 ds=$3
+	unshare --mount ${owner:+--uts} --propagation private -- bash -c '
+		d=$1 remotes=$2 ds=$3 owner=$4 name=$5
 		_tl_mount_sys "$d/host/sys" "$d/.realsys" || exit 1
+		[ -z "$owner" ] || hostname "$name" || exit 1
 		for dir in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt \
 			/var/lib/one /var/tmp; do
 			mkdir -p "$dir" && mount -t tmpfs -o mode=0755 tmpfs "$dir" || exit 1
 		done
 		mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1
-		mkdir -p /var/lib/one/datastores /var/tmp/one &&
-			mount --bind "$ds" /var/lib/one/datastores &&
-			cp -rL "$remotes/." /var/tmp/one/ || exit 1
+		if [ -n "$owner" ]; then
+			chmod 1777 /var/tmp && chown "$owner:" /var/lib/one &&
+				mount --bind "$d/libvirt/etc" /etc/libvirt || exit 1
+		else
+			mkdir -p /var/lib/one/datastores /var/tmp/one &&
+				mount --bind "$ds" /var/lib/one/datastores &&
+				cp -rL "$remotes/." /var/tmp/one/ || exit 1
+		fi
 		: >"$d/ready"
 		exec sleep infinity
-	' sim-hv "$d" "$SIM_REMOTES" "$TEST_TMP/shared-ds" </dev/null >"$d/holder.out" 2>&1 &
+	' sim-hv "$d" "${SIM_REMOTES:-}" "$TEST_TMP/shared-ds" "$owner" "$name" </dev/null >"$d/holder.out" 2>&1 &
 	pid=$!
 	_tl_daemon "$pid" "host $name"
 	if ! _tl_wait_daemon 20 "$pid" test -e "$d/ready"; then
 		_tl_show "$d/holder.out" 10 "host $name"
 		die "host $name: namespace not ready within 20 s"
 	fi
-	[ "$(ls "$d/host/sys/bus/pci/devices")" = "$(ls /sys/bus/pci/devices)" ] ||
+	[ -n "$owner" ] || [ "$(ls "$d/host/sys/bus/pci/devices")" = "$(ls /sys/bus/pci/devices)" ] ||
 		die "sim_hv $name: call sim_host $fixture: the QEMU validator must see the hosts' PCI devices"
 	echo "$pid" >"$d/pid"
 	case $fixture in cx3) echo mlx4 ;; *) echo mlx5 ;; esac >"$d/kind"
@@ -156,6 +187,7 @@ sim_hv() { # NAME FIXTURE
 	auth_unix_ro = "none"
 	log_outputs = "2:file:$d/libvirt/libvirtd.log"
 	EOF
+	[ -z "$owner" ] || echo 'unix_sock_rw_perms = "0777"' >>"$d/libvirt/libvirtd.conf"
 	(cd "$d/libvirt" && LIBVIRT_DRIVER_DIR=$d/libvirt/drivers exec nsenter \
 		--mount="/proc/$pid/ns/mnt" -- libvirtd -f "$d/libvirt/libvirtd.conf" \
 		-p /run/libvirt/libvirtd.pid) </dev/null >"$d/libvirt/libvirtd.out" 2>&1 &
@@ -164,6 +196,11 @@ sim_hv() { # NAME FIXTURE
 		_tl_show "$d/libvirt/libvirtd.log" 20 "libvirtd of $name"
 		die "host $name: libvirtd did not come up within 10 s"
 	fi
+	# the QEMU driver answers once its state driver is up (tests/lib/qemu.sh)
+	if [ -n "$owner" ] && ! _tl_wait_daemon 30 $! _hv_qemu_ready "$name"; then
+		_tl_show "$d/libvirt/libvirtd.log" 20 "libvirtd of $name"
+		die "host $name: libvirtd did not answer as qemu:///system within 30 s"
+	fi
 	# the test driver forgets its domains with its last client
 	on "$name" virsh -c "$SIM_HV_URI" event --all --loop </dev/null >/dev/null 2>"$d/libvirt/holder.err" &
 	_tl_daemon $! "virsh event on $name"
@@ -171,6 +208,14 @@ sim_hv() { # NAME FIXTURE
 		_tl_show "$d/libvirt/holder.err" 10 "virsh event on $name"
 		die "host $name: the virsh connection holder did not connect within 10 s"
 	fi
+	if [ -n "$owner" ]; then
+		on "$name" virsh -q -c "$SIM_HV_URI" destroy test >/dev/null ||
+			die "host $name: cannot destroy the test driver's sample domain"
+	fi
+}
+
+_hv_qemu_ready() { # NAME
+	[ "$(on "$1" virsh -c qemu:///system uri 2>/dev/null | sed '/^$/d')" = qemu:///system ]
 }
 
 _hv_has_client() { # NAME

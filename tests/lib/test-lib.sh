@@ -42,6 +42,8 @@
 #                 what is under DIR, for comparisons
 # Other:      test_done  skip_all REASON  die MSG  say MSG
 #             wait_for SECONDS cmd...   (poll every 0.1 s until cmd succeeds)
+#             at_exit cmd...   run cmd when the test ends, however it ends,
+#                              after the daemons are stopped
 # Checks may be made in subshells and pipelines: results are kept in a file.
 #
 # Simulation (see the functions below for details):
@@ -83,7 +85,7 @@ for _tl_arg in "$@"; do
 	esac
 done
 
-_tl_done='' _tl_daemons=() _tl_daemon_names=()
+_tl_done='' _tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=() _tl_at_exit=()
 
 # Running the second time, inside the namespaces that sim_host created?
 # The marker names this very script, so a test that runs another test
@@ -344,9 +346,14 @@ die() {
 # ---------------------------------------------------------------------------
 # Daemons and cleanup
 
-_tl_daemon() { # PID NAME  -- remember a background daemon to stop at exit
+_tl_daemon() { # PID NAME [SECONDS] -- remember a background daemon to stop at exit
 	_tl_daemons+=("$1")
 	_tl_daemon_names+=("$2")
+	_tl_daemon_waits+=("${3:-3}") # how long it may take to end on SIGTERM
+}
+
+at_exit() { # cmd...
+	_tl_at_exit+=("$(printf '%q ' "$@")")
 }
 
 # Is PID running (a zombie is not)?
@@ -356,13 +363,14 @@ _tl_running() {
 	[ -n "$state" ] && [ "$state" != Z ]
 }
 
-# Stop daemons in reverse start order: SIGTERM, up to 3 s, then SIGKILL.
+# Stop daemons in reverse start order: SIGTERM, up to 3 s (or the SECONDS
+# given to _tl_daemon), then SIGKILL.
 _tl_stop_daemons() {
 	local i pid
 	for ((i = ${#_tl_daemons[@]} - 1; i >= 0; i--)); do
 		pid=${_tl_daemons[i]}
 		kill -TERM "$pid" 2>/dev/null || continue
-		for _ in $(seq 30); do
+		for _ in $(seq $((${_tl_daemon_waits[i]:-3} * 10))); do
 			_tl_running "$pid" || break
 			sleep 0.1
 		done
@@ -370,7 +378,7 @@ _tl_stop_daemons() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	_tl_daemons=() _tl_daemon_names=()
+	_tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=()
 }
 
 # Anything mounted under $TEST_TMP (seen from this mount namespace)?
@@ -397,6 +405,9 @@ _tl_on_exit() {
 		wait "$_tl_sim_child" 2>/dev/null
 	fi
 	_tl_stop_daemons
+	for _tl_cmd in "${_tl_at_exit[@]}"; do
+		eval "$_tl_cmd"
+	done
 	if [ -n "$_tl_timed_out" ]; then
 		_tl_say_keep
 		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
@@ -436,7 +447,7 @@ trap 'exit 141' PIPE
 # mounted.
 # Call it first: the part of the test before it runs twice.
 
-_TL_SYS_GRAFTS="fs devices/system kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
+_TL_SYS_GRAFTS="fs devices/system bus/node kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
 
 sim_host() {
 	local name=${1:?sim_host: NAME or none}

@@ -334,7 +334,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	struct leasing s = { .l.lock_fd = -1 };
 	const struct ib_nic *sel = vm->nics;
 	struct domxml_vf *map = NULL;
-	bool *had_lease = NULL;
+	struct lease *had = NULL; /* each NIC's ordinary lease; vmid -1: none */
 	size_t n = vm->n, i;
 	int r;
 
@@ -353,8 +353,8 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	if (n == 0)
 		return 0;
 	map = calloc(n, sizeof(*map));
-	had_lease = calloc(n, sizeof(*had_lease));
-	if (!map || !had_lease) {
+	had = calloc(n, sizeof(*had));
+	if (!map || !had) {
 		r = -ENOMEM;
 		snprintf(err, errlen, "VM %d: out of memory", vm->id);
 		goto out;
@@ -365,7 +365,9 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
 
-		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
+		had[i].vmid = -1;
+		if (k >= 0 && !s.l.v[k].reserved)
+			had[i] = s.l.v[k];
 	}
 	/* The NUMA node of the pinned vCPUs first, by deploy's rule. */
 	r = leasing_acquire(&s, vm->id, sel, n,
@@ -376,8 +378,14 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
 
-		if (k >= 0)
-			s.l.v[k].reserved = reserve && !had_lease[i];
+		if (k < 0)
+			continue;
+		s.l.v[k].reserved = reserve && had[i].vmid < 0;
+		/* A lease's time is when the NIC got its VF: one that keeps
+		 * the VF it held (attached again after a failed detach) keeps
+		 * its time. */
+		if (had[i].vmid >= 0 && !pci_addr_cmp(&had[i].vf, &s.l.v[k].vf))
+			s.l.v[k].since = had[i].since;
 	}
 	r = reserve ? ledger_commit(&s.l, err, errlen)
 		    : leasing_commit(&s, map, n, err, errlen);
@@ -386,7 +394,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 out:
 	leasing_close(&s);
 	free(map);
-	free(had_lease);
+	free(had);
 	return r;
 }
 

@@ -99,7 +99,9 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
  * and committed. With reserve: recorded as reservations and not programmed
  * (the source of the migration still uses the GUIDs); a NIC that already
- * holds an ordinary lease here keeps it as it is. A new VF is chosen as
+ * holds an ordinary lease here keeps it as it is, and a NIC that keeps the
+ * VF it held keeps the lease's time too (when it was leased: a failed NIC
+ * detach attaching it again changes nothing). A new VF is chosen as
  * deploy chooses, PFs on the NUMA nodes of the pinned vCPUs first: the
  * CPUs oned pinned them to on this host, vm->cpus (its NUMA_NODE/CPUS,
  * which the deployment's <vcpupin> is written from). Appends one line per
