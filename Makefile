@@ -312,7 +312,7 @@ STRESS_SEED    ?= 1
 STRESS_SECONDS ?= 600
 stress: deps
 	@$(MAKE) --no-print-directory all
-	STRESS_SEED=$(STRESS_SEED) STRESS_SECONDS=$(STRESS_SECONDS) \
+	STRESS_SEED=$(STRESS_SEED) STRESS_SECONDS=$(STRESS_SECONDS) STRESS_STEPS=1 \
 		bash tests/e2e/t0620-lifecycle-stress.sh
 
 $(B)/bench/runstat: tests/bench/runstat.c

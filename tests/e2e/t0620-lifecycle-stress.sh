@@ -13,7 +13,9 @@
 # In make check the short form: a fixed seed (STRESS_SEED, 1), about
 # STRESS_SECONDS (60) of rounds. `make stress` runs it long and prints
 # every step, kill, refusal and violation (STRESS_SEED, STRESS_SECONDS).
-: "${STRESS_SECONDS:=60}"
+# The short form prints a round's steps only after a violation in it, so
+# that the first lines of a failed run say what broke (STRESS_STEPS).
+: "${STRESS_SECONDS:=60}" "${STRESS_STEPS:=0}"
 TEST_TIMEOUT=${TEST_TIMEOUT:-$((STRESS_SECONDS * 2 + 240))}
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/hosts.sh"

@@ -815,8 +815,13 @@ _vnet_pkeys() {
 # partition (the hosts' own PF ports left out), sorted, one line.
 partition_vm_members() { # VNET
 	"$SIM_REMOTES/ib/bin/oneib-partitions" render --cloud-id "${SIM_CLOUD_ID:-0}" \
-		"$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
-		grep -v '^#' | tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
+		"$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" | partition_members_in "$1"
+}
+
+# The full members of network VNET's partition in the partitions.conf on
+# stdin but the fixtures' PF ports (0x0002c9030000...), sorted, one line.
+partition_members_in() { # VNET
+	grep -v '^#' | tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | grep -v '^0x0002c9030000' | sort | tr '\n' ' ' |
 		sed 's/ $//'
 }

@@ -240,6 +240,11 @@ one_frontend() {
 
 	one_install_frontend
 	_one_configure
+	# the subnet manager's files: the test's own (one_fabric's opensm reads
+	# them), never the machine's
+	mkdir -p "$TEST_TMP/fabric"
+	mount --bind "$TEST_TMP/fabric" /etc/opensm || die "cannot mount a private /etc/opensm"
+	_one_partitions_cmd no-reload
 	_one_account_home
 	_one_network
 	_one_packages
@@ -291,6 +296,17 @@ _one_configure() {
 		sed -i -E "s/^([[:space:]]*SYSTEM_HOST[[:space:]]*=[[:space:]]*)[0-9]+/\1$ONE_SYSTEM_HOST/" \
 			"$e/monitord.conf"
 	fi
+}
+
+# How the partitions hook installs and tells opensm (ibrc's
+# ONEIB_PARTITIONS_CMD): --no-reload (no subnet manager yet; the default
+# of one_frontend) or --pid-file (one_fabric's opensm).
+_one_partitions_cmd() { # no-reload|pid-file
+	local rc=$ONE_DIR/var/remotes/etc/vnm/ib/ibrc how=--no-reload
+	[ "$1" = no-reload ] || how="--pid-file /etc/opensm/opensm.pid"
+	sed -i '/^ONEIB_PARTITIONS_CMD=/d' "$rc" &&
+		echo "ONEIB_PARTITIONS_CMD='sudo -n /usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf $how -'" >>"$rc" ||
+		die "cannot set ONEIB_PARTITIONS_CMD in $rc"
 }
 
 # oneadmin's home: ONE_AUTH, ssh key and config, libvirt client config.
@@ -397,6 +413,17 @@ _one_packages() {
 	export ONE_PACKAGES
 	[ -x "$root/usr/sbin/oneib-pkey" ] && [ -f "$root/etc/sudoers.d/one-ib-node" ] ||
 		die "the node package holds no /usr/sbin/oneib-pkey and sudoers rule"
+	# The test's opensm is no systemd unit (ibsim's, one_fabric's, its pid
+	# in /etc/opensm/opensm.pid), and most tests run none: the sm
+	# package's rule changed as its header tells an operator whose opensm
+	# systemd does not start, to those two command lines (--pid-file, and
+	# --no-reload while no subnet manager runs); _one_partitions_cmd
+	# chooses one in ibrc.
+	sed -i 's|^\([[:space:]]*\)/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf -, \\$|\1/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf --pid-file /etc/opensm/opensm.pid -, \\\n\1/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf --no-reload -, \\|' \
+		"$root/etc/sudoers.d/one-ib-sm"
+	grep -q -- '--no-reload -, \\$' "$root/etc/sudoers.d/one-ib-sm" &&
+		visudo -cqf "$root/etc/sudoers.d/one-ib-sm" ||
+		die "cannot give the sm package's sudoers rule the test's opensm"
 	# and what OpenNebula's node package (opennebula-node-kvm) makes on a
 	# host: /usr/bin/qemu-kvm-one, the EMULATOR of its deployment files, a
 	# link to the system's QEMU (its qemu-kvm-one-gen)
@@ -630,12 +657,11 @@ one_fabric() { # [LEAVES]
 	} >"$net"
 	ONE_FABRIC=$net
 	export ONE_FABRIC
-	mkdir -p "$TEST_TMP/fabric"
-	mount --bind "$TEST_TMP/fabric" /etc/opensm || die "cannot mount the fabric's directory on /etc/opensm"
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
 	SIM_SM_NODE=sm sim_fabric "$net" "$TEST_TMP/default-only.conf"
-	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] ||
-		die "one_fabric: opensm does not read /etc/opensm/partitions.conf"
+	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] && [ /etc/opensm/opensm.pid -ef "$SIM_OPENSM_PID_FILE" ] ||
+		die "one_fabric: opensm does not read /etc/opensm/partitions.conf, or its pid is not in /etc/opensm/opensm.pid"
+	_one_partitions_cmd pid-file
 }
 
 # The port GUID of port 1 of the first InfiniBand HCA of host NAME's fixture.
@@ -915,9 +941,7 @@ _one_agree() {
 # The GUIDs the installed partitions.conf makes full members of network
 # VNET's partition, sorted, on one line.
 one_partition_members() { # VNET
-	tr '\n' ' ' </etc/opensm/partitions.conf | tr ';' '\n' |
-		sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
-		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//'
+	partition_members_in "$1" </etc/opensm/partitions.conf
 }
 
 # The GUIDs of the InfiniBand NICs of network VNET whose VM runs (after

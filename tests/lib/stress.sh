@@ -21,11 +21,13 @@
 #
 #   stress_setup           the hosts and the VMs
 #   stress_run SECONDS     rounds until SECONDS have passed; prints every
-#                          step, kill, refusal and violation; one check
-#                          (assert) per round
+#                          violation, and every step, kill and refusal
+#                          (STRESS_STEPS=1, the default) or only those of
+#                          a round with a violation, after it
+#                          (STRESS_STEPS=0); one check (assert) per round
 #   stress_summary         "stress: seed S, N rounds, N steps, N kills, ..."
 
-: "${STRESS_SEED:=1}" "${STRESS_WORKERS:=8}" "${STRESS_KILL:=10}"
+: "${STRESS_SEED:=1}" "${STRESS_WORKERS:=8}" "${STRESS_KILL:=10}" "${STRESS_STEPS:=1}"
 _st_steps=0 _st_kills=0 _st_refusals=0 _st_violations=0 _st_rounds=0
 _st_probes=0 _st_recovered=0
 
@@ -206,9 +208,11 @@ stress_run() { # SECONDS
 			_st_probes=$((_st_probes + 1))
 		fi
 		wait "${pids[@]}"
+		mv "$TEST_TMP/round.steps" "$TEST_TMP/round.steps.before" 2>/dev/null
+		: >"$TEST_TMP/round.steps"
 		for ((w = 1; w <= STRESS_WORKERS; w++)); do
 			[ -s "$TEST_TMP/w$w/report" ] || continue
-			sed "s/^/round $_st_rounds: /; s/^/# /" "$TEST_TMP/w$w/report"
+			sed "s/^/round $_st_rounds: /; s/^/# /" "$TEST_TMP/w$w/report" >>"$TEST_TMP/round.steps"
 			_st_steps=$((_st_steps + $(grep -c '^step ' "$TEST_TMP/w$w/report")))
 			_st_kills=$((_st_kills + $(grep -c '^kill ' "$TEST_TMP/w$w/report")))
 			_st_refusals=$((_st_refusals + $(grep -c '^refused ' "$TEST_TMP/w$w/report")))
@@ -216,9 +220,13 @@ stress_run() { # SECONDS
 			: >"$TEST_TMP/w$w/report"
 		done
 		v=$(stress_violations)
+		[ "$STRESS_STEPS" = 1 ] && cat "$TEST_TMP/round.steps"
 		if [ -n "$v" ]; then
 			_st_violations=$((_st_violations + $(printf '%s\n' "$v" | grep -c '')))
 			printf '%s\n' "$v" | sed "s/^/# round $_st_rounds: violation: /"
+			# the steps that led there (this round's and the one
+			# before), when they were not printed yet
+			[ "$STRESS_STEPS" = 1 ] || cat "$TEST_TMP/round.steps.before" "$TEST_TMP/round.steps" 2>/dev/null
 		fi
 		assert_eq "" "$v" "round $_st_rounds: the invariants hold"
 		# a violation found is reported once, then the run goes on from
