@@ -803,6 +803,19 @@ one_wait_vm() { # ID REGEX [SECONDS]
 
 # Wait until virtual network ID is READY (vnet_create ran); die if it went
 # to ERROR, printing why.
+# one_ib_network NAME: oneadmin creates the ib network NAME from the
+# shipped templates/ib-network.tmpl, pinned to PF 0000:3b:00.0 (the
+# fixtures' first), and waits until it is READY; prints its ID.
+one_ib_network() { # NAME
+	local t=$TEST_TMP/net-$1.tmpl id
+	sed -e "s/^NAME .*/NAME = \"$1\"/" -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
+		"$ONE_DIR/share/one-ib/templates/ib-network.tmpl" >"$t" || die "one_ib_network: no template"
+	id=$(as_oneadmin onevnet create "$t") || die "onevnet create $1"
+	id=${id#ID: }
+	one_wait_vnet "$id" >&2
+	echo "$id"
+}
+
 one_wait_vnet() { # ID [SECONDS]
 	local end=$((SECONDS + ${2:-60})) x st
 	while :; do

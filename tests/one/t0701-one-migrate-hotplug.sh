@@ -26,11 +26,7 @@ one_host hv1 cx5 --standin
 one_host hv2 cx5 --standin
 one_host_create hv1
 one_host_create hv2
-T=$ONE_DIR/share/one-ib/templates
-sed -e 's/^NAME .*/NAME = "ib-tenant-a"/' -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
-	"$T/ib-network.tmpl" >"$TEST_TMP/net.tmpl"
-as_oneadmin onevnet create "$TEST_TMP/net.tmpl" >/dev/null || die "onevnet create"
-one_wait_vnet 0
+one_ib_network ib-tenant-a >/dev/null
 one_user alice
 printf '%s\n' 'NAME = "vm"' 'CPU = "0.1"' 'MEMORY = "128"' \
 	'NIC = [ NETWORK = "ib-tenant-a", NETWORK_UNAME = "oneadmin" ]' \

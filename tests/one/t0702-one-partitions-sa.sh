@@ -30,14 +30,8 @@ one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
 one_host_create hv1
 one_host_create hv2
-T=$ONE_DIR/share/one-ib/templates
-for n in a b; do
-	sed -e "s/^NAME .*/NAME = \"ib-tenant-$n\"/" -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
-		"$T/ib-network.tmpl" >"$TEST_TMP/net-$n.tmpl"
-	as_oneadmin onevnet create "$TEST_TMP/net-$n.tmpl" >/dev/null || die "onevnet create ib-tenant-$n"
-done
-one_wait_vnet 0
-one_wait_vnet 1
+one_ib_network ib-tenant-a >/dev/null
+one_ib_network ib-tenant-b >/dev/null
 pa=$(one_xml vnet 0 | one_xpath /VNET/TEMPLATE/IB_PKEY)
 pb=$(one_xml vnet 1 | one_xpath /VNET/TEMPLATE/IB_PKEY)
 assert_eq "0x8100 0x8101" "$pa $pb" "the networks' partitions"

@@ -18,14 +18,8 @@ one_sim
 one_frontend
 one_host hv1 cx5
 one_host_create hv1
-T=$ONE_DIR/share/one-ib/templates
-for n in a b; do
-	sed -e "s/^NAME .*/NAME = \"ib-tenant-$n\"/" -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
-		"$T/ib-network.tmpl" >"$TEST_TMP/net-$n.tmpl"
-	as_oneadmin onevnet create "$TEST_TMP/net-$n.tmpl" >/dev/null || die "onevnet create ib-tenant-$n"
-done
-one_wait_vnet 0
-one_wait_vnet 1
+one_ib_network ib-tenant-a >/dev/null
+one_ib_network ib-tenant-b >/dev/null
 one_user alice
 
 # vm_tmpl NAME NETWORK [NIC ATTRIBUTES]: a small VM template for a user

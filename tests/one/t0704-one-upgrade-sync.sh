@@ -29,10 +29,7 @@ on hv1 cmp /var/tmp/one/ib/bin/oneib-vf "$ONE_IB_OLD/build/bin/oneib-vf" ||
 # the operator's setting, which the upgrade must keep
 sed -i 's/^ONEIB_RECONCILE_GRACE=.*/ONEIB_RECONCILE_GRACE=900/' "$R/etc/vmm/kvm-ib/kvm-ibrc"
 
-sed -e 's/^NAME .*/NAME = "ib-tenant-a"/' -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
-	"$ONE_DIR/share/one-ib/templates/ib-network.tmpl" >"$TEST_TMP/net.tmpl"
-as_oneadmin onevnet create "$TEST_TMP/net.tmpl" >/dev/null || die "onevnet create"
-one_wait_vnet 0
+one_ib_network ib-tenant-a >/dev/null
 one_user alice
 printf '%s\n' 'NAME = "vm"' 'CPU = "0.1"' 'MEMORY = "128"' \
 	'NIC = [ NETWORK = "ib-tenant-a", NETWORK_UNAME = "oneadmin" ]' \
