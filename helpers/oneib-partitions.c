@@ -22,6 +22,10 @@
  *       whose keys do not fit; opensm's configuration (qos, M_Key) and, for
  *       each partition with an SL, the SL the SA answers for a path in it;
  *       exit 1 when anything is not as the file says
+ *   oneib-partitions plan --sls 1-7 [render's options] XML...
+ *       the service-level plan (design decision 13): one line per network,
+ *       its SL and why; render --sls puts it into the file as sl= (and,
+ *       with --qos-policy FILE, into opensm's QoS policy beside it)
  *   oneib-partitions list [FILE]
  *       the partitions of a file, every member GUID decoded ("VM 42 NIC 1")
  *
@@ -50,6 +54,7 @@
 #include "fabric/sapath.h"
 #include "fabric/smp.h"
 #include "root/partconf.h"
+#include "root/qospolicy.h"
 
 #define ERRLEN 512
 
@@ -59,7 +64,12 @@ static void usage(FILE *f)
 	      "[--installed FILE]\n"
 	      "                               [--static FILE] "
 	      "[--hosts-partition NAME]\n"
-	      "                               [--output FILE] [XML...]\n"
+	      "                               [--sls LIST [--sl-best-effort "
+	      "SL]]\n"
+	      "                               [--output FILE] [--qos-policy "
+	      "FILE] [XML...]\n"
+	      "       oneib-partitions plan --sls LIST [--sl-best-effort SL] "
+	      "[render's options] [XML...]\n"
 	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
 	      "[--legacy-guids]\n"
 	      "                               [--installed FILE] [--static "
@@ -81,6 +91,8 @@ struct desired {
 	struct render_opts o;
 	const char *installed; /* --installed FILE */
 	const char *stat; /* --static FILE */
+	const char *sls, *best_effort; /* --sls LIST, --sl-best-effort SL */
+	struct sl_opts so;
 	struct partitions inst, st;
 };
 
@@ -106,13 +118,39 @@ static int desired_opt(struct desired *d, int o, const char *cmd)
 	case 'h':
 		d->o.hosts_partition = optarg;
 		return 0;
+	case 'S':
+		d->sls = optarg;
+		return 0;
+	case 'B':
+		d->best_effort = optarg;
+		return 0;
 	}
 	return 2;
 }
 
 static bool desired_optchar(int o)
 {
-	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h';
+	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h' ||
+	       o == 'S' || o == 'B';
+}
+
+/* The SL plan's settings, once the options are read: 0, or 2 (usage). */
+static int desired_sls(struct desired *d, const char *cmd)
+{
+	char err[ERRLEN] = "";
+
+	if (!d->sls && d->best_effort) {
+		log_msg("%s: --sl-best-effort without --sls", cmd);
+		return 2;
+	}
+	if (!d->sls)
+		return 0;
+	if (sl_opts_parse(d->sls, d->best_effort, &d->so, err, sizeof(err))) {
+		log_msg("%s: %s", cmd, err);
+		return 2;
+	}
+	d->o.sls = &d->so;
+	return 0;
 }
 
 /*
@@ -176,7 +214,8 @@ static int read_installed(struct desired *d, const char *cmd)
 }
 
 static int desired_from_xml(struct desired *d, int n, char **args,
-			    struct partitions *m, const char *cmd)
+			    struct partitions *m, struct partitions_plan *pp,
+			    const char *cmd)
 {
 	struct cloud_facts f = { 0 };
 	char err[ERRLEN] = "";
@@ -188,7 +227,7 @@ static int desired_from_xml(struct desired *d, int n, char **args,
 		goto out;
 	r = poolread_files(&f, -1, n, args, err, sizeof(err));
 	if (!r)
-		r = partitions_desired(&f, &d->o, m, err, sizeof(err));
+		r = partitions_desired_plan(&f, &d->o, m, pp, err, sizeof(err));
 	cloud_facts_free(&f);
 	if (r) {
 		log_msg("%s: %s", cmd, err);
@@ -212,8 +251,59 @@ static const struct option desired_opts[] = {
 	{ "ca", required_argument, NULL, 'C' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, 't' },
+	{ "sls", required_argument, NULL, 'S' },
+	{ "sl-best-effort", required_argument, NULL, 'B' },
+	{ "qos-policy", required_argument, NULL, 'Q' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The plan's warnings, one "warning:" line each on stderr. */
+static void plan_warnings(const struct partitions_plan *pp, FILE *out)
+{
+	const char *s = sb_str(&pp->warnings);
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		fprintf(out, "warning: %.*s\n", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+/*
+ * opensm's QoS policy for m (root/qospolicy.h), its default the
+ * best-effort SL, checked as the installer will check it, into path.
+ */
+static int write_policy(const struct desired *d, const struct partitions *m,
+			const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct qos_policy q, back;
+	char err[ERRLEN] = "";
+	int r = qospolicy_from_partitions(m, d->o.sls ? d->so.best_effort : 0,
+					  &q);
+
+	if (!r)
+		r = qospolicy_render(&q, &text);
+	qospolicy_free(&q);
+	if (r) {
+		log_msg("render: out of memory");
+		sb_release(&text);
+		return 1;
+	}
+	/* never hand on a policy the installer would refuse */
+	r = qospolicy_canonical(text.buf, text.len, &back, err, sizeof(err));
+	qospolicy_free(&back);
+	if (!r) {
+		r = conffile_install(path, NULL, text.buf, text.len, err,
+				     sizeof(err));
+		r = r < 0 ? r : 0;
+	}
+	if (r)
+		log_msg("render: --qos-policy: %s", err);
+	sb_release(&text);
+	return r ? 1 : 0;
+}
 
 /* --- render ---------------------------------------------------------------- */
 
@@ -221,16 +311,17 @@ static int cmd_render(int argc, char **argv)
 {
 	struct desired d = { 0 };
 	struct partitions m = { 0 };
+	struct partitions_plan pp = { 0 };
 	struct strbuf text = STRBUF_INIT;
-	const char *out = NULL;
+	const char *out = NULL, *policy = NULL;
 	char err[ERRLEN] = "";
 	size_t i;
 	int o, r;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
-		if (o == 'o') {
-			out = optarg;
+		if (o == 'o' || o == 'Q') {
+			*(o == 'o' ? &out : &policy) = optarg;
 			continue;
 		}
 		if (!desired_optchar(o)) {
@@ -243,11 +334,22 @@ static int cmd_render(int argc, char **argv)
 		if (r)
 			return r;
 	}
-	r = desired_from_xml(&d, argc - optind, argv + optind, &m, "render");
+	r = desired_sls(&d, "render");
+	if (!r)
+		r = desired_from_xml(&d, argc - optind, argv + optind, &m, &pp,
+				     "render");
 	if (r)
 		return r;
 	for (i = 0; i < m.nnotes; i++)
 		log_msg("warning: %s", m.notes[i]);
+	fflush(stdout);
+	plan_warnings(&pp, stderr);
+	partitions_plan_free(&pp);
+	/* the policy first: the hook installs it before the file */
+	if (policy && write_policy(&d, &m, policy)) {
+		partitions_free(&m);
+		return 1;
+	}
 	if (partconf_render(&m, &text)) {
 		log_msg("render: out of memory");
 		r = 1;
@@ -266,6 +368,52 @@ static int cmd_render(int argc, char **argv)
 		log_msg("render: cannot write the file on standard output");
 		r = 1;
 	}
+	partitions_free(&m);
+	sb_release(&text);
+	return r;
+}
+
+/* --- plan ------------------------------------------------------------------ */
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct desired d = { 0 };
+	struct partitions m = { 0 };
+	struct partitions_plan pp = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	int o, r;
+
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
+		if (!desired_optchar(o)) {
+			log_msg("plan: %.40s: unknown option or missing value "
+				"(usage: oneib-partitions --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+		r = desired_opt(&d, o, "plan");
+		if (r)
+			return r;
+	}
+	if (!d.sls) {
+		log_msg("plan: --sls LIST is needed (ONEIB_SLS of "
+			"etc/vnm/ib/ibrc, e.g. 1-7)");
+		return 2;
+	}
+	r = desired_sls(&d, "plan");
+	if (!r)
+		r = desired_from_xml(&d, argc - optind, argv + optind, &m, &pp,
+				     "plan");
+	if (r)
+		return r;
+	if (partitions_plan_text(&pp, &text)) {
+		log_msg("plan: out of memory");
+		r = 1;
+	} else {
+		fputs(sb_str(&text), stdout);
+		plan_warnings(&pp, stdout);
+	}
+	partitions_plan_free(&pp);
 	partitions_free(&m);
 	sb_release(&text);
 	return r;
@@ -476,7 +624,7 @@ static int cmd_verify(int argc, char **argv)
 		}
 	}
 	if (conf && (optind < argc || d.installed || d.o.legacy_guids ||
-		     d.stat || d.o.hosts_partition)) {
+		     d.stat || d.o.hosts_partition || d.sls)) {
 		log_msg("verify: --conf or the cloud's XML, not both");
 		return 2;
 	}
@@ -493,7 +641,8 @@ static int cmd_verify(int argc, char **argv)
 			r = 2;
 			goto out;
 		}
-	} else if (desired_from_xml(&d, argc - optind, argv + optind, &m,
+	} else if (desired_sls(&d, "verify") ||
+		   desired_from_xml(&d, argc - optind, argv + optind, &m, NULL,
 				    "verify")) {
 		r = 2;
 		goto out;
@@ -656,6 +805,9 @@ int main(int argc, char **argv)
 		return cmd_verify(argc, argv);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc, argv);
-	log_msg("unknown command '%.20s' (render, verify, list)", argv[1]);
+	if (!strcmp(argv[1], "plan"))
+		return cmd_plan(argc, argv);
+	log_msg("unknown command '%.20s' (render, plan, verify, list)",
+		argv[1]);
 	return 2;
 }
