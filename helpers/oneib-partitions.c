@@ -51,6 +51,7 @@
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
 #include "fabric/poolread.h"
+#include "fabric/qosverify.h"
 #include "fabric/sapath.h"
 #include "fabric/smp.h"
 #include "root/partconf.h"
@@ -565,6 +566,130 @@ static void print_unknown(const struct sa_result *sr, const struct osm_conf *oc)
 				     : "");
 }
 
+/*
+ * The QoS policy opensm reads (its qos_policy_file): one-ib's and what it
+ * gives each partition, or what else. Only read while qos is TRUE.
+ */
+static void print_policy(const struct osm_conf *oc, const struct partitions *m)
+{
+	struct strbuf text = STRBUF_INIT;
+	const struct partition *p;
+	struct qos_policy q;
+	char err[ERRLEN] = "";
+	size_t n;
+	int r, sl = 0;
+
+	if (!oc->qos)
+		return;
+	r = sb_read_file(&text, oc->policy_file, CONFFILE_MAX);
+	if (r == -ENOENT) {
+		printf("qos-policy: %s: none, each partition's sl= alone\n",
+		       oc->policy_file);
+	} else if (r) {
+		printf("warning: qos-policy: %s: %s\n", oc->policy_file,
+		       strerror(-r));
+	} else if (qospolicy_canonical(text.buf, text.len, &q, err,
+				       sizeof(err))) {
+		printf("warning: qos-policy: %s is not one-ib's (%s): its "
+		       "default level overrides every partition's sl= it has "
+		       "no rule for (INSTALL, section 8.8)\n",
+		       oc->policy_file, err);
+	} else {
+		printf("qos-policy: %s: one-ib's, %zu partition%s with an SL, "
+		       "default SL %d\n",
+		       oc->policy_file, q.n, q.n == 1 ? "" : "s", q.default_sl);
+		n = qos_policy_differs(&q, m, &p, &sl);
+		if (n)
+			printf("warning: qos-policy: it gives %s (0x%04x) SL "
+			       "%d, its sl= %d (and %zu more): install both "
+			       "files of one render\n",
+			       p->name, p->pkey, sl, p->sl, n - 1);
+		qospolicy_free(&q);
+	}
+	sb_release(&text);
+}
+
+/* "port 0x... (VM 10 NIC 0; lid 6, "vm10")" or its switch's port. */
+static void print_where(const struct fabric_port *fp, bool sw)
+{
+	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+	if (sw) {
+		guid_fmt_hex(fp->sw_guid, g);
+		printf("switch %s port %u toward ", g, fp->sw_port);
+	}
+	guid_fmt_hex(fp->port_guid, g);
+	guid_describe(fp->port_guid, desc);
+	if (strcmp(desc, "-"))
+		printf("port %s (%s; lid %u, \"%s\")", g, desc, fp->lid,
+		       fp->desc);
+	else
+		printf("port %s (lid %u, \"%s\")", g, fp->lid, fp->desc);
+}
+
+/* A partition's SL in the tables opensm programmed; 1 when not in force. */
+static int print_tables(const struct qos_class *c)
+{
+	const struct partition *p = c->p;
+
+	if (!c->nports)
+		return 0; /* no port of the fabric holds its key */
+	printf("tables: %s (0x%04x) SL %d: ", p->name, p->pkey, p->sl);
+	if (c->nfaults) {
+		printf("%zu fault%s, e.g. ", c->nfaults,
+		       c->nfaults == 1 ? "" : "s");
+		print_where(c->fault_port, c->fault_sw);
+		printf(" maps it to VL %u: %s: NOT in force (INSTALL, section "
+		       "8.8)\n",
+		       c->fault_vl, qos_fault_text(c->fault));
+		return 1;
+	}
+	if (c->vl < 0)
+		printf("its %zu port%s map it to different VLs", c->nports,
+		       c->nports == 1 ? "" : "s");
+	else
+		printf("VL %d on its %zu port%s", c->vl, c->nports,
+		       c->nports == 1 ? "" : "s");
+	printf("%s: weight low %u high %u",
+	       c->sw ? " and the switch ports "
+		       "toward them"
+		     : "",
+	       c->low, c->high);
+	if (c->sw)
+		printf(", switch low %u high %u", c->sw_low, c->sw_high);
+	printf(": in force\n");
+	return 0;
+}
+
+static int print_qos(const struct qos_result *q)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < q->nc; i++)
+		bad += print_tables(&q->c[i]);
+	for (i = 0; i < q->nm; i++) {
+		const struct qos_merge *g = &q->m[i];
+
+		printf("tables: SL %u and SL %u share VL %u on %zu port%s, "
+		       "e.g. ",
+		       g->a, g->b, g->vl, g->nports, g->nports == 1 ? "" : "s");
+		print_where(g->example, g->example_sw);
+		printf(": their partitions are one class there: NOT in force "
+		       "(INSTALL, section 8.8)\n");
+		bad++;
+	}
+	if (q->nread)
+		printf("vls: the %zu port%s read have %d data VLs or more "
+		       "(OperVLs)%s",
+		       q->nread, q->nread == 1 ? "" : "s", q->min_vls,
+		       q->min_sw_vls ? ", the switch ports toward them "
+				     : "\n");
+	if (q->nread && q->min_sw_vls)
+		printf("%d\n", q->min_sw_vls);
+	return bad;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	struct desired d = { 0 };
@@ -574,10 +699,13 @@ static int cmd_verify(int argc, char **argv)
 	struct sa_result sr = { 0 };
 	struct sa_conn sa = { .fd = -1, .agent = -1 };
 	struct fabric f = { 0 };
+	struct port_tables *pt = NULL;
+	struct qos_result qr = { 0 };
+	size_t npt = 0;
 	struct osm_conf oc;
 	const char *conf = NULL, *ca = NULL, *osm = OSMCONF_DEFAULT;
 	char err[ERRLEN] = "";
-	int o, r, port = 0, timeout = 200, slbad = 0;
+	int o, r, port = 0, timeout = 200, slbad = 0, qosbad;
 	size_t i;
 
 	optind = 2;
@@ -662,6 +790,13 @@ static int cmd_verify(int argc, char **argv)
 	if (!r)
 		r = partitions_verify_sa(&m, &f, &res, &sa, &sr, err,
 					 sizeof(err));
+	/* the QoS tables of the ports that hold a key with an SL */
+	if (!r)
+		r = qos_verify_read(ca, port, timeout,
+				    oc.m_key_protection ? oc.m_key : 0, &f, &m,
+				    &pt, &npt, err, sizeof(err));
+	if (!r)
+		r = qos_verify_judge(&m, &f, pt, npt, &qr);
 	if (r) {
 		log_msg("verify: %s", err[0] ? err : strerror(-r));
 		r = 2;
@@ -674,8 +809,10 @@ static int cmd_verify(int argc, char **argv)
 	for (i = 0; i < res.ncap; i++)
 		print_capacity(&res.cap[i]);
 	print_osmconf(&oc, osm);
+	print_policy(&oc, &m);
 	for (i = 0; i < sr.nsl; i++)
 		slbad += print_sl(&sr.sl[i], &oc);
+	qosbad = print_qos(&qr);
 	print_unknown(&sr, &oc);
 	printf("verify: %zu end ports, %zu switches, %zu partitions; %zu "
 	       "member ports in the fabric, %zu not; %zu ports differ; %zu "
@@ -687,9 +824,14 @@ static int cmd_verify(int argc, char **argv)
 	if (res.ncap)
 		printf("; %zu port%s over capacity", res.ncap,
 		       res.ncap == 1 ? "" : "s");
+	if (qosbad)
+		printf("; %d QoS table fault%s", qosbad,
+		       qosbad == 1 ? "" : "s");
 	putchar('\n');
-	r = res.ndrift || m.nnotes || slbad || res.ncap ? 1 : 0;
+	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad ? 1 : 0;
 out:
+	free(pt);
+	qos_result_free(&qr);
 	sa_close(&sa);
 	sa_result_free(&sr);
 	verify_result_free(&res);

@@ -60,6 +60,43 @@ assert_eq 1 "$(sl_path vm14-nic0 vm15-nic0 0x8103)" "SA: c's path, across the sp
 assert_eq 1 "$(sl_path vm15-nic0 vm14-nic0 0x0103)" "... asked with the limited form of its key too"
 assert_eq "" "$(sl_path vm10-nic0 vm12-nic0 0x8101)" "no path from a to b"
 
+# --- verify: planned SL, the SA's answer, the tables opensm programmed ------
+OSMCONF=$TEST_TMP/fabric/opensm.conf
+verify() { sim_client sm "$PART" verify --conf "$SIM_PARTITIONS" --opensm-conf "$OSMCONF"; }
+assert_ok "verify" -- verify
+out=$(cat "$LAST_OUT")
+assert_match "^qos-policy: $SL_POLICY: one-ib's, 3 partitions with an SL, default SL 0$" "$out" \
+	"the policy opensm reads is one-ib's"
+assert_match "^sl: vnet5_a \(0x0101\) sl=2: the SA answers SL 2 \(0x[0-9a-f]{16} -> 0x[0-9a-f]{16}\): in force$" \
+	"$out" "a: planned 2, the SA answers 2"
+assert_match "^sl: vnet9_c \(0x0103\) sl=1: the SA answers SL 1 .*: in force$" "$out" "c: 1 and 1"
+assert_match "^tables: vnet5_a \(0x0101\) SL 2: VL 2 on its 2 ports and the switch ports toward them: weight low 4 high 0, switch low 4 high 0: in force$" \
+	"$out" "a's SL on its VFs' ports and their leaf's: VL 2, opensm's default weight"
+assert_match "^tables: vnet9_c \(0x0103\) SL 1: VL 1 on its 2 ports and the switch ports toward them: .*: in force$" \
+	"$out" "c's: VL 1"
+assert_match "^vls: the 6 ports read have 8 data VLs or more \(OperVLs\), the switch ports toward them 8$" \
+	"$out" "K: 8 data VLs on every port read"
+assert_match "; 0 ports differ; 0 left out$" "$out" "nothing wrong"
+# SL 2 to VL 15 (opensm.conf's qos_sl2vl; opensm re-reads qos_* at SIGHUP)
+echo "qos_sl2vl 0,1,15,3,4,5,6,7,8,9,10,11,12,13,14,15" >>"$OSMCONF"
+sim_opensm_reread
+assert_fail "SL 2 dropped" -- verify
+out=$(cat "$LAST_OUT")
+assert_match "^tables: vnet5_a \(0x0101\) SL 2: [0-9]+ faults, e.g. port 0x02000000000[ab]0000 \(VM 1[01] NIC 0; lid [0-9]+, \"vm1[01]-nic0\"\) maps it to VL 15: dropped \(VL 15\): NOT in force \(INSTALL, section 8.8\)$" \
+	"$out" "the VL 15 a's VFs drop it to, named"
+assert_match "^sl: vnet5_a \(0x0101\) sl=2: no path 0x.* in it \(the SA answers MAD status" "$out" \
+	"and the SA has no path for it"
+assert_match "QoS table faults?$" "$out" "counted"
+# SL 1 and SL 2 on one VL: a's and c's classes are one
+sed -i 's/^qos_sl2vl .*/qos_sl2vl 0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15/' "$OSMCONF"
+sim_opensm_reread
+assert_fail "SL 1 and SL 2 on one VL" -- verify
+assert_match "^tables: SL 1 and SL 2 share VL 1 on [0-9]+ ports, e.g. .*: their partitions are one class there: NOT in force \(INSTALL, section 8.8\)$" \
+	"$(cat "$LAST_OUT")" "said"
+sed -i 's/^qos_sl2vl .*/qos_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15/' "$OSMCONF"
+sim_opensm_reread
+assert_ok "opensm's map back" -- verify
+
 # --- sticky: VMs added, or nothing changed ---------------------------------
 cp "$SIM_PARTITIONS" "$TEST_TMP/before.conf"
 sl_render_install "$TEST_TMP/cloud.xml"
