@@ -52,7 +52,7 @@
 #include "fabric/partverify.h"
 #include "fabric/poolread.h"
 #include "fabric/qosverify.h"
-#include "fabric/sapath.h"
+#include "core/sapath.h"
 #include "fabric/smp.h"
 #include "root/partconf.h"
 #include "root/qospolicy.h"

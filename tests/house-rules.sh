@@ -15,7 +15,8 @@
 #    inventory offers what oneib-pkey will program, by the same rule).
 # 2. Each tool needs only the shared libraries listed for it (readelf -d,
 #    NEEDED): the root helpers libc alone (oneib-peer, read only, also
-#    libibumad for its two SMPs), the guest's libc and libibverbs.
+#    libibumad for its two SMPs), the guest's libc, libibverbs and
+#    libibumad (its SA queries).
 #    Why each needs what it does: the Makefile, above the rooms_* table.
 #
 # Every broken rule is one line naming the file and what broke it, e.g.
@@ -56,7 +57,7 @@ declare -A may_need=(
 	[oneib-pkey]="libc.so.6"
 	[oneib-partitions-install]="libc.so.6"
 	[oneib-peer]="libc.so.6 libibumad.so.3"
-	[oneib-context]="libc.so.6 libibverbs.so.1"
+	[oneib-context]="libc.so.6 libibverbs.so.1 libibumad.so.3"
 	[oneib-vf]="libc.so.6 libxml2.so.2 libibumad.so.3"
 	[oneib-discover]="libc.so.6 libpci.so.3 libibumad.so.3"
 	[oneib-partitions]="libc.so.6 libxml2.so.2 libibumad.so.3"
