@@ -277,6 +277,21 @@ static void pins_and_pool(void **state)
 					       "1)");
 	sl_plan_free(&p);
 
+	/* two pinned to the best-effort SL on one host share it by design:
+	 * no clash; two pinned to SL 3 there do clash */
+	n[0].pinned = 0;
+	n[1].pinned = 0;
+	plan(n, 3, "1-7", &p);
+	assert_int_equal(p.nclash, 0);
+	sl_plan_free(&p);
+	n[0].pinned = 3;
+	n[1].pinned = 3;
+	plan(n, 3, "1-7", &p);
+	assert_int_equal(p.nclash, 1);
+	assert_int_equal(p.clash[0].host, 1);
+	sl_plan_free(&p);
+	n[1].pinned = -1;
+
 	/* a pinned SL outside the pool is the operator's word too; a
 	 * network with no VMs keeps its pin */
 	n[0].pinned = 12;

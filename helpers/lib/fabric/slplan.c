@@ -72,7 +72,7 @@ static int sl_list_parse(const char *s, uint16_t *mask, char *why,
 int sl_opts_parse(const char *sls, const char *best_effort, struct sl_opts *o,
 		  char *err, size_t errlen)
 {
-	char why[96], list[SL_LIST_STRLEN];
+	char why[96];
 	const char *p = best_effort ? best_effort : "0";
 	int be;
 
@@ -89,11 +89,12 @@ int sl_opts_parse(const char *sls, const char *best_effort, struct sl_opts *o,
 		return -EINVAL;
 	}
 	if (o->pool & (1u << be)) {
+		char list[SL_LIST_STRLEN];
+
 		sl_list_fmt(o->pool, list);
 		err_set(err, errlen,
 			"ONEIB_SL_BEST_EFFORT %d is in ONEIB_SLS %s: the "
-			"shared "
-			"SL cannot be one network's own too",
+			"shared SL cannot be one network's own too",
 			be, list);
 		return -EINVAL;
 	}
@@ -573,11 +574,18 @@ static void add_clash(struct clash_list *l, size_t a, size_t b, int host)
 	l->v[l->n++].host = host;
 }
 
+/* Two networks of one SL of their own (the best-effort SL is everyone's,
+ * a network pinned to it too). */
+static bool same_own_sl(const struct work *k, const struct sl_choice *a,
+			const struct sl_choice *b)
+{
+	return has_own_sl(a) && has_own_sl(b) && a->sl == b->sl &&
+	       a->sl != k->out->o.best_effort;
+}
+
 static void find_clash(struct work *k, size_t v, size_t u, int host, void *arg)
 {
-	const struct sl_choice *a = &k->out->c[v], *b = &k->out->c[u];
-
-	if (u > v && has_own_sl(a) && has_own_sl(b) && a->sl == b->sl)
+	if (u > v && same_own_sl(k, &k->out->c[v], &k->out->c[u]))
 		add_clash(arg, v, u, host);
 }
 
@@ -594,21 +602,29 @@ static int cmp_clash(const void *x, const void *y)
 static int clashes(struct work *k)
 {
 	struct clash_list l = { 0 };
-	size_t i, j, at;
+	size_t i, j, at, *one;
+	int sl;
 
 	for (i = 0; i < k->n && !l.r; i++)
 		if (k->w[i].vms)
 			each_host_conflict(k, i, find_clash, &l);
-	/* among those that span, per SL: those a host has not paired */
-	for (i = 0; i < k->nspan && !l.r; i++)
-		for (j = i + 1; j < k->nspan && !l.r; j++) {
-			size_t a = k->span[i], b = k->span[j];
-			const struct sl_choice *x = &k->out->c[a],
-					       *y = &k->out->c[b];
+	/* those that span, by SL: pairs within one SL only */
+	one = calloc(k->nspan + 1, sizeof(*one));
+	if (!one)
+		l.r = -ENOMEM;
+	for (sl = 0; sl <= SL_MAX && !l.r; sl++) {
+		size_t n = 0;
 
-			if (has_own_sl(x) && has_own_sl(y) && x->sl == y->sl)
-				add_clash(&l, a, b, -1);
-		}
+		for (i = 0; i < k->nspan; i++)
+			if (has_own_sl(&k->out->c[k->span[i]]) &&
+			    k->out->c[k->span[i]].sl == sl &&
+			    sl != k->out->o.best_effort)
+				one[n++] = k->span[i];
+		for (i = 0; i < n && !l.r; i++)
+			for (j = i + 1; j < n && !l.r; j++)
+				add_clash(&l, one[i], one[j], -1);
+	}
+	free(one);
 	if (l.r) {
 		free(l.v);
 		return l.r;

@@ -133,7 +133,8 @@ struct sl_choice {
 	size_t nshown;
 };
 
-/* Two networks on one SL that can share a link (kept SLs, pins). */
+/* Two networks on one SL that can share a link (kept SLs, pins); never
+ * the best-effort SL, which is everyone's by design. */
 struct sl_clash {
 	size_t a, b; /* a < b */
 	int host; /* as in sl_conflict */
