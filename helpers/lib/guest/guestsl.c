@@ -12,7 +12,6 @@ static int ask_sa(struct nic_plan *p, int timeout_ms, char *why, size_t len)
 	struct sa_conn c;
 	struct sa_path rec;
 	struct sa_mcmember mc;
-	uint8_t mgid[16];
 	int r;
 
 	if (!pkey_is_full(p->pkey)) {
@@ -27,6 +26,8 @@ static int ask_sa(struct nic_plan *p, int timeout_ms, char *why, size_t len)
 	r = sa_path_get(&c, p->dev.guid, p->dev.guid, p->pkey.raw, &rec, why,
 			len);
 	if (r == 1) {
+		uint8_t mgid[16];
+
 		p->sl = rec.sl;
 		p->sl_source = SLS_SA;
 		sa_ipoib_mgid(p->pkey.raw, mgid);
