@@ -291,8 +291,13 @@ $(B)/bench/runstat: tests/bench/runstat.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) -o $@ $<
 
+# The SL plan's own time (b41): the fabric model without the XML around it.
+$(B)/bench/slplanbench: tests/bench/slplanbench.c $(call archives,$(B),fabric root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
+
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/runstat
+	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh
