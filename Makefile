@@ -2,9 +2,13 @@
 #
 #   make            build every helper into build/bin
 #   make check      unit tests (plain and ASan+UBSan), fuzzers, cppcheck,
-#                   shellcheck, e2e tests (side by side), the Debian packages
+#                   shellcheck, e2e tests (side by side), the Debian packages,
+#                   and one-ib under the real OpenNebula 6.10.0 and 7.0.0
+#                   front-ends (tests/one) when ../shared/third-party has
+#                   their sources (built once per machine, outside the tree)
 #   make demo       the simulated cloud, end to end
 #   make bench      speed and memory figures
+#   make stress     the randomized life cycle, long (STRESS_SEED, STRESS_SECONDS)
 #   make install    DESTDIR, REMOTES_DIR, PREFIX honoured (drivers/files.list)
 #   make install-guest  oneib-context and its hooks, for guest images (DESTDIR)
 #   make deb        Debian packages one-ib-{frontend,node,sm,guest} into build/deb
@@ -32,6 +36,20 @@ XCFLAGS := -std=c11 -D_GNU_SOURCE -Ihelpers/lib -Wall -Wextra -Werror -Wshadow -
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=all
 
+# The real OpenNebula front-end of the tests (tests/lib/one-build.sh, one.sh;
+# ../shared/docs/reference/real-opennebula.md): what building OpenNebula
+# 6.10/7.0 from source needs, and what its packages would pull in to run
+# it: the Ruby gems of the CLI, drivers and hook manager (all from Debian),
+# rsync (every host monitoring starts with rsync of the remotes), pciutils
+# (the pci probe), qemu-utils (qemu-img), genisoimage (the context CD),
+# ssh (oned reaches the hosts as oneadmin), git (an older one-ib for the
+# upgrade test), xz-utils (the sources).
+ONE_BUILD_PKGS := scons g++ libxmlrpc-c++8-dev libxmlrpc-core-c3-dev \
+            libcurl4-openssl-dev libsqlite3-dev libssl-dev zlib1g-dev xz-utils git
+ONE_RUN_PKGS := ruby ruby-xmlrpc ruby-nokogiri ruby-treetop ruby-parse-cron \
+            ruby-ffi-rzmq libzmq5 ruby-sqlite3 rsync pciutils qemu-utils \
+            genisoimage openssh-server openssh-client
+
 # Debian 12 packages: build, tests, and the simulated cloud's real parts.
 DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
@@ -39,7 +57,8 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
             strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
-            libxml2-utils
+            libxml2-utils \
+            $(ONE_BUILD_PKGS) $(ONE_RUN_PKGS)
 
 B       := build
 TOOLS   := oneib-discover oneib-vf oneib-vnet oneib-pkey oneib-peer \
@@ -105,7 +124,7 @@ san_libs_oneib-vnet       = $(san_libs)
 # build/<flavour>/lib/lib<room>.a of a list of rooms
 archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
-.PHONY: all deps check demo bench install install-guest uninstall clean format \
+.PHONY: all deps check demo bench stress install install-guest uninstall clean format \
         one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
         house-rules
 
@@ -254,8 +273,9 @@ _check: all unit-build asan-build fuzz-build deb
 	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	bash tests/run.sh
 
-# one-apps' one-context at the pinned tag, for t0508 (needs git and the
-# network; never part of check: without it t0508 skips).
+# one-apps' one-context at the pinned tag, for t0508 where
+# ../shared/third-party/one-apps-7.0.0.tar.xz is absent (needs git and the
+# network; never part of check; then ONEIB_ONE_APPS=build/one-apps).
 ONE_APPS_TAG := v7.0.0
 one-apps:
 	rm -rf $(B)/one-apps
@@ -286,6 +306,16 @@ demo: deps
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	@$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/demo.sh
+
+# The randomized life cycle on two simulated hosts (tests/lib/stress.sh),
+# long: every step, kill, refusal and violation printed, then the counts.
+# make check runs the same for about a minute (t0620, seed 1).
+STRESS_SEED    ?= 1
+STRESS_SECONDS ?= 600
+stress: deps
+	@$(MAKE) --no-print-directory all
+	STRESS_SEED=$(STRESS_SEED) STRESS_SECONDS=$(STRESS_SECONDS) \
+		bash tests/e2e/t0620-lifecycle-stress.sh
 
 $(B)/bench/runstat: tests/bench/runstat.c
 	@mkdir -p $(dir $@)

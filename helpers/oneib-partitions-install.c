@@ -13,9 +13,12 @@
  * text must be exactly what oneib-partitions render writes (the strict
  * opensm grammar, re-rendered and compared byte for byte) or nothing
  * happens. Then the old file is kept as FILE.bak, the new one written
- * beside it, fsynced and renamed over it, and opensm told to re-read it
- * (SIGHUP to every process named opensm, or to the one in --pid-file, or
- * --reload-cmd). A reload that failed is retried by the next run, even when
+ * beside it, fsynced and renamed over it, and opensm told to re-read it:
+ * SIGHUP to the subnet manager it is configured for, the main process of
+ * the systemd units --service names (default opensm@*.service, Debian's
+ * opensm) or the process in --pid-file, and only if that process is root's
+ * and runs /usr/sbin/opensm (lib/root/opensm.h); or --reload-cmd. Never a
+ * process found by its name. A reload that failed is retried by the next run, even when
  * the text is unchanged. It reads no cloud XML and is linked with no XML
  * library. --qos-policy FILE instead of --output FILE installs opensm's
  * QoS policy the same way, taken only if it is exactly what the renderer
@@ -41,8 +44,13 @@ static void usage(FILE *f)
 {
 	fputs("usage: oneib-partitions-install --output FILE | --qos-policy "
 	      "FILE [--backup FILE]\n"
-	      "           [--pid-file FILE | --reload-cmd CMD | --no-reload] "
-	      "FILE|-\n",
+	      "           [--service UNITS | --pid-file FILE | --reload-cmd "
+	      "CMD | --no-reload] FILE|-\n"
+	      "  opensm is told by SIGHUP to the main process of the systemd "
+	      "units\n"
+	      "  (default --service '" OPENSM_UNITS "') or to the pid in "
+	      "FILE,\n"
+	      "  only a process of root's running " OPENSM_EXE "\n",
 	      f);
 }
 
@@ -64,6 +72,8 @@ static void say_counts(const struct install_opts *o,
 
 static void say(const struct install_opts *o, const struct install_report *rep)
 {
+	int i;
+
 	printf("%s: %s ", o->path,
 	       rep->state == INSTALL_UNCHANGED ? "unchanged" : "installed");
 	say_counts(o, rep);
@@ -74,21 +84,20 @@ static void say(const struct install_opts *o, const struct install_report *rep)
 		      "telling it now",
 		      stdout);
 	putchar('\n');
-	if (!rep->reloaded)
+	if (!rep->reloaded || o->how == RELOAD_NONE)
 		return;
-	if (o->how == RELOAD_PIDFILE)
-		printf("opensm %ld: SIGHUP, re-reading %s\n", (long)rep->pid,
-		       o->path);
-	else if (o->how == RELOAD_CMD)
+	if (o->how == RELOAD_CMD) {
 		printf("reload command done: %s\n", o->cmd);
-	else if (rep->signalled)
-		printf("opensm: SIGHUP to %d process%s, re-reading %s\n",
-		       rep->signalled, rep->signalled == 1 ? "" : "es",
-		       o->path);
-	else
-		log_msg("warning: no opensm is running; it reads %s when it "
-			"starts",
-			o->path);
+		return;
+	}
+	fputs("opensm", stdout);
+	for (i = 0; i < rep->signalled && i < OPENSM_TOLD_MAX; i++)
+		printf("%s%ld", i ? ", " : " ", (long)rep->pid[i]);
+	if (rep->signalled > OPENSM_TOLD_MAX)
+		printf(" and %d more", rep->signalled - OPENSM_TOLD_MAX);
+	if (o->how == RELOAD_SERVICE)
+		printf(" (%s)", o->units);
+	printf(": SIGHUP, re-reading %s\n", o->path);
 }
 
 int main(int argc, char **argv)
@@ -97,13 +106,15 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "qos-policy", required_argument, NULL, 'q' },
 		{ "backup", required_argument, NULL, 'b' },
+		{ "service", required_argument, NULL, 's' },
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "reload-cmd", required_argument, NULL, 'c' },
 		{ "no-reload", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct install_opts o = { .how = RELOAD_ALL };
+	struct install_opts o = { .how = RELOAD_SERVICE,
+				  .units = OPENSM_UNITS };
 	struct install_report rep;
 	struct strbuf text = STRBUF_INIT, bak = STRBUF_INIT;
 	char err[ERRLEN] = "";
@@ -122,6 +133,11 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			o.backup = optarg;
+			break;
+		case 's':
+			o.how = RELOAD_SERVICE;
+			o.units = optarg;
+			reloads++;
 			break;
 		case 'p':
 			o.how = RELOAD_PIDFILE;
@@ -150,8 +166,8 @@ int main(int argc, char **argv)
 	if (!o.path || !*o.path || optind != argc - 1 || reloads > 1 ||
 	    outputs != 1 || (o.backup && !strcmp(o.backup, o.path))) {
 		log_msg("--output FILE or --qos-policy FILE, at most one of "
-			"--pid-file, --reload-cmd, --no-reload, a --backup "
-			"other than FILE, and FILE or - (usage: "
+			"--service, --pid-file, --reload-cmd, --no-reload, a "
+			"--backup other than FILE, and FILE or - (usage: "
 			"oneib-partitions-install --help)");
 		return 2;
 	}

@@ -20,7 +20,10 @@
  *       its domain holds (with any IB VF it holds without one), or not
  *   oneib-vf list [--format=table|json]
  *   oneib-vf reconcile [--grace 600]
- *       bring the ledger in line with libvirt after crashes
+ *       bring the ledger in line with libvirt after crashes; a lease a
+ *       live action may still use stays (its VM's domain is here, the
+ *       action that took it runs, or less than --grace seconds passed on
+ *       the boot clock); --grace 0 is refused
  *
  * FILE: OpenNebula's VM XML or the action data of a driver action; "-" is
  * standard input. --mac names the NIC a hot-plug action is about (the one
@@ -28,7 +31,9 @@
  * list or release (exit 0, nothing printed), and cannot be leased.
  *
  * Common options: --ledger DIR (/var/lib/one/ib), --connect URI (libvirt,
- * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system).
+ * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system), --owner PID
+ * (the action the leases taken are for: the kvm-ib script that runs
+ * oneib-vf; reconcile never takes them while it runs).
  *
  * A VF is chosen among ACTIVE InfiniBand ports (or the IB_PF/IB_PORT the
  * network pins) whose VFs can get their GUIDs (the port-ready rule of
@@ -78,7 +83,9 @@ static void usage(FILE *f)
 	      "--mac MAC] [--held | --not-held]\n"
 	      "       oneib-vf list [--format=table|json]\n"
 	      "       oneib-vf reconcile [--grace SECONDS]\n"
-	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND,\n"
+	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND, "
+	      "--owner "
+	      "PID,\n"
 	      "         --cloud-id N (0-255, the same on every host and the "
 	      "partitions renderer)\n",
 	      f);
@@ -331,11 +338,12 @@ static int cmd_reconcile(const struct ctx *c)
 {
 	struct strbuf report = STRBUF_INIT;
 	struct leasing_counts n;
+	struct lease_clock now;
 	char err[ERRLEN] = "";
 	int r;
 
-	r = leasing_reconcile(&c->cfg, (int64_t)time(NULL), &report, &n, err,
-			      sizeof(err));
+	lease_clock_now(&now);
+	r = leasing_reconcile(&c->cfg, &now, &report, &n, err, sizeof(err));
 	fputs(sb_str(&report), stdout);
 	sb_release(&report);
 	if (r) {
@@ -440,6 +448,7 @@ int main(int argc, char **argv)
 		{ "grace", required_argument, NULL, 'g' },
 		{ "pkey-cmd", required_argument, NULL, 'k' },
 		{ "cloud-id", required_argument, NULL, 'C' },
+		{ "owner", required_argument, NULL, 'O' },
 		{ "nic", required_argument, NULL, 'n' },
 		{ "mac", required_argument, NULL, 'm' },
 		{ "reserve", no_argument, NULL, 'R' },
@@ -459,7 +468,7 @@ int main(int argc, char **argv)
 		.which = LEASING_LEASED,
 	};
 	const char *cmd;
-	int o, grace;
+	int o, grace, owner;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -483,7 +492,24 @@ int main(int argc, char **argv)
 			if (opt_int("--grace", optarg, 0, INT_MAX,
 				    "a number of seconds", &grace))
 				return 2;
+			if (grace == 0) {
+				/* every lease between its lease and its
+				 * domain would be fair game */
+				log_msg("--grace 0: a lease needs time to "
+					"reach its domain; at least 1 second "
+					"(default 600)");
+				return 2;
+			}
 			c.cfg.grace = grace;
+			break;
+		case 'O':
+			if (opt_int("--owner", optarg, 1, INT_MAX,
+				    "a process ID", &owner))
+				return 2;
+			if (proc_id_of(owner, &c.cfg.owner)) {
+				log_msg("--owner %d: no such process", owner);
+				return 2;
+			}
 			break;
 		case 'm':
 			c.mac = optarg;

@@ -2,13 +2,31 @@
 # Runs every test make check knows about and ends with one line
 #   N passed, N failed
 # counting each cmocka test case, each fuzzer, cppcheck, shellcheck, the
-# house rules (tests/house-rules.sh), and each e2e script (a skipped one
-# adds ", N skipped").
+# house rules (tests/house-rules.sh), each e2e script, each build of
+# OpenNebula and each real front-end scenario on each release (a skipped
+# one adds ", N skipped"), and a last check of its own: the machine's lease
+# ledger (/var/lib/one/ib) and /dev/shm are byte for byte what they were
+# when the run started (tests/lib/machine.sh; every simulated host has its
+# own), since the machine may be a hypervisor where one-ib runs.
 # Expects `make _check` to have built build/tests, build/asan/tests,
 # build/fuzz, build/deb and installed the tree into build/destdir.
 #
 #   bash tests/run.sh                 everything
 #   bash tests/run.sh t0100 t0200     only e2e tests whose names start so
+#   bash tests/run.sh t07             the real front-end scenarios (tests/one),
+#                                     on every release, with their builds
+#
+# The real OpenNebula front-end (tests/one/t*.sh, tests/lib/one.sh) runs on
+# each release of ONE_VERSIONS: one job per scenario and release
+# ("t0700-one-vm-lifecycle@7.0.0", ONEIB_ONE_VERSION set), after the job
+# that builds that release (tests/lib/one-build.sh: minutes on a fresh
+# machine, a cache look-up after). The builds start first, and a scenario
+# takes a slot only once its release is built, so both builds overlap the
+# rest of the suite; the releases build one after the other (each uses
+# every core), so the first one's scenarios run during the second build.
+# At most ONEIB_ONE_AT_ONCE scenarios (one per core by default) run at a
+# time: each keeps a core busy (Ruby), where most other jobs wait. Without ../shared/third-party they all skip, saying
+# why.
 #
 # Jobs run side by side (ONEIB_TEST_JOBS at a time, 2 per core by default):
 # each e2e script lives in namespaces of its own, and most of their time is
@@ -26,8 +44,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+. tests/lib/machine.sh
+machine_state >"$out/machine.before"
 times=build/test-times
 jobs=${ONEIB_TEST_JOBS:-$(($(nproc) * 2))}
+ONE_VERSIONS=${ONEIB_ONE_VERSIONS:-6.10.0 7.0.0}
 
 # --- jobs: each prints its report and writes "passed failed skipped" to
 # $out/N.cnt (N: its place in the list).
@@ -98,13 +119,50 @@ job_e2e() { # script
 	fi
 }
 
+# One build of OpenNebula (tests/lib/one-build.sh): built, found in the
+# cache, or skipped (no sources).
+job_build() { # VERSION
+	local log=$out/$n.raw rc t=$SECONDS dir
+	dir=$(bash tests/lib/one-build.sh "$1" 2>"$log")
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		if [ $((SECONDS - t)) -gt 5 ]; then
+			echo "ok - OpenNebula $1 built in $((SECONDS - t)) s ($dir)"
+		else
+			echo "ok - OpenNebula $1 built ($dir, cached)"
+		fi
+		echo "1 0 0" >"$out/$n.cnt"
+	elif [ $rc -eq 77 ]; then
+		echo "ok - OpenNebula $1 # skip $(tail -n 1 "$log")"
+		echo "0 0 1" >"$out/$n.cnt"
+	else
+		echo "not ok - OpenNebula $1 build"
+		sed 's/^/    /' "$log"
+		echo "0 1 0" >"$out/$n.cnt"
+	fi
+}
+
+job_one() { # VERSION SCRIPT: a real front-end scenario on that release
+	ONEIB_ONE_VERSION=$1 job_e2e "$2"
+}
+
 # --- the list, in the order results are printed -----------------------------
-names=() cmds=()
+names=() cmds=() deps=()
 add() { # NAME FUNCTION ARGS...
 	names+=("$1")
 	shift
 	cmds+=("$(printf '%q ' "$@")")
+	deps+=("")
 }
+wanted() { # NAME: asked for on the command line (or no names given)
+	local p
+	[ "$nargs" -eq 0 ] && return 0
+	for p in "${args[@]}"; do
+		case $1 in "$p"*) return 0 ;; esac
+	done
+	return 1
+}
+args=("$@") nargs=$#
 
 if [ $# -eq 0 ]; then
 	for t in build/tests/test_*; do
@@ -122,21 +180,40 @@ if [ $# -eq 0 ]; then
 fi
 for t in tests/e2e/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
-	if [ $# -gt 0 ]; then
-		want=0
-		for p in "$@"; do
-			case $name in "$p"*) want=1 ;; esac
-		done
-		[ $want = 1 ] || continue
-	fi
+	wanted "$name" || continue
 	add "$name" job_e2e "$t"
+done
+# the real front-end: each release's build, then its scenarios; one build
+# at a time (each uses every core), so that the first release's scenarios
+# run while the next one builds
+prev=
+for v in $ONE_VERSIONS; do
+	b=
+	for t in tests/one/t[0-9]*.sh; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)@$v
+		wanted "$name" || wanted "one-build-$v" || continue
+		if [ -z "$b" ]; then
+			b=${#names[@]}
+			add "one-build-$v" job_build "$v"
+			deps[b]=$prev
+			prev=$b
+		fi
+		wanted "$name" || continue
+		add "$name" job_one "$v" "$t"
+		deps[${#names[@]} - 1]=$b
+	done
 done
 total=${#names[@]}
 
-# Start order: longest first by the last run's times, unknown ones first.
+# Start order: the OpenNebula builds first, then longest first by the last
+# run's times, unknown ones first; a job with a dependency waits for it.
 order=$(
 	for ((i = 0; i < total; i++)); do
-		s=$(awk -v n="${names[i]}" '$1 == n { print $2 }' "$times" 2>/dev/null)
+		case ${names[i]} in
+		one-build-*) s=99999 ;;
+		*) s=$(awk -v n="${names[i]}" '$1 == n { print $2 }' "$times" 2>/dev/null) ;;
+		esac
 		echo "${s:-9999} $i"
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f2
 )
@@ -148,16 +225,48 @@ flush() { # print finished jobs in list order, as far as they go
 		printed=$((printed + 1))
 	done
 }
-for i in $order; do
-	while [ $running -ge "$jobs" ]; do
+# How many real front-end scenarios run now (started, no result yet).
+ones_running() {
+	local i c=0
+	for i in "${started_ones[@]}"; do
+		[ -e "$out/$i.count" ] || c=$((c + 1))
+	done
+	echo $c
+}
+# The first job of the order whose dependency (if any) is done, and, for a
+# real front-end scenario, while fewer than ONES_AT_ONCE of them run (each
+# keeps a core busy; the other jobs mostly wait); none: 1.
+next_job() {
+	local k i d ones
+	ones=$(ones_running)
+	for k in "${!pending[@]}"; do
+		i=${pending[k]} d=${deps[${pending[k]}]}
+		[ -z "$d" ] || [ -e "$out/$d.count" ] || continue
+		if [[ ${names[i]} == *@* ]]; then
+			[ "$ones" -lt "$ONES_AT_ONCE" ] || continue
+			started_ones+=("$i")
+		fi
+		unset 'pending[k]'
+		nxt=$i
+		return 0
+	done
+	return 1
+}
+started_ones=()
+ONES_AT_ONCE=${ONEIB_ONE_AT_ONCE:-$(nproc)}
+# shellcheck disable=SC2206 # indices, one per line
+pending=($order)
+while [ ${#pending[@]} -gt 0 ]; do
+	if [ $running -ge "$jobs" ] || ! next_job; then
 		wait -n
 		running=$((running - 1))
 		flush
-	done
-	n=$i
+		continue
+	fi
+	n=$nxt
 	(
-		TIMEFORMAT="${names[i]} %R %U %S" # wall, user and system seconds
-		{ time eval "${cmds[i]}" >"$out/$n.log"; } 2>"$out/$n.time"
+		TIMEFORMAT="${names[n]} %R %U %S" # wall, user and system seconds
+		{ time eval "${cmds[n]}" >"$out/$n.log"; } 2>"$out/$n.time"
 		[ -s "$out/$n.cnt" ] || echo "0 1 0" >"$out/$n.cnt"
 		mv "$out/$n.cnt" "$out/$n.count" # done: flush may print it
 	) &
@@ -171,6 +280,15 @@ done
 flush
 
 passed=0 failed=0 skipped=0
+# The machine's ledger and shared memory, untouched by the whole run.
+if machine_changes "$out/machine.before" >"$out/machine.diff"; then
+	echo "not ok - the run changed the machine's /var/lib/one/ib or /dev/shm"
+	sed 's/^/    /' "$out/machine.diff"
+	failed=$((failed + 1))
+else
+	echo "ok - the machine's /var/lib/one/ib and /dev/shm as they were before the run"
+	passed=$((passed + 1))
+fi
 for ((i = 0; i < total; i++)); do
 	if [ ! -e "$out/$i.count" ]; then
 		echo "not ok - ${names[i]} (no result)"
@@ -184,7 +302,7 @@ done
 # run's start order.
 mkdir -p build
 tail -qn 1 "$out"/*.time 2>/dev/null | sort -k2,2nr >"$times.last"
-[ $# -gt 0 ] || cp "$times.last" "$times"
+[ "$nargs" -gt 0 ] || cp "$times.last" "$times"
 
 if [ $skipped -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"

@@ -42,13 +42,15 @@ ONEIB_BIN=$ONEIB_REMOTES/ib/bin
 # --- the helpers, with this host's settings -----------------------------------
 
 # oneib_vf CMD [ARGS...]: oneib-vf with this host's ledger, libvirt,
-# oneib-pkey command and cloud id (every command takes all four).
+# oneib-pkey command and cloud id (every command takes all four), and the
+# action the leases it takes are for, when the caller set ONEIB_OWNER (its
+# pid: reconcile never takes them while that process runs).
 oneib_vf() {
 	_oneib_cmd=$1
 	shift
 	"$ONEIB_BIN/oneib-vf" "$_oneib_cmd" --ledger "$ONEIB_LEDGER_DIR" \
 		--connect "$LIBVIRT_URI" --pkey-cmd "$ONEIB_PKEY" \
-		--cloud-id "$ONEIB_CLOUD_ID" "$@"
+		--cloud-id "$ONEIB_CLOUD_ID" ${ONEIB_OWNER:+--owner "$ONEIB_OWNER"} "$@"
 }
 
 # oneib_discover FORMAT: this host's InfiniBand as a probe reports it

@@ -9,7 +9,7 @@
 #     Goal: p50 <= 1 ms, p99 <= 5 ms.
 #  2. the monitor probe (reconcile against libvirt, then the free VFs) on
 #     that host. Goal: < 50 ms.
-# The ledger is on tmpfs, as kvm_ib_host puts /var/lib/one there: its
+# The ledger is on tmpfs, as sim_host puts /var/lib/one there: its
 # fsyncs cost next to nothing (on a disk they add the disk's latency).
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"

@@ -26,7 +26,7 @@ say "    VM 13 b @node04, VM 14 a @node04, VM 15 b @node01 (ConnectX-3: VF GUID 
 say "--- rendered as nobody (no root reads the cloud's XML), installed by root:"
 n=$(sim_opensm_sweeps)
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$PART" render <"$TEST_TMP/cloud.xml" |
-	"$INST" --output "$SIM_PARTITIONS" - | sed 's/^/    /'
+	"$INST" --output "$SIM_PARTITIONS" --pid-file "$SIM_OPENSM_PID_FILE" - | sed 's/^/    /'
 st="${PIPESTATUS[0]} ${PIPESTATUS[1]}"
 assert_eq "0 0" "$st" "rendered and installed"
 sim_opensm_wait_sweep "$n"

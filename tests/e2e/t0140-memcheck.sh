@@ -49,5 +49,5 @@ mc_asan 0 "oneib-vf list" "$a/oneib-vf" list
 mc_asan 0 "oneib-vf lease --reserve" "$a/oneib-vf" lease --vm 9 --vm-xml "$DS/9.xml" --nic 1 --reserve
 mc_asan 0 "oneib-vf hostdevs --held" "$a/oneib-vf" hostdevs --vm 9 --held
 mc_asan 0 "oneib-vf release --nic" "$a/oneib-vf" release --vm 9 --nic 1
-mc_asan 0 "oneib-vf reconcile" "$a/oneib-vf" reconcile --grace 0
+mc_asan 0 "oneib-vf reconcile" "$a/oneib-vf" reconcile --grace 1
 test_done

@@ -40,7 +40,7 @@ hostdev() { # NAME BUS.FN...: a running domain holding those VFs of bus 03
 # --- a view is never older than the deploy using it -------------------------
 one_deploy 1 ib/0/02:00:0a:06:00:01/0x8101 >/dev/null
 assert_eq 0000:03:00.1 "$(vf_of 1)" "VM 1 gets the first VF"
-VIEW=$(echo /dev/shm/oneib-view-*) # kvm_ib_host gives the test its own /dev/shm
+VIEW=$(echo /dev/shm/oneib-view-*) # sim_host gives the test its own /dev/shm
 assert_match "^# one-ib: VFs libvirt domains held" "$(head -n 1 "$VIEW")" "its view of libvirt is kept in shared memory"
 assert_eq "600 $(id -u)" "$(stat -c '%a %u' "$VIEW")" "readable and writable by its user alone"
 hostdev "legacy db" 2

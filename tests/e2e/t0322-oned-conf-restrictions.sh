@@ -4,9 +4,10 @@
 # the NICs is restricted in the NIC (VM_RESTRICTED_ATTR NIC/X), in the
 # network (VNET_RESTRICTED_ATTR X) and in its address ranges (AR/X, whose
 # attributes reach the NICs of their leases too), IB_PF and IB_PORT exactly
-# like IB_PKEY; and the fabric-wide ones, IB_SL and IB_RATE, and a
-# service network's IB_MEMBERSHIP, IB_SERVICE_GUIDS, IB_SERVICE_PARTITION,
-# are oneadmin's.
+# like IB_PKEY; and the fabric-wide ones, IB_SL and IB_RATE (in the
+# network and in a NIC), and a service network's IB_MEMBERSHIP,
+# IB_SERVICE_GUIDS, IB_SERVICE_PARTITION, are oneadmin's (tests/one/t0703
+# tries them as a tenant under a real oned).
 . "$(dirname "$0")/../lib/test-lib.sh"
 conf=$TOP/drivers/oned.conf.kvm-ib
 
@@ -22,6 +23,7 @@ for a in $inherited; do
 done
 for a in IB_SL IB_RATE; do
 	assert_match "^$a$" "$(values VNET_RESTRICTED_ATTR)" "$a: the fabric's, not a tenant's"
+	assert_match "^NIC/$a$" "$(values VM_RESTRICTED_ATTR)" "$a: not a tenant's in a VM's NIC either"
 done
 # A service network's membership and endpoints decide who reaches whom
 # (design decision 11): oneadmin's only, and never inherited into a NIC,

@@ -29,10 +29,12 @@ cp "$LAST_OUT" "$TEST_TMP/rendered.conf"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing left out, no warning"
 n=$(sim_opensm_sweeps)
 assert_ok "the root installer takes the rendered file on standard input" -- \
-	sh -c '"$1" --output "$2" - <"$3"' sh "$INST" "$SIM_PARTITIONS" "$TEST_TMP/rendered.conf"
+	sh -c '"$1" --output "$2" --pid-file "$3" - <"$4"' sh "$INST" "$SIM_PARTITIONS" \
+	"$SIM_OPENSM_PID_FILE" "$TEST_TMP/rendered.conf"
 assert_match "^$SIM_PARTITIONS: installed \(2 partitions, 8 members\), previous file kept as $SIM_PARTITIONS.bak$" \
 	"$(cat "$LAST_OUT")" "it says what it installed"
-assert_match "^opensm: SIGHUP to 1 process, re-reading" "$(cat "$LAST_OUT")" "and that it signalled the running opensm"
+assert_match "^opensm $(cat "$SIM_OPENSM_PID_FILE"): SIGHUP, re-reading $SIM_PARTITIONS$" "$(cat "$LAST_OUT")" \
+	"and that it signalled the running opensm"
 assert_file_eq "$TEST_TMP/before.conf" "$SIM_PARTITIONS.bak" "the previous file is kept as the backup"
 assert_file_eq "$TEST_TMP/rendered.conf" "$SIM_PARTITIONS" "the file is the rendered one, byte for byte"
 sim_opensm_wait_sweep "$n"

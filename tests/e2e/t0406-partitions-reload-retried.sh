@@ -26,7 +26,7 @@ assert_fail "installed, opensm not told" -- "$INST" --output "$SIM_PARTITIONS" \
 	--pid-file "$TEST_TMP/stale.pid" "$TEST_TMP/c1.conf"
 kill "$other"
 assert_eq 1 "$LAST_RC" "exit status 1"
-assert_match "installed, but opensm was not told: .*process $other is not opensm \(stale pid file\?\); the next run retries$" \
+assert_match "installed, but opensm was not told: .*process $other is not the subnet manager: it runs /usr/bin/sleep, not /usr/sbin/opensm; the next run retries$" \
 	"$(cat "$LAST_ERR")" "one line: installed, not told, retried next time"
 assert_file_eq "$TEST_TMP/c1.conf" "$SIM_PARTITIONS" "the new file is in place"
 assert_ok "the failed reload is remembered beside the file" -- test -f "$PENDING"
@@ -37,10 +37,11 @@ assert_match '^drift: port 0x02000000000e0000 \(VM 14 NIC 0; ' "$(cat "$LAST_OUT
 
 # The same text again: unchanged, yet opensm is told now.
 n=$(sim_opensm_sweeps)
-assert_ok "the same text again" -- "$INST" --output "$SIM_PARTITIONS" "$TEST_TMP/c1.conf"
+assert_ok "the same text again" -- "$INST" --output "$SIM_PARTITIONS" \
+	--pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/c1.conf"
 assert_match "^$SIM_PARTITIONS: unchanged \(2 partitions, 7 members\); opensm was not told after the last install: telling it now$" \
 	"$(cat "$LAST_OUT")" "says it retries"
-assert_match "^opensm: SIGHUP to 1 process, re-reading $SIM_PARTITIONS$" "$(cat "$LAST_OUT")" "and signals opensm"
+assert_match "^opensm $(cat "$SIM_OPENSM_PID_FILE"): SIGHUP, re-reading $SIM_PARTITIONS$" "$(cat "$LAST_OUT")" "and signals opensm"
 sim_opensm_wait_sweep "$n"
 assert_ok "nothing pending any more" -- test ! -e "$PENDING"
 assert_eq "0x7fff" "$(cloud_pkeys node04-vf1)" "VM 14's port left tenant a"

@@ -30,7 +30,8 @@ step() { # MSG CLOUD.XML
 	cp "$LAST_OUT" "$TEST_TMP/new.conf"
 	cp "$LAST_ERR" "$TEST_TMP/warn"
 	n=$(sim_opensm_sweeps)
-	assert_ok "$1: installed" -- "$INST" --output "$SIM_PARTITIONS" "$TEST_TMP/new.conf"
+	assert_ok "$1: installed" -- "$INST" --output "$SIM_PARTITIONS" \
+		--pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/new.conf"
 	sim_opensm_wait_sweep "$n"
 	assert_eq "" "$(grep 'Partition configuration in error' "$SIM_OPENSM_LOG")" "$1: opensm parsed the file"
 }

@@ -31,7 +31,8 @@ assert_match "^oneib-partitions: warning: VM 14 NIC 0: IB_PKEY '0x0101' is a lim
 	"$(cat "$LAST_ERR")" "VM 14: a limited key is not read as full"
 
 n=$(sim_opensm_sweeps)
-assert_ok "installed" -- "$INST" --output "$SIM_PARTITIONS" "$TEST_TMP/new.conf"
+assert_ok "installed" -- "$INST" --output "$SIM_PARTITIONS" \
+		--pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/new.conf"
 sim_opensm_wait_sweep "$n"
 assert_eq "" "$(grep 'Partition configuration in error' "$SIM_OPENSM_LOG")" "opensm parsed the file"
 names=$(sed -n 's/^\([A-Za-z][A-Za-z0-9_-]*\)=0x.*/\1/p' "$SIM_PARTITIONS")

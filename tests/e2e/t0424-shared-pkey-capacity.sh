@@ -36,7 +36,7 @@ cloud 70
 "$PART" render "$TEST_TMP/cloud70.xml" >"$TEST_TMP/70.conf" 2>"$TEST_TMP/70.err" || die "render 70"
 assert_eq "" "$(cat "$TEST_TMP/70.err")" "70 networks fit a ConnectX-3 port: no warning"
 n=$(sim_opensm_sweeps)
-"$INST" --output "$SIM_PARTITIONS" "$TEST_TMP/70.conf" >/dev/null || die "install"
+"$INST" --output "$SIM_PARTITIONS" --pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/70.conf" >/dev/null || die "install"
 sim_opensm_wait_sweep "$n"
 assert_match "ERR 0512: Failed to set PKey 0x[0-9a-f]+ because Pkey table is full for node 0x0002c90300001000 port 1" \
 	"$(grep 'ERR 0512' "$SIM_OPENSM_LOG")" "opensm dropped keys on node01, and carried on"

@@ -10,7 +10,9 @@
 #   sections one-ib never writes (qos-levels, port-groups, sl2vl-tables),
 #   an SL 16, a partitions.conf, CRLF, a comment of someone's, trailing
 #   text: each refused with one line, the installed policy untouched
-#   (same bytes, same inode) and opensm not signalled;
+#   (same bytes, same inode) and opensm not signalled; opensm told about
+#   it as about partitions.conf (the units' main process or --pid-file,
+#   never by name; not told: installed, exit 1, retried by the next run);
 # - the front-end hook renders the policy and installs it through
 #   ONEIB_QOS_POLICY_CMD before the partitions (each step named in order),
 #   then opensm's SA answers the planned SLs; a second run changes
@@ -35,10 +37,11 @@ assert_match "ERR AC10: Default qos-level \(default\) not defined" "$(cat "$SIM_
 	"opensm: no default, policy dropped (AC10)..."
 assert_match "ERR AC04: Error\(s\) in QoS policy file" "$(cat "$SIM_OPENSM_LOG")" "... AC04, and it carries on"
 assert_ok "the installer replaces it with the renderer's" -- \
-	"$INST" --qos-policy "$SL_POLICY" "$TEST_TMP/good-policy"
+	"$INST" --qos-policy "$SL_POLICY" --pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/good-policy"
 assert_match "^$SL_POLICY: installed \(3 partitions with an SL, default SL 0\), previous file kept as $SL_POLICY.bak$" \
 	"$(cat "$LAST_OUT")" "says what it installed"
-assert_match "^opensm: SIGHUP to 1 process, re-reading $SL_POLICY$" "$(cat "$LAST_OUT")" "and told opensm"
+assert_match "^opensm $(cat "$SIM_OPENSM_PID_FILE"): SIGHUP, re-reading $SL_POLICY$" "$(cat "$LAST_OUT")" \
+	"and told opensm, by its pid file"
 n=$(sim_opensm_sweeps)
 sim_opensm_wait_sweep $((n - 1))
 
@@ -49,7 +52,7 @@ refuse() { # NAME TEXT REGEX
 	printf '%b' "$2" >"$TEST_TMP/bad"
 	assert_refused --state state "$1" \
 		"^oneib-partitions-install: $SL_POLICY: qos-policy.conf.*$3.*; nothing installed$" -- \
-		"$INST" --qos-policy "$SL_POLICY" "$TEST_TMP/bad"
+		"$INST" --qos-policy "$SL_POLICY" --pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/bad"
 }
 refuse "an ipoib rule" "$good_head\n\tipoib, pkey 0x0101 : 2\nend-qos-ulps\n" 'only "any, pkey" rules'
 refuse "no default" "$(head -n 3 "$TEST_TMP/good-policy")\n\tany, pkey 0x0101 : 2\nend-qos-ulps\n" \
@@ -68,6 +71,25 @@ refuse "out of order" "$good_head\n\tany, pkey 0x0102 : 2\n\tany, pkey 0x0101 : 
 refuse "empty" "" 'not written by oneib-partitions'
 assert_eq 1 "$(sl_path vm14-nic0 vm15-nic0 0x8103)" "c's SL still 1"
 
+# --- opensm told about the policy as about partitions.conf (t0405): by
+# default the main process of Debian's opensm@*.service units, which no
+# systemd answers for here: installed, not told, retried by the next run
+rm -f "$SL_POLICY" "$SL_POLICY.bak"
+assert_fail "no systemd to ask: the policy installed, opensm not told" -- \
+	"$INST" --qos-policy "$SL_POLICY" "$TEST_TMP/good-policy"
+assert_match "^oneib-partitions-install: $SL_POLICY installed, but opensm was not told: /usr/bin/systemctl show opensm@\*\.service .*; the next run retries$" \
+	"$(cat "$LAST_ERR")" "one line: installed, not told, why"
+assert_file_eq "$TEST_TMP/good-policy" "$SL_POLICY" "the policy is in place"
+assert_ok "a reload is pending" -- test -e "$SL_POLICY.reload-pending"
+n=$(sim_opensm_sweeps)
+assert_ok "the next run, told by the pid file" -- \
+	"$INST" --qos-policy "$SL_POLICY" --pid-file "$SIM_OPENSM_PID_FILE" "$TEST_TMP/good-policy"
+assert_eq "$SL_POLICY: unchanged (3 partitions with an SL, default SL 0); opensm was not told after the last install: telling it now
+opensm $(cat "$SIM_OPENSM_PID_FILE"): SIGHUP, re-reading $SL_POLICY" "$(cat "$LAST_OUT")" "tells opensm now"
+assert_fail "nothing pending any more" -- test -e "$SL_POLICY.reload-pending"
+sim_opensm_wait_sweep "$n"
+assert_eq 1 "$(sl_path vm14-nic0 vm15-nic0 0x8103)" "c's SL 1 after the sweep"
+
 # --- the hook ----------------------------------------------------------------
 install_tree "$TEST_TMP/inst" 2>/dev/null
 R=$TEST_TMP/inst/var/lib/one/remotes
@@ -80,9 +102,9 @@ for c in onevm:VM_POOL onehost:HOST_POOL onevnet:VNET_POOL; do
 	chmod +x "$TEST_TMP/bin/${c%%:*}"
 done
 cat >>"$R/etc/vnm/ib/ibrc" <<EOF
-ONEIB_PARTITIONS_CMD="echo partitions >>$TEST_TMP/order; $INST --output $SIM_PARTITIONS -"
+ONEIB_PARTITIONS_CMD="echo partitions >>$TEST_TMP/order; $INST --output $SIM_PARTITIONS --pid-file $SIM_OPENSM_PID_FILE -"
 ONEIB_PARTITIONS_READ_CMD="cat $SIM_PARTITIONS"
-ONEIB_QOS_POLICY_CMD="echo policy >>$TEST_TMP/order; $INST --qos-policy $SL_POLICY -"
+ONEIB_QOS_POLICY_CMD="echo policy >>$TEST_TMP/order; $INST --qos-policy $SL_POLICY --pid-file $SIM_OPENSM_PID_FILE -"
 EOF
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
@@ -92,10 +114,11 @@ rm -f "$SL_POLICY"
 sim_opensm_reread
 n=$(sim_opensm_sweeps)
 assert_ok "the hook" -- run_hook
+osm=$(cat "$SIM_OPENSM_PID_FILE")
 assert_eq "$SL_POLICY: installed (3 partitions with an SL, default SL 0)
-opensm: SIGHUP to 1 process, re-reading $SL_POLICY
+opensm $osm: SIGHUP, re-reading $SL_POLICY
 $SIM_PARTITIONS: installed (3 partitions, 6 members), previous file kept as $SIM_PARTITIONS.bak
-opensm: SIGHUP to 1 process, re-reading $SIM_PARTITIONS" "$(cat "$LAST_OUT")" "the policy, then the partitions"
+opensm $osm: SIGHUP, re-reading $SIM_PARTITIONS" "$(cat "$LAST_OUT")" "the policy, then the partitions"
 assert_eq "" "$(cat "$LAST_ERR")" "no warning"
 assert_eq "policy partitions" "$(tr '\n' ' ' <"$TEST_TMP/order" | sed 's/ $//')" "in that order"
 assert_file_eq "$TEST_TMP/good-policy" "$SL_POLICY" "the policy the renderer writes"
@@ -113,12 +136,12 @@ assert_match "^$SIM_PARTITIONS: installed " "$(cat "$LAST_OUT")" "partitions ins
 assert_match "^$SL_POLICY: unchanged" "$(cat "$LAST_OUT")" "the policy did not change: no SL did"
 
 # the policy step fails: nothing installed after it
-sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy /nonexistent/dir/qos-policy.conf -\"|" \
+sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE -\"|" \
 	"$R/etc/vnm/ib/ibrc"
 sl_listing "$TEST_TMP/all.xml" 10/1/5 11/2/5 12/3/7 13/4/7 14/1/9
 cp "$SIM_PARTITIONS" "$TEST_TMP/before"
 assert_fail "the policy cannot be installed" -- run_hook
-assert_match "^oneib-partitions: $INST --qos-policy /nonexistent/dir/qos-policy.conf - failed \(exit 1\): " \
+assert_match "^oneib-partitions: $INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE - failed \(exit 1\): " \
 	"$(cat "$LAST_ERR")" "one line naming the step"
 assert_eq 1 "$(wc -l <"$LAST_ERR")" "one line"
 assert_file_eq "$TEST_TMP/before" "$SIM_PARTITIONS" "no partitions installed after it"

@@ -18,15 +18,24 @@
 #     the installed unit file has it, with one-context's exported copy of
 #     the context) configures it again.
 # one-apps' code is not part of one-ib: the test reads it from
-# $ONEIB_ONE_APPS (default build/one-apps: `make one-apps` clones the tag)
-# and skips when it is not there, as on a CI machine without network.
+# ../shared/third-party/one-apps-7.0.0.tar.xz, unpacked once per machine
+# into the cache (tests/lib/thirdparty.sh), or from $ONEIB_ONE_APPS (a
+# checkout of the tag, e.g. `make one-apps`), and skips when neither is
+# there. Either way one-contextd must be v7.0.0's, byte for byte (its
+# sha256 is pinned below): a changed tarball or checkout fails the test.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/guest.sh"
-ONE_APPS=${ONEIB_ONE_APPS:-$TOP/build/one-apps}
+. "$TOP/tests/lib/thirdparty.sh"
 PIN=ce144ea8117b4ec4dc798aba603089e7f33d4a5b09b8d60c0a35d8abbca9daca # v7.0.0
+if [ -n "${ONEIB_ONE_APPS:-}" ]; then
+	ONE_APPS=$ONEIB_ONE_APPS
+elif tp_tarball one-apps-7.0.0 >/dev/null 2>"$TEST_TMP/tp.err"; then
+	ONE_APPS=$(tp_extract one-apps-7.0.0)/one-apps-7.0.0 || die "cannot unpack one-apps-7.0.0"
+else
+	skip_all "one-apps v7.0.0: $(cat "$TEST_TMP/tp.err") (or set ONEIB_ONE_APPS to a checkout of the tag)"
+fi
 contextd=$ONE_APPS/context-linux/src/usr/sbin/one-contextd
-[ -f "$contextd" ] ||
-	skip_all "one-apps v7.0.0 not in $ONE_APPS (make one-apps, or set ONEIB_ONE_APPS to a checkout of the tag)"
+[ -f "$contextd" ] || die "no context-linux/src/usr/sbin/one-contextd in $ONE_APPS"
 [ "$(sha256sum <"$contextd" | cut -d' ' -f1)" = "$PIN" ] ||
 	die "$contextd is not one-apps v7.0.0's one-contextd (sha256 differs)"
 sim_guest guest-mlx4

@@ -10,7 +10,8 @@
 #           prereconfigure: one_vmm_exec's detach_nic takes it back;
 #   detach: the VF out of the domain, then unmapped and released; again:
 #           nothing to do; the VF already gone: just released; a detach the
-#           guest does not complete: FAILURE, lease and VF kept;
+#           guest does not complete: FAILURE, lease and VF kept, the leases'
+#           time (when they were leased) unchanged;
 #   a NIC on another network: the stock scripts.
 # libvirt's test driver has no hot-plug: tests/lib/standin/virsh stands in
 # for attach-device / detach-device, validating each device XML with the
@@ -86,6 +87,14 @@ cloud_agrees "detach of a VF already gone"
 # --- a detach the guest does not complete: FAILURE, lease kept
 assert_eq "ATTACHNIC SUCCESS" "$(one_attach_nic 42 1/02:00:c0:a8:02:06/7)" "attach"
 on hv1 sed -i 's/^ONEIB_DETACH_TIMEOUT=.*/ONEIB_DETACH_TIMEOUT=1/' /var/tmp/one/etc/vmm/kvm-ib/kvm-ibrc
+since_of() { # NIC: the time of VM 42's lease for it
+	on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json |
+		jq -r ".leases[] | select(.vm == 42 and .nic == $1) | .since"
+}
+before="$(since_of 0) $(since_of 1)"
+# the clock past the leases' time, so that rewriting it would show
+later() { [ "$(date +%s)" -gt "$1" ]; }
+wait_for 3 later "$(since_of 1)" || die "the clock does not move"
 inject detach-stuck
 out=$(one_detach_nic 42 1)
 uninject detach-stuck
@@ -93,6 +102,8 @@ assert_match "^DETACHNIC FAILURE: VM 42: VF 0000:3b:00.2 is still in domain .* 1
 	"a detach that does not complete fails"
 assert_eq 2 "$(held_by hv1 42)" "the VF is still in the domain"
 cloud_agrees "stuck detach: NIC, VF and lease kept"
+assert_eq "$before" "$(since_of 0) $(since_of 1)" \
+	"stuck detach: both leases keep their time (when they were leased)"
 assert_eq "DETACHNIC SUCCESS" "$(one_detach_nic 42 1)" "detach once the guest lets go"
 cloud_agrees "detach after the stuck one"
 

@@ -1,7 +1,12 @@
 # shellcheck shell=bash
 # tests/lib/hosts.sh - several simulated hypervisor hosts in one test, the
 # front-end that drives them as OpenNebula's one_vmm_exec does, and the
-# stand-ins that join them. Sourced after test-lib.sh, oneib.sh and qemu.sh.
+# stand-ins that join them. Sourced after test-lib.sh; it brings oneib.sh,
+# qemu.sh and cloud.sh along:
+#
+#   . "$(dirname "$0")/../lib/test-lib.sh"
+#   . "$TOP/tests/lib/hosts.sh"
+#   sim_two_hvs cx5
 #
 #   sim_host none             first, as in every test: the test's own pid and
 #                             mount namespace; the test script itself plays
@@ -16,9 +21,14 @@
 #                             tests want it: hosts hv1 and hv2 on FIXTURE
 #   on NAME cmd...            run cmd on host NAME
 #   inject WHAT | uninject WHAT   make a stand-in fail (see standin/virsh,
-#                             and crash-in-<action> for the stock save,
+#                             and crash-in-<action> for the stock deploy, save,
 #                             restore and migrate: they kill the kvm-ib
-#                             script that runs them, as a crash would)
+#                             script that runs them, as a crash would;
+#                             crash-after-restore: once the domain runs,
+#                             before the checkpoint is removed); or run
+#                             an executable $SIM_HOSTS/inject/run-in-save
+#                             (on the host, before the stock save's virsh
+#                             save) or run-in-migration (standin/virsh)
 #
 # The QEMU driver checks a PCI hostdev's device in sysfs: the validator
 # (sim_qemu_libvirtd) must see the same fixture as the hosts, so call
@@ -26,8 +36,9 @@
 #
 # A host is a mount namespace nested in the test's (one pid namespace for
 # all, so everything dies with the test): the fixture over /sys, tmpfs over
-# libvirt's directories, /var/lib/one (the lease ledger) and /var/tmp (the
-# remotes, copied in as `onehost sync` does), and its own libvirtd (test
+# libvirt's directories, /var/lib/one (the lease ledger), /dev/shm (the
+# views of libvirt oneib-vf shares) and /var/tmp (the remotes, copied in as
+# `onehost sync` does), and its own libvirtd (test
 # driver) on the usual socket, so the same URI names each host's own
 # libvirt, as qemu:///system does on real hosts. /var/lib/one/datastores is
 # one directory shared by every host: a shared system datastore, the setup
@@ -42,7 +53,12 @@
 #          stand-in validates the XML with the QEMU driver and applies it to
 #          the test driver's domain; everything else is the real virsh
 
+. "$TOP/tests/lib/oneib.sh"
+. "$TOP/tests/lib/qemu.sh"
+. "$TOP/tests/lib/cloud.sh"
+
 SIM_HOSTS=$TEST_TMP/hosts
+SIM_STEP_DIR=${SIM_STEP_DIR:-$TEST_TMP}
 SIM_BIN=$TOP/tests/lib/standin
 SIM_TOP=$TOP
 # The test driver of each host, on the default socket of that host.
@@ -58,7 +74,7 @@ on() { # NAME cmd...
 	local pid
 	pid=$(_hv_pid "$1") || die "on: no host $1"
 	shift
-	nsenter --mount="/proc/$pid/ns/mnt" --wd="$PWD" -- \
+	nsenter --mount="/proc/$pid/ns/mnt" --uts="/proc/$pid/ns/uts" --wd="$PWD" -- \
 		env LIBVIRT_URI="$SIM_HV_URI" LIBVIRT_DEFAULT_URI="$SIM_HV_URI" "$@"
 }
 
@@ -99,37 +115,69 @@ sim_cloud() {
 
 # sim_hv NAME FIXTURE: hypervisor NAME (see the top of this file). Its
 # libvirtd log: $SIM_HOSTS/NAME/libvirt/libvirtd.log.
+#
+# With SIM_HV_ONE=USER (tests/lib/one.sh: the real OpenNebula front-end)
+# the host is one that OpenNebula itself drives, over ssh, as USER
+# (oneadmin): nothing is copied in (oned syncs /var/tmp/one itself, and
+# /var/tmp is everyone's, as on a real host), /var/lib/one is USER's (the
+# node package's home of oneadmin, where the lease ledger goes), the
+# libvirtd socket is open to USER (the node package puts oneadmin in the
+# libvirt group), and the libvirtd loads libvirt's QEMU driver as well:
+# OpenNebula's stock host probes ask qemu:///system for the host's
+# capabilities, and the stand-in virsh validates there (SIM_QEMU_URI)
+# what the test driver, which runs the VMs, takes without checking. The
+# QEMU driver reads /etc/libvirt and runs as libvirt-qemu: the host gets a
+# private /etc/libvirt ($SIM_HOSTS/NAME/libvirt/etc, the qemu.conf of
+# tests/lib/qemu.sh), and the test provides the user (one.sh does). The
+# test driver's sample domain "test" is destroyed (OpenNebula would list
+# it as a wild VM). Hosts of one test may then have different fixtures. The
+# host has its own host name too (a UTS namespace: OpenNebula's probes
+# report HOSTNAME), which `on` enters with the mount namespace.
 sim_hv() { # NAME FIXTURE
 	_tl_require_inside sim_hv
 	local name=$1 fixture=$2 d=$SIM_HOSTS/$1 pid mk=${SIM_MKHOST:-$TOP/tests/fixtures/mkhost.sh}
-	[ -n "$SIM_REMOTES" ] || die "sim_hv: call sim_cloud first"
+	local owner=${SIM_HV_ONE:-} drv
+	[ -n "$SIM_REMOTES" ] || [ -n "$owner" ] || die "sim_hv: call sim_cloud first"
 	[ ! -e "$d/pid" ] || die "sim_hv: host $name exists already"
-	mkdir -p "$d/libvirt/drivers"
+	mkdir -p "$d/libvirt/drivers" "$d/libvirt/etc"
 	bash "$mk" "$fixture" "$d/host" >"$d/mkhost.log" 2>&1 ||
 		{ _tl_show "$d/mkhost.log" 20; die "mkhost.sh $fixture failed"; }
+	if [ -n "$owner" ]; then
+		drv=$(_qemu_find_driver) ||
+			die "libvirt_driver_qemu.so not found (apt-get install libvirt-daemon-driver-qemu)"
+		ln -s "$drv" "$d/libvirt/drivers/libvirt_driver_qemu.so"
+		_qemu_conf >"$d/libvirt/etc/qemu.conf"
+	fi
 	export -f _tl_mount_sys
 	export _TL_SYS_GRAFTS
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private -- bash -c '
-		d=$1 remotes=$2 ds=$3
+	unshare --mount ${owner:+--uts} --propagation private -- bash -c '
+		d=$1 remotes=$2 ds=$3 owner=$4 name=$5
 		_tl_mount_sys "$d/host/sys" "$d/.realsys" || exit 1
+		[ -z "$owner" ] || hostname "$name" || exit 1
 		for dir in /run/libvirt /var/lib/libvirt /var/log/libvirt /var/cache/libvirt \
 			/var/lib/one /var/tmp; do
 			mkdir -p "$dir" && mount -t tmpfs -o mode=0755 tmpfs "$dir" || exit 1
 		done
-		mkdir -p /var/lib/one/datastores /var/tmp/one &&
-			mount --bind "$ds" /var/lib/one/datastores &&
-			cp -rL "$remotes/." /var/tmp/one/ || exit 1
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1
+		if [ -n "$owner" ]; then
+			chmod 1777 /var/tmp && chown "$owner:" /var/lib/one &&
+				mount --bind "$d/libvirt/etc" /etc/libvirt || exit 1
+		else
+			mkdir -p /var/lib/one/datastores /var/tmp/one &&
+				mount --bind "$ds" /var/lib/one/datastores &&
+				cp -rL "$remotes/." /var/tmp/one/ || exit 1
+		fi
 		: >"$d/ready"
 		exec sleep infinity
-	' sim-hv "$d" "$SIM_REMOTES" "$TEST_TMP/shared-ds" </dev/null >"$d/holder.out" 2>&1 &
+	' sim-hv "$d" "${SIM_REMOTES:-}" "$TEST_TMP/shared-ds" "$owner" "$name" </dev/null >"$d/holder.out" 2>&1 &
 	pid=$!
 	_tl_daemon "$pid" "host $name"
 	if ! _tl_wait_daemon 20 "$pid" test -e "$d/ready"; then
 		_tl_show "$d/holder.out" 10 "host $name"
 		die "host $name: namespace not ready within 20 s"
 	fi
-	[ "$(ls "$d/host/sys/bus/pci/devices")" = "$(ls /sys/bus/pci/devices)" ] ||
+	[ -n "$owner" ] || [ "$(ls "$d/host/sys/bus/pci/devices")" = "$(ls /sys/bus/pci/devices)" ] ||
 		die "sim_hv $name: call sim_host $fixture: the QEMU validator must see the hosts' PCI devices"
 	echo "$pid" >"$d/pid"
 	case $fixture in cx3) echo mlx4 ;; *) echo mlx5 ;; esac >"$d/kind"
@@ -139,6 +187,7 @@ sim_hv() { # NAME FIXTURE
 	auth_unix_ro = "none"
 	log_outputs = "2:file:$d/libvirt/libvirtd.log"
 	EOF
+	[ -z "$owner" ] || echo 'unix_sock_rw_perms = "0777"' >>"$d/libvirt/libvirtd.conf"
 	(cd "$d/libvirt" && LIBVIRT_DRIVER_DIR=$d/libvirt/drivers exec nsenter \
 		--mount="/proc/$pid/ns/mnt" -- libvirtd -f "$d/libvirt/libvirtd.conf" \
 		-p /run/libvirt/libvirtd.pid) </dev/null >"$d/libvirt/libvirtd.out" 2>&1 &
@@ -147,6 +196,11 @@ sim_hv() { # NAME FIXTURE
 		_tl_show "$d/libvirt/libvirtd.log" 20 "libvirtd of $name"
 		die "host $name: libvirtd did not come up within 10 s"
 	fi
+	# the QEMU driver answers once its state driver is up (tests/lib/qemu.sh)
+	if [ -n "$owner" ] && ! _tl_wait_daemon 30 $! _hv_qemu_ready "$name"; then
+		_tl_show "$d/libvirt/libvirtd.log" 20 "libvirtd of $name"
+		die "host $name: libvirtd did not answer as qemu:///system within 30 s"
+	fi
 	# the test driver forgets its domains with its last client
 	on "$name" virsh -c "$SIM_HV_URI" event --all --loop </dev/null >/dev/null 2>"$d/libvirt/holder.err" &
 	_tl_daemon $! "virsh event on $name"
@@ -154,6 +208,14 @@ sim_hv() { # NAME FIXTURE
 		_tl_show "$d/libvirt/holder.err" 10 "virsh event on $name"
 		die "host $name: the virsh connection holder did not connect within 10 s"
 	fi
+	if [ -n "$owner" ]; then
+		on "$name" virsh -q -c "$SIM_HV_URI" destroy test >/dev/null ||
+			die "host $name: cannot destroy the test driver's sample domain"
+	fi
+}
+
+_hv_qemu_ready() { # NAME
+	[ "$(on "$1" virsh -c qemu:///system uri 2>/dev/null | sed '/^$/d')" = qemu:///system ]
 }
 
 _hv_has_client() { # NAME
@@ -184,13 +246,40 @@ _hv_has_client() { # NAME
 # Every action prints "<ACTION> SUCCESS" or "<ACTION> FAILURE: <error>" on
 # stdout (what one_vmm_exec tells oned), returns 0 or 1, and updates the VM
 # as oned would on that answer. $TEST_TMP/steps.log lists every step run.
+# The files of the step in progress ($SIM_STEP_DIR: step.out, step.err,
+# the action data, what `again` repeats) are $TEST_TMP's unless a caller
+# running actions side by side gives each its own directory.
 
 _vmd() { echo "$TEST_TMP/vms/$1"; }
 vm_host() { cat "$(_vmd "$1")/host"; }
 vm_deploy_id() { cat "$(_vmd "$1")/deploy_id" 2>/dev/null; }
 vm_state() { cat "$(_vmd "$1")/state"; }
 _vm_set() { printf '%s\n' "$3" >"$(_vmd "$1")/$2"; }
-_pkey_of_vnet() { case $1 in 5) echo 0x8101 ;; 7) echo 0x8102 ;; *) echo 0x81ff ;; esac; }
+_pkey_of_vnet() {
+	if [ -e "$TEST_TMP/vnet-pkey.$1" ]; then
+		cat "$TEST_TMP/vnet-pkey.$1"
+		return
+	fi
+	case $1 in 5) echo 0x8101 ;; 7) echo 0x8102 ;; *) echo 0x81ff ;; esac
+}
+
+# vnet_pkey NET PKEY: the network's IB_PKEY changed by the administrator
+# (onevnet update): in the NICs oned sends from now on (inherited) and in
+# its pool listing.
+vnet_pkey() { echo "$2" >"$TEST_TMP/vnet-pkey.$1"; }
+
+# hosts_cloud_id N: this cloud's id (ONEIB_CLOUD_ID) on every host, and in
+# what the test expects (guid_of) and renders (partition_vm_members).
+hosts_cloud_id() {
+	local h
+	SIM_CLOUD_ID=$1
+	export SIM_CLOUD_ID
+	for h in "$SIM_HOSTS"/*/kind; do
+		h=$(dirname "$h")
+		on "${h##*/}" sed -i "s/^ONEIB_CLOUD_ID=.*/ONEIB_CLOUD_ID=$1/" \
+			/var/tmp/one/etc/vmm/kvm-ib/kvm-ibrc
+	done
+}
 
 # NICs of VM ID in oned's XML (CDATA values, as `onevm show -x`).
 _nics_xml() { # VMID
@@ -275,7 +364,7 @@ _step() { # HOST STDIN_FILE PATH ARGS...
 	ssh "$host" "cat << 'EOT' | $path$q
 $(cat "$in")
 EOT
-" >"$TEST_TMP/step.out" 2>"$TEST_TMP/step.err"
+" >"$SIM_STEP_DIR/step.out" 2>"$SIM_STEP_DIR/step.err"
 	rc=$?
 	printf '%s: %s%s -> %d\n' "$host" "${path#/var/tmp/one/}" "$q" "$rc" >>"$TEST_TMP/steps.log"
 	return $rc
@@ -287,20 +376,20 @@ _vmm() { # HOST ACTION VMID ARGS...: a VMM step ('quoted' ARGS, then vmid host)
 	for a in "$@"; do
 		q+=("'$a'")
 	done
-	action_xml "$vmid" "${SIM_MIGR_HOST:-}" >"$TEST_TMP/action.xml"
-	cp "$TEST_TMP/action.xml" "$TEST_TMP/last-action.xml"
+	action_xml "$vmid" "${SIM_MIGR_HOST:-}" >"$SIM_STEP_DIR/action.xml"
+	cp "$SIM_STEP_DIR/action.xml" "$SIM_STEP_DIR/last-action.xml"
 	printf '%s\n' "$host" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host" \
-		>"$TEST_TMP/last-vmm"
-	_step "$host" "$TEST_TMP/action.xml" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host"
+		>"$SIM_STEP_DIR/last-vmm"
+	_step "$host" "$SIM_STEP_DIR/action.xml" "/var/tmp/one/vmm/kvm-ib/$action" "${q[@]}" "$vmid" "$host"
 }
 
 # again: the last VMM step once more, exactly (a driver retry, or `onevm
 # recover --retry` of an action whose first run got that far); its status.
 again() {
 	local step=()
-	mapfile -t step <"$TEST_TMP/last-vmm" 2>/dev/null || die "again: no VMM step ran yet"
-	cp "$TEST_TMP/last-action.xml" "$TEST_TMP/again.xml"
-	_step "${step[0]}" "$TEST_TMP/again.xml" "${step[@]:1}"
+	mapfile -t step <"$SIM_STEP_DIR/last-vmm" 2>/dev/null || die "again: no VMM step ran yet"
+	cp "$SIM_STEP_DIR/last-action.xml" "$SIM_STEP_DIR/again.xml"
+	_step "${step[0]}" "$SIM_STEP_DIR/again.xml" "${step[@]:1}"
 }
 
 # occupy HOST NAME VF...: a domain outside OpenNebula (not one-<id>) holding
@@ -326,13 +415,13 @@ _vnm() { # HOST ACTION VMID ARGS...: a VNM step (Base64 reduced XML, 'quoted' AR
 	for a in "$@"; do
 		q+=("'$a'")
 	done
-	_vnm_xml "$vmid" "$(vm_host "$vmid")" | base64 -w0 >"$TEST_TMP/vnm.b64"
-	_step "$host" "$TEST_TMP/vnm.b64" "/var/tmp/one/vnm/ib/$action" "${q[@]}"
+	_vnm_xml "$vmid" "$(vm_host "$vmid")" | base64 -w0 >"$SIM_STEP_DIR/vnm.b64"
+	_step "$host" "$SIM_STEP_DIR/vnm.b64" "/var/tmp/one/vnm/ib/$action" "${q[@]}"
 }
 
 # The error one_vmm_exec reports: the failed step's stderr, one line.
 _one_fail() { # ACTION
-	echo "$1 FAILURE: $(tr '\n' ' ' <"$TEST_TMP/step.err" | sed 's/ *$//')"
+	echo "$1 FAILURE: $(tr '\n' ' ' <"$SIM_STEP_DIR/step.err" | sed 's/ *$//')"
 	return 1
 }
 
@@ -350,7 +439,8 @@ one_vm_new() {
 	_vm_set "$vmid" host ""
 }
 
-# DEPLOY (also resume from POWEROFF/UNDEPLOYED): vnm pre; the deployment
+# DEPLOY (also resume from POWEROFF/UNDEPLOYED; SIM_NO_FAIL_ACTIONS: the
+# front-end dies with a failing deploy, its vnm clean never runs): vnm pre; the deployment
 # file (ssh'd with vm.xml beside it, as the stock driver does) on the deploy
 # stdin; on failure vnm clean; vnm post (on failure cancel, vnm clean).
 one_deploy_vm() { # VMID HOST
@@ -362,22 +452,23 @@ one_deploy_vm() { # VMID HOST
 	mkdir -p "$TEST_TMP/shared-ds/0/$vmid"
 	_vm_xml "$vmid" >"$TEST_TMP/shared-ds/0/$vmid/vm.xml"
 	if [ -r "$(_vmd "$vmid")/q35" ]; then
-		domain_xml_q35 "$vmid" numa "${macs[@]}" >"$TEST_TMP/deployment.xml"
+		domain_xml_q35 "$vmid" numa "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
 	else
-		domain_xml "$vmid" "${macs[@]}" >"$TEST_TMP/deployment.xml"
+		domain_xml "$vmid" "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
 	fi
 	if [ ! -r "$(_vmd "$vmid")/q35" ] && [ -r "$(_vmd "$vmid")/pin" ] &&
 		read -r _ pcpus <"$(_vmd "$vmid")/pin"; then
-		sed -i "s|<shares>1024</shares>|&<vcpupin vcpu='0' cpuset='$pcpus'/>|" "$TEST_TMP/deployment.xml"
+		sed -i "s|<shares>1024</shares>|&<vcpupin vcpu='0' cpuset='$pcpus'/>|" "$SIM_STEP_DIR/deployment.xml"
 	fi
-	if ! _step "$host" "$TEST_TMP/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
+	if ! _step "$host" "$SIM_STEP_DIR/deployment.xml" /var/tmp/one/vmm/kvm-ib/deploy \
 		"'$dir/deployment.0'" "'$host'" "$vmid" "$host"; then
 		_one_fail DEPLOY
-		_vnm "$host" clean "$vmid" "$host"
+		# one_vmm_exec's fail action, unless it died with the deploy
+		[ -n "${SIM_NO_FAIL_ACTIONS:-}" ] || _vnm "$host" clean "$vmid" "$host"
 		_vm_set "$vmid" state "3 36"
 		return 1
 	fi
-	_vm_set "$vmid" deploy_id "$(sed '/^$/d' "$TEST_TMP/step.out")"
+	_vm_set "$vmid" deploy_id "$(sed '/^$/d' "$SIM_STEP_DIR/step.out")"
 	if ! _vnm "$host" post "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
 		_one_fail DEPLOY
 		_vmm "$host" cancel "$vmid" "$(vm_deploy_id "$vmid")" "$host"
@@ -391,17 +482,27 @@ one_deploy_vm() { # VMID HOST
 
 # SHUTDOWN (terminate, poweroff, undeploy): shutdown, vnm clean.
 one_shutdown() { # VMID [STATE]   STATE after it: "8 0" POWEROFF (default)
-	local vmid=$1 host
+	_one_down shutdown SHUTDOWN "$@"
+}
+
+# CANCEL (terminate --hard, poweroff --hard, undeploy --hard): cancel, vnm
+# clean.
+one_cancel() { # VMID [STATE]   STATE after it: "8 0" POWEROFF (default)
+	_one_down cancel CANCEL "$@"
+}
+
+_one_down() { # ACTION NAME VMID [STATE]
+	local action=$1 name=$2 vmid=$3 host
 	host=$(vm_host "$vmid")
 	_vm_set "$vmid" state "3 18"
-	if ! _vmm "$host" shutdown "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
+	if ! _vmm "$host" "$action" "$vmid" "$(vm_deploy_id "$vmid")" "$host"; then
 		_vm_set "$vmid" state "3 3"
-		_one_fail SHUTDOWN
+		_one_fail "$name"
 		return
 	fi
-	_vnm "$host" clean "$vmid" "$host" || { _vm_set "$vmid" state "3 3"; _one_fail SHUTDOWN; return; }
-	_vm_set "$vmid" state "${2:-8 0}"
-	echo "SHUTDOWN SUCCESS"
+	_vnm "$host" clean "$vmid" "$host" || { _vm_set "$vmid" state "3 3"; _one_fail "$name"; return; }
+	_vm_set "$vmid" state "${4:-8 0}"
+	echo "$name SUCCESS"
 }
 
 # SAVE (suspend, stop, non-live migrate): save, vnm clean.
@@ -451,10 +552,18 @@ one_restore() { # VMID HOST
 # MIGRATE (live) to DEST: vnm pre on DEST (unless the same host), migrate
 # on the source (or, with LOCAL=1, migrate_local on the front-end with the
 # Base64 action data), vnm clean on the source and vnm post on DEST (both
-# no_fail). On failure the VM stays where it was, RUNNING.
+# no_fail). On failure the VM stays where it was, RUNNING. To its own host
+# oned refuses before any step (RequestManagerVirtualMachine: "VM is
+# already running on Host"), unless SIM_DS_LIVE_MIGRATION is set: a live
+# move to another system datastore of the same host, which a VM_MAD with
+# DS_LIVE_MIGRATION lets through to the driver.
 one_migrate() { # VMID DEST [LOCAL]
 	local vmid=$1 dest=$2 src rc
 	src=$(vm_host "$vmid")
+	if [ "$src" = "$dest" ] && [ -z "${SIM_DS_LIVE_MIGRATION:-}" ]; then
+		echo "MIGRATE FAILURE: VM is already running on Host [${dest//[!0-9]/}]"
+		return 1
+	fi
 	_vm_set "$vmid" state "3 4"
 	if [ "$src" != "$dest" ] && ! _vnm "$dest" pre "$vmid"; then
 		_vm_set "$vmid" state "3 3"
@@ -462,11 +571,11 @@ one_migrate() { # VMID DEST [LOCAL]
 		return
 	fi
 	if [ -n "${3:-}" ]; then
-		action_xml "$vmid" "$dest" | base64 -w0 >"$TEST_TMP/action.b64"
+		action_xml "$vmid" "$dest" | base64 -w0 >"$SIM_STEP_DIR/action.b64"
 		bash -c "cat << 'EOT' | '$SIM_REMOTES/vmm/kvm-ib/migrate_local' '$(vm_deploy_id "$vmid")' '$dest' '$src' $vmid $src
-$(cat "$TEST_TMP/action.b64")
+$(cat "$SIM_STEP_DIR/action.b64")
 EOT
-" >"$TEST_TMP/step.out" 2>"$TEST_TMP/step.err"
+" >"$SIM_STEP_DIR/step.out" 2>"$SIM_STEP_DIR/step.err"
 		rc=$?
 		echo "front-end: vmm/kvm-ib/migrate_local -> $rc" >>"$TEST_TMP/steps.log"
 	else
@@ -516,7 +625,7 @@ one_attach_nic() { # VMID NIC_ID/MAC/VNET
 	_one_fail ATTACHNIC
 	if [ -n "$undo" ]; then
 		_vmm "$host" detach_nic "$vmid" "$(vm_deploy_id "$vmid")" "$mac" ||
-			echo "# detach_nic (fail action) failed too: $(tr '\n' ' ' <"$TEST_TMP/step.err")"
+			echo "# detach_nic (fail action) failed too: $(tr '\n' ' ' <"$SIM_STEP_DIR/step.err")"
 	fi
 	sed -i "/^$id /d" "$d/nics"
 	_vm_set "$vmid" state "3 3"
@@ -551,9 +660,9 @@ one_detach_nic() { # VMID NIC_ID
 # ---------------------------------------------------------------------------
 # What the hosts really have, and whether it agrees with oned's view.
 
-# The port GUID of VM ID NIC N (design decision 2, cloud 0).
+# The port GUID of VM ID NIC N (design decision 2, cloud $SIM_CLOUD_ID).
 guid_of() { # VMID NIC_ID
-	printf '0x02%02x%08x%04x\n' 0 "$1" "$2"
+	printf '0x02%02x%08x%04x\n' "${SIM_CLOUD_ID:-0}" "$1" "$2"
 }
 
 # Facts of the host it runs on (with `on`), one per line:
@@ -688,13 +797,25 @@ cloud_xml() {
 			"$(cat "$d/kind")_core"
 	done
 	echo "</HOST_POOL>"
-	cloud_vnets
+	cloud_vnets | _vnet_pkeys
+}
+
+# The pool's IB_PKEYs as vnet_pkey changed them.
+_vnet_pkeys() {
+	local f net expr=''
+	for f in "$TEST_TMP"/vnet-pkey.*; do
+		[ -e "$f" ] || continue
+		net=${f##*.}
+		expr="$expr;/<ID>$net<\/ID>/,/<\/VNET>/ s/<IB_PKEY><!\[CDATA\[[^]]*\]\]>/<IB_PKEY><![CDATA[$(cat "$f")]]>/"
+	done
+	sed "${expr#;}"
 }
 
 # The VM port GUIDs the partitions renderer makes members of VNET's
 # partition (the hosts' own PF ports left out), sorted, one line.
 partition_vm_members() { # VNET
-	"$SIM_REMOTES/ib/bin/oneib-partitions" render "$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
+	"$SIM_REMOTES/ib/bin/oneib-partitions" render --cloud-id "${SIM_CLOUD_ID:-0}" \
+		"$TEST_TMP/cloud.xml" 2>"$TEST_TMP/render.err" |
 		grep -v '^#' | tr '\n' ' ' | tr ';' '\n' | sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | grep -v '^0x0002c9030000' | sort | tr '\n' ' ' |
 		sed 's/ $//'

@@ -70,6 +70,18 @@ source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 mkdir -p "$(dirname "$1")"
 cat >"$1"
+# a test holds the deploy here, between the lease and the domain, while
+# the file $SIM_DEPLOY_GATE exists
+while [ -n "${SIM_DEPLOY_GATE:-}" ] && [ -e "$SIM_DEPLOY_GATE" ]; do sleep 0.05; done
+# or kills it there, with the kvm-ib deploy that runs it (perhaps from a
+# command substitution's subshell), as a crash would
+if [ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-deploy" ]; then
+	p=$PPID g=$(ps -o ppid= -p "$PPID" | tr -d " ")
+	# a subshell has its parent's command line
+	tr '\0' ' ' <"/proc/$g/cmdline" | grep -q kvm-ib/deploy && p="$p $g"
+	# shellcheck disable=SC2086 # one pid a word
+	kill -9 $p $$
+fi
 name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1" | head -n 1)
 virsh --connect "$LIBVIRT_URI" create "$1" >/dev/null 2>"$1.err" ||
 	{ error_message "Could not create domain from $1: $(cat "$1.err")"; exit 1; }
@@ -105,6 +117,7 @@ source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 cat >/dev/null
 [ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-save" ] && kill -9 $PPID $$
+[ -x "${SIM_HOSTS:-/nonexistent}/inject/run-in-save" ] && "$SIM_HOSTS/inject/run-in-save" "$@"
 [ -f "$2" ] && mv "$2" "$2.$(date +%s)"
 virsh --connect "$LIBVIRT_URI" save "$1" "$2" >/dev/null 2>"$2.err" ||
 	{ error_message "Could not save $1 to $2: $(cat "$2.err")"; rm -f "$2.err"; exit 1; }
@@ -122,6 +135,8 @@ cat >/dev/null
 virsh --connect "$LIBVIRT_URI" save-image-dumpxml "$1" >"$1.xml" 2>"$1.err" &&
 	virsh --connect "$LIBVIRT_URI" restore "$1" --xml "$1.xml" >/dev/null 2>"$1.err" ||
 	{ error_message "Could not restore from $1: $(cat "$1.err")"; rm -f "$1.err"; exit 1; }
+# a crash once the domain runs, before the checkpoint is removed
+[ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-after-restore" ] && kill -9 $PPID $$
 rm -f "$1" "$1.xml" "$1.err"
 EOS
 	cat >"$_r/vmm/kvm/migrate" <<'EOS'
@@ -133,13 +148,14 @@ source "$(dirname "$0")/../../scripts_common.sh"
 source "$(dirname "$0")/../../etc/vmm/kvm/kvmrc"
 cat >/dev/null
 [ -e "${SIM_HOSTS:-/nonexistent}/inject/crash-in-migrate" ] && kill -9 $PPID $$
-if ! virsh --connect "$LIBVIRT_URI" migrate --live "$1" "qemu+ssh://$2/system" 2>"${TMPDIR:-/tmp}/migrate.$$"; then
+err=$(mktemp) || exit 1
+if ! virsh --connect "$LIBVIRT_URI" migrate --live "$1" "qemu+ssh://$2/system" 2>"$err"; then
 	ssh "$2" "virsh destroy $1; virsh undefine $1" >/dev/null 2>&1
-	error_message "Error mirgating VM $1 to host $2: $(cat "${TMPDIR:-/tmp}/migrate.$$")"
-	rm -f "${TMPDIR:-/tmp}/migrate.$$"
+	error_message "Error mirgating VM $1 to host $2: $(cat "$err")"
+	rm -f "$err"
 	exit 1
 fi
-rm -f "${TMPDIR:-/tmp}/migrate.$$"
+rm -f "$err"
 EOS
 	cat >"$_r/vmm/kvm/migrate_local" <<'EOS'
 #!/bin/bash
@@ -339,15 +355,11 @@ numa_two_nodes() {
 		echo 0-1 >"$n/online"
 }
 
-# kvm_ib_host: inside sim_host, with sim_libvirtd running: a private
-# /var/lib/one (tmpfs, where the ledger lives in production) and the
-# installed remotes on top of the stock stand-ins. Sets R (remotes dir) and
-# DS (system datastore dir).
+# kvm_ib_host: inside sim_host, with sim_libvirtd running: the installed
+# remotes on top of the stock stand-ins (the ledger in /var/lib/one/ib and
+# the views of libvirt oneib-vf shares in /dev/shm are the namespace's own:
+# sim_host). Sets R (remotes dir) and DS (system datastore dir).
 kvm_ib_host() {
-	mkdir -p /var/lib/one
-	mount -t tmpfs none /var/lib/one || die "cannot mount /var/lib/one"
-	# the views of libvirt oneib-vf shares (domview.h) go with the test
-	mount -t tmpfs -o mode=1777 none /dev/shm || die "cannot mount /dev/shm"
 	stock_remotes "$TEST_TMP/inst"
 	stock_vmm "$TEST_TMP/inst"
 	install_tree "$TEST_TMP/inst" 2>/dev/null
@@ -386,6 +398,22 @@ kvm_ib_pkey() {
 		>"$TEST_TMP/oneib-pkey-logged"
 	chmod +x "$TEST_TMP/oneib-pkey-logged"
 	sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-logged\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+}
+
+# ledger_age [--wall] [DIR]: every lease of the ledger in DIR
+# (/var/lib/one/ib) as if taken long ago: since (the wall clock) and up
+# (the boot clock) set to 0, under the ledger's lock; owners stay. With a
+# grace of 1 s, reconcile then takes what no domain holds and no live
+# action owns. --wall: since only, as a clock stepped forward leaves it.
+ledger_age() {
+	local expr='s/ since=[0-9]+/ since=0/; s/ up=[0-9]+/ up=0/' dir
+	if [ "${1:-}" = --wall ]; then
+		expr='s/ since=[0-9]+/ since=0/'
+		shift
+	fi
+	dir=${1:-/var/lib/one/ib}
+	[ -e "$dir/leases" ] || return 0
+	flock "$dir/leases.lock" sed -i -E "$expr" "$dir/leases"
 }
 
 # vm_lease_count VMID: how many leases the host's ledger holds for VMID.

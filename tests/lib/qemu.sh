@@ -4,7 +4,8 @@
 #
 #   sim_qemu_libvirtd      a private libvirtd that loads only the QEMU driver.
 #                          Exports SIM_QEMU_LIBVIRTD_PID, SIM_QEMU_DIR.
-#   qemu_virsh ARGS...     virsh -c qemu:///system ARGS..., talking to it.
+#   qemu_virsh ARGS...     virsh -c qemu:///system ARGS..., talking to it
+#                          (or to $SIM_QEMU_URI when set).
 #   qemu_kvm_to_qemu IN OUT  copy a domain XML with <domain type='kvm'>
 #                          switched to type 'qemu' (TCG; see below).
 #
@@ -75,6 +76,19 @@ _qemu_user_files() { # DIR
 		echo "$SIM_QEMU_USER:x:$id:" >>"$1/group"
 }
 
+# The qemu.conf of a QEMU driver that only defines and validates (also the
+# simulated hosts' of tests/lib/hosts.sh with SIM_HV_ONE): root, no
+# ownership changes, no security driver.
+_qemu_conf() {
+	cat <<-EOF
+	user = "root"
+	group = "root"
+	dynamic_ownership = 0
+	remember_owner = 0
+	security_driver = "none"
+	EOF
+}
+
 _qemu_startup_failed() { # PID MSG
 	_tl_show "$SIM_QEMU_DIR/libvirtd.out" 10 "libvirtd (qemu) output"
 	_tl_show "$SIM_QEMU_DIR/libvirtd.log" 25 "libvirtd (qemu) log"
@@ -102,13 +116,7 @@ sim_qemu_libvirtd() {
 	mkdir -p "$d/drivers" "$d/etc" || die "cannot create $d"
 	ln -s "$drv" "$d/drivers/libvirt_driver_qemu.so"
 	_qemu_user_files "$d" || die "cannot copy /etc/passwd and /etc/group to $d"
-	cat >"$d/etc/qemu.conf" <<-EOF
-	user = "root"
-	group = "root"
-	dynamic_ownership = 0
-	remember_owner = 0
-	security_driver = "none"
-	EOF
+	_qemu_conf >"$d/etc/qemu.conf"
 	cat >"$d/libvirtd.conf" <<-EOF
 	unix_sock_dir = "/run/libvirt"
 	auth_unix_rw = "none"
@@ -147,7 +155,14 @@ sim_qemu_libvirtd() {
 
 # virsh -c qemu:///system, in the private daemon's mount namespace (same
 # files, same working directory), killed after $SIM_QEMU_VIRSH_TIMEOUT (60) s.
+# With SIM_QEMU_URI set instead: that URI, from here (a simulated host's own
+# QEMU driver, tests/lib/hosts.sh with SIM_HV_ONE), with $SIM_VIRSH_REAL.
 qemu_virsh() {
+	if [ -n "${SIM_QEMU_URI:-}" ]; then
+		timeout -k 2 "${SIM_QEMU_VIRSH_TIMEOUT:-60}" "${SIM_VIRSH_REAL:-/usr/bin/virsh}" \
+			-c "$SIM_QEMU_URI" "$@"
+		return
+	fi
 	[ -n "$SIM_QEMU_LIBVIRTD_PID" ] || die "qemu_virsh: no sim_qemu_libvirtd"
 	timeout -k 2 "${SIM_QEMU_VIRSH_TIMEOUT:-60}" \
 		nsenter --mount="/proc/$SIM_QEMU_LIBVIRTD_PID/ns/mnt" --wd="$PWD" -- \

@@ -148,7 +148,7 @@ shared_render_install() { # XML [RENDER ARGS...]
 		--installed "$SIM_PARTITIONS" "$@" "$xml" >"$TEST_TMP/rendered.conf" ||
 		die "cannot render $xml"
 	n=$(sim_opensm_sweeps)
-	"$INST" --output "$SIM_PARTITIONS" - <"$TEST_TMP/rendered.conf" >/dev/null ||
+	"$INST" --output "$SIM_PARTITIONS" --pid-file "$SIM_OPENSM_PID_FILE" - <"$TEST_TMP/rendered.conf" >/dev/null ||
 		die "cannot install the rendered file"
 	sim_opensm_wait_sweep "$n"
 }
@@ -193,7 +193,7 @@ shared_hook() {
 		chmod +x "$TEST_TMP/bin/${c%%:*}"
 	done
 	cat >>"$TEST_TMP/inst/var/lib/one/remotes/etc/vnm/ib/ibrc" <<-EOF
-	ONEIB_PARTITIONS_CMD="$INST --output $SIM_PARTITIONS -"
+	ONEIB_PARTITIONS_CMD="$INST --output $SIM_PARTITIONS --pid-file $SIM_OPENSM_PID_FILE -"
 	ONEIB_PARTITIONS_READ_CMD="cat $SIM_PARTITIONS"
 	ONEIB_PARTITIONS_STATIC=$TEST_TMP/static.conf
 	ONEIB_HOSTS_PARTITION=infra

@@ -119,7 +119,7 @@ sl_render_install() { # XML [RENDER ARGS...]
 	n=$(sim_opensm_sweeps)
 	"$INST" --qos-policy "$SL_POLICY" --no-reload - <"$TEST_TMP/rendered-policy.conf" \
 		>"$TEST_TMP/install.out" || die "cannot install the rendered policy"
-	"$INST" --output "$SIM_PARTITIONS" - <"$TEST_TMP/rendered.conf" >>"$TEST_TMP/install.out" ||
+	"$INST" --output "$SIM_PARTITIONS" --pid-file "$SIM_OPENSM_PID_FILE" - <"$TEST_TMP/rendered.conf" >>"$TEST_TMP/install.out" ||
 		die "cannot install the rendered file"
 	if grep -q ': installed' "$TEST_TMP/install.out"; then
 		# the partitions unchanged, the policy not: tell opensm

@@ -43,17 +43,22 @@
 #                 what is under DIR, for comparisons
 # Other:      test_done  skip_all REASON  die MSG  say MSG
 #             wait_for SECONDS cmd...   (poll every 0.1 s until cmd succeeds)
+#             at_exit cmd...   run cmd when the test ends, however it ends,
+#                              after the daemons are stopped
 # Checks may be made in subshells and pipelines: results are kept in a file.
 #
 # Simulation (see the functions below for details):
-#   sim_host NAME|none     private mount+pid namespace; NAME = fixture from
+#   sim_host NAME|none     private mount+pid namespace with its own empty
+#                          /var/lib/one and /dev/shm; NAME = fixture from
 #                          tests/fixtures/mkhost.sh mounted over /sys.
 #                          Exports SIM_HOST_DIR (fixture dir, has expect.json).
 #   sim_libvirtd           private libvirtd (test driver only).
 #                          Exports LIBVIRT_URI, LIBVIRT_DEFAULT_URI.
 #   sim_fabric NETFILE [PARTITIONS_CONF]
 #                          ibsim + opensm.  Exports UMAD2SIM IBSIM_SOCKNAME
-#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG.
+#                          SIM_PARTITIONS SIM_OPENSM_LOG SIM_IBSIM_LOG
+#                          SIM_OPENSM_PID_FILE (opensm's pid, as Debian's
+#                          init script writes /run/opensm-<port GUID>).
 #   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
 #   sim_opensm_sweeps      print how many heavy sweeps opensm has finished.
 #   sim_opensm_wait_sweep N  wait until more than N heavy sweeps finished.
@@ -81,7 +86,7 @@ for _tl_arg in "$@"; do
 	esac
 done
 
-_tl_done='' _tl_daemons=() _tl_daemon_names=()
+_tl_done='' _tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=() _tl_at_exit=()
 
 # Running the second time, inside the namespaces that sim_host created?
 # The marker names this very script, so a test that runs another test
@@ -342,9 +347,14 @@ die() {
 # ---------------------------------------------------------------------------
 # Daemons and cleanup
 
-_tl_daemon() { # PID NAME  -- remember a background daemon to stop at exit
+_tl_daemon() { # PID NAME [SECONDS] -- remember a background daemon to stop at exit
 	_tl_daemons+=("$1")
 	_tl_daemon_names+=("$2")
+	_tl_daemon_waits+=("${3:-3}") # how long it may take to end on SIGTERM
+}
+
+at_exit() { # cmd...
+	_tl_at_exit+=("$(printf '%q ' "$@")")
 }
 
 # Is PID running (a zombie is not)?
@@ -354,13 +364,14 @@ _tl_running() {
 	[ -n "$state" ] && [ "$state" != Z ]
 }
 
-# Stop daemons in reverse start order: SIGTERM, up to 3 s, then SIGKILL.
+# Stop daemons in reverse start order: SIGTERM, up to 3 s (or the SECONDS
+# given to _tl_daemon), then SIGKILL.
 _tl_stop_daemons() {
 	local i pid
 	for ((i = ${#_tl_daemons[@]} - 1; i >= 0; i--)); do
 		pid=${_tl_daemons[i]}
 		kill -TERM "$pid" 2>/dev/null || continue
-		for _ in $(seq 30); do
+		for _ in $(seq $((${_tl_daemon_waits[i]:-3} * 10))); do
 			_tl_running "$pid" || break
 			sleep 0.1
 		done
@@ -368,7 +379,7 @@ _tl_stop_daemons() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
-	_tl_daemons=() _tl_daemon_names=()
+	_tl_daemons=() _tl_daemon_names=() _tl_daemon_waits=()
 }
 
 # Anything mounted under $TEST_TMP (seen from this mount namespace)?
@@ -395,6 +406,9 @@ _tl_on_exit() {
 		wait "$_tl_sim_child" 2>/dev/null
 	fi
 	_tl_stop_daemons
+	for _tl_cmd in "${_tl_at_exit[@]}"; do
+		eval "$_tl_cmd"
+	done
 	if [ -n "$_tl_timed_out" ]; then
 		_tl_say_keep
 		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
@@ -425,13 +439,16 @@ trap 'exit 141' PIPE
 # First run (outside): build the fixture with tests/fixtures/mkhost.sh NAME
 # $TEST_TMP/host, then run this same script again, with the same arguments,
 # inside "unshare --mount --pid --fork --mount-proc --propagation private"
-# and exit with its status.  Second run (inside): mount the fixture over
-# /sys, with the real /sys/fs, /sys/devices/system, /sys/kernel/mm, ...
-# grafted back wherever the fixture leaves them out.  Everything started
-# in the namespace dies with it, and nothing stays mounted.
+# and exit with its status.  Second run (inside): an empty tmpfs over
+# /var/lib/one (where the lease ledger lives) and /dev/shm (oneib-vf's
+# shared views), so that no test reads or writes the machine's own; then
+# the fixture over /sys, with the real /sys/fs, /sys/devices/system,
+# /sys/kernel/mm, ... grafted back wherever the fixture leaves them out.
+# Everything started in the namespace dies with it, and nothing stays
+# mounted.
 # Call it first: the part of the test before it runs twice.
 
-_TL_SYS_GRAFTS="fs devices/system kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
+_TL_SYS_GRAFTS="fs devices/system bus/node kernel/mm kernel/security kernel/debug kernel/tracing firmware power hypervisor"
 
 sim_host() {
 	local name=${1:?sim_host: NAME or none}
@@ -496,6 +513,13 @@ _tl_sim_host_inside() {
 	local name=$1
 	[ "$name" = "$_TL_SIM_HOST" ] || die "sim_host called twice ($_TL_SIM_HOST, $name)"
 	[ "$$" = 1 ] || die "sim_host: expected to be pid 1 of the new namespace"
+	# The machine may be a hypervisor where one-ib runs: its lease ledger
+	# (/var/lib/one/ib) and the views oneib-vf shares (/dev/shm) are
+	# production state. Every simulated host has its own, empty.
+	mkdir -p /var/lib/one &&
+		mount -t tmpfs -o mode=0755 tmpfs /var/lib/one &&
+		mount -t tmpfs -o mode=1777 tmpfs /dev/shm ||
+		die "sim_host: cannot give the namespace its own /var/lib/one and /dev/shm"
 	if [ "$name" != none ]; then
 		SIM_HOST_DIR=$TEST_TMP/host
 		export SIM_HOST_DIR
@@ -653,6 +677,9 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 		-P "$SIM_PARTITIONS") </dev/null >"$d/opensm.out" 2>&1 &
 	_tl_opensm_pid=$!
 	_tl_daemon "$_tl_opensm_pid" opensm
+	SIM_OPENSM_PID_FILE=$d/opensm.pid
+	echo "$_tl_opensm_pid" >"$SIM_OPENSM_PID_FILE"
+	export SIM_OPENSM_PID_FILE
 	if ! _tl_wait_daemon 20 "$_tl_opensm_pid" grep -qs "SUBNET UP" "$SIM_OPENSM_LOG"; then
 		_tl_show "$d/opensm.out" 10 opensm.out
 		_tl_show "$SIM_OPENSM_LOG" 20 opensm.log

@@ -49,6 +49,30 @@ static void exit_status_and_stderr_line(void **state)
 	assert_string_equal(c.line, "");
 }
 
+/* stdout kept and stderr's first line, both pipes drained at once: a
+ * child writing much to both never blocks */
+static void stdout_kept_default_max(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "echo 'Id=opensm@a.service'; echo warn >&2; "
+			       "i=0; while [ $i -lt 4000 ]; do "
+			       "echo "
+			       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; "
+			       "echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy "
+			       ">&2; "
+			       "i=$((i+1)); done",
+			       NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct child c = { .argv = argv, .keep_stderr = true, .out = &out };
+
+	(void)state;
+	assert_int_equal(child_run(&c), 0);
+	assert_string_equal(c.line, "warn");
+	assert_int_equal(out.len, CHILD_OUT_MAX);
+	assert_memory_equal(out.buf, "Id=opensm@a.service\n", 20);
+	sb_release(&out);
+}
+
 static void cannot_run(void **state)
 {
 	const char *argv[] = { "/nonexistent/oneib-pkey", "map", NULL };
@@ -261,6 +285,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(exit_status_and_stderr_line),
+		cmocka_unit_test(stdout_kept_default_max),
 		cmocka_unit_test(cannot_run),
 		cmocka_unit_test(killed),
 		cmocka_unit_test(signals_while_waiting),

@@ -18,6 +18,39 @@
 
 #include "guest/context.h"
 #include "guest/nicconf.h"
+#include "core/strbuf.h"
+
+/*
+ * This binary's qsort, for every caller in it: a correct sort that is not
+ * stable, and as hostile as one can be about it: equal elements come out
+ * in the reverse of their order in the input (musl's smoothsort, or an
+ * introsort, give no order among equals at all). It works in place, by
+ * adjacent swaps, so a comparator that breaks ties by element address sees
+ * the positions of the moment, never the ones the input had.
+ */
+static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+{
+	while (size--) {
+		unsigned char t = *a;
+
+		*a++ = *b;
+		*b++ = t;
+	}
+}
+
+void qsort(void *base, size_t n, size_t size,
+	   int (*cmp)(const void *, const void *))
+{
+	unsigned char *v = base;
+	size_t i, j;
+
+	for (i = 0; i < n / 2; i++)
+		swap_bytes(v + i * size, v + (n - 1 - i) * size, size);
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && cmp(v + (j - 1) * size, v + j * size) > 0;
+		     j--)
+			swap_bytes(v + (j - 1) * size, v + j * size, size);
+}
 
 static void parse(const char *text, struct context *c)
 {
@@ -289,6 +322,40 @@ static void nic_refusals(void **state)
 							"gateway is not an "
 							"address of the "
 							"destination's family");
+	/* addresses no IPoIB NIC can have: one line each */
+	refused("ETH1_IP='127.0.0.1'", "ETH1_IP '127.0.0.1': a loopback "
+				       "address, never an IPoIB NIC's");
+	refused("ETH1_IP='127.254.3.9'", "ETH1_IP '127.254.3.9': a loopback "
+					 "address, never an IPoIB NIC's");
+	refused("ETH1_IP='0.0.0.0'", "ETH1_IP '0.0.0.0': the unspecified "
+				     "address, never an IPoIB NIC's");
+	refused("ETH1_IP='224.0.0.1'", "ETH1_IP '224.0.0.1': a multicast "
+				       "address, never an IPoIB NIC's");
+	refused("ETH1_IP='239.255.255.250'", "ETH1_IP '239.255.255.250': a "
+					     "multicast address, never an "
+					     "IPoIB NIC's");
+	refused("ETH1_IP='255.255.255.255'", "ETH1_IP '255.255.255.255': the "
+					     "broadcast address, never an "
+					     "IPoIB NIC's");
+	refused("ETH1_IP='10.11.0.5'\nETH1_GATEWAY='127.0.0.1'", "ETH1_GATEWAY "
+								 "'127.0.0.1': "
+								 "a loopback "
+								 "address, "
+								 "never an "
+								 "IPoIB NIC's");
+	refused("ETH1_IP6='::'", "ETH1_IP6 '::': the unspecified address, "
+				 "never an IPoIB NIC's");
+	refused("ETH1_IP6='::1'", "ETH1_IP6 '::1': a loopback address, never "
+				  "an IPoIB NIC's");
+	refused("ETH1_IP6='ff02::1'", "ETH1_IP6 'ff02::1': a multicast "
+				      "address, never an IPoIB NIC's");
+	refused("ETH1_IP6='fd00::5'\nETH1_IP6_GATEWAY='ff05::2'",
+		"ETH1_IP6_GATEWAY 'ff05::2': a multicast address, never an "
+		"IPoIB NIC's");
+	/* the same as IPv4-mapped IPv6 */
+	refused("ETH1_IP6='::ffff:127.0.0.1'", "ETH1_IP6 '::ffff:127.0.0.1': "
+					       "a loopback address, never "
+					       "an IPoIB NIC's");
 	/* the network's IB_MODE and IB_PKEY: ibattr.c's rules and words */
 	refused("ETH1_IB_MODE='Connected'", "ETH1: IB_MODE 'Connected' is not "
 					    "datagram or connected");
@@ -305,6 +372,34 @@ static void nic_refusals(void **state)
 					 "members)");
 	/* one value quoted safely, whatever it holds */
 	refused("ETH1_IP='a\nb\x1b'", "ETH1_IP 'a?b?': not an IPv4 address");
+}
+
+/*
+ * A NAME given again keeps its last value whatever the sort does with equal
+ * names (the qsort above reverses them): many duplicates, spread among
+ * other names, and the last ETH1_IP is the one configured.
+ */
+static void last_value_wins(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct context c;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		assert_int_equal(sb_addf(&text, "ETH1_IP='10.11.0.%d'\n", i),
+				 0);
+		assert_int_equal(sb_addf(&text, "X%d='%d'\n", i % 7, i), 0);
+	}
+	assert_int_equal(sb_adds(&text, "ETH1_MASK='255.255.0.0'\n"), 0);
+	parse(sb_str(&text), &c);
+	assert_int_equal(c.n, 9);
+	assert_string_equal(context_get(&c, "ETH1_IP"), "10.11.0.199");
+	assert_string_equal(context_get(&c, "X0"), "196");
+	assert_string_equal(context_get(&c, "X6"), "195");
+	assert_string_equal(context_get(&c, "ETH1_MASK"), "255.255.0.0");
+	context_free(&c);
+	sb_release(&text);
 }
 
 static void vmid(void **state)
@@ -330,10 +425,15 @@ static void vmid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(oned_forms),	cmocka_unit_test(issues_named),
-		cmocka_unit_test(odd_bytes),	cmocka_unit_test(nics_listed),
-		cmocka_unit_test(nic_full),	cmocka_unit_test(nic_defaults),
-		cmocka_unit_test(nic_refusals), cmocka_unit_test(vmid),
+		cmocka_unit_test(oned_forms),
+		cmocka_unit_test(issues_named),
+		cmocka_unit_test(odd_bytes),
+		cmocka_unit_test(nics_listed),
+		cmocka_unit_test(nic_full),
+		cmocka_unit_test(nic_defaults),
+		cmocka_unit_test(nic_refusals),
+		cmocka_unit_test(vmid),
+		cmocka_unit_test(last_value_wins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

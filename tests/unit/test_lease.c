@@ -119,6 +119,10 @@ static void assert_lease_equal(const struct lease *a, const struct lease *b)
 	assert_int_equal(a->since, b->since);
 	assert_string_equal(a->domain, b->domain);
 	assert_int_equal(a->reserved, b->reserved);
+	assert_string_equal(a->boot, b->boot);
+	assert_int_equal(a->up, b->up);
+	assert_int_equal(a->owner.pid, b->owner.pid);
+	assert_int_equal(a->owner.start, b->owner.start);
 }
 
 /* Format x, check the line, parse it back and compare. */
@@ -177,6 +181,127 @@ static void format_parse_reserved(void **state)
 	round_trip(&x, want);
 }
 
+#define BOOT "0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10"
+
+/* Since, on the boot clock too, and the action holding it; an old line
+ * (one-ib 1.x) without them reads as it did. */
+static void format_parse_clocks(void **state)
+{
+	struct lease x = nic_lease("0000:3b:00.1", 42, 0);
+	char want[512];
+
+	(void)state;
+	memcpy(x.boot, BOOT, sizeof(BOOT));
+	x.up = 86412;
+	x.owner.pid = 4242;
+	x.owner.start = 8641100;
+	snprintf(want, sizeof(want),
+		 "%s boot=" BOOT " up=86412 owner=4242/8641100", LINE_NIC);
+	round_trip(&x, want);
+	x.reserved = true;
+	snprintf(want, sizeof(want),
+		 "%s boot=" BOOT " up=86412 owner=4242/8641100 state=reserved",
+		 LINE_NIC);
+	round_trip(&x, want);
+	x = adopted_lease("0000:3b:00.2", "legacy-db");
+	memcpy(x.boot, BOOT, sizeof(BOOT));
+	x.up = 7;
+	round_trip(&x, LINE_ADOPTED " boot=" BOOT " up=7");
+	x = nic_lease("0000:3b:00.1", 42, 0);
+	round_trip(&x, LINE_NIC); /* undated */
+}
+
+/*
+ * What keeps a lease no domain holds from reconcile: its owner alive in
+ * this boot, whatever since and up say; else less than grace seconds on
+ * the boot clock; an earlier boot's lease never; an old line is undated.
+ */
+static void hold(void **state)
+{
+	struct lease x = nic_lease("0000:3b:00.1", 42, 0);
+	struct lease_clock now;
+	struct proc_id dead;
+	pid_t child;
+
+	(void)state;
+	lease_clock_now(&now);
+	assert_true(now.boot.boot[0] != '\0'); /* a Linux with /proc */
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_UNDATED);
+
+	/* stamped now by this process: fresh, and owned */
+	assert_int_equal(proc_id_of(getpid(), &x.owner), 0);
+	lease_stamp(&x, &now, &x.owner);
+	assert_int_equal(x.since, now.wall);
+	assert_string_equal(x.boot, now.boot.boot);
+	assert_int_equal(x.owner.pid, getpid());
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_OWNED);
+	/* a wall clock stepped forward a year, or an up far in the past:
+	 * the owner runs, so it stays */
+	x.since = 0;
+	x.up = 0;
+	now.wall += 366 * 86400;
+	now.boot.ns += 366ull * 86400 * 1000000000u;
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_OWNED);
+
+	/* its owner gone (its pid taken by nobody, or by another process) */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(proc_id_of(child, &dead), 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_false(proc_id_alive(&dead));
+	lease_clock_now(&now);
+	lease_stamp(&x, &now, &dead);
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_FRESH);
+	assert_int_equal(lease_hold(&x, &now, 1), LEASE_FRESH);
+	/* the wall clock does not count, the boot clock does */
+	now.wall += 366 * 86400;
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_FRESH);
+	now.boot.ns += 600ull * 1000000000u;
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_EXPIRED);
+	assert_int_equal(lease_hold(&x, &now, 601), LEASE_FRESH);
+	/* the same pid and start time in an earlier boot is another process */
+	lease_clock_now(&now);
+	lease_stamp(&x, &now, &x.owner);
+	assert_int_equal(proc_id_of(getpid(), &x.owner), 0);
+	memcpy(x.boot, BOOT, sizeof(BOOT));
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_EXPIRED);
+	/* no owner recorded: the grace alone */
+	lease_stamp(&x, &now, NULL);
+	assert_int_equal(x.owner.pid, 0);
+	assert_int_equal(lease_hold(&x, &now, 600), LEASE_FRESH);
+	/* adopted leases have no owner */
+	x = adopted_lease("0000:3b:00.2", "db");
+	assert_int_equal(proc_id_of(getpid(), &dead), 0);
+	lease_stamp(&x, &now, &dead);
+	assert_int_equal(x.owner.pid, 0);
+}
+
+/* Who a process is: pid and start time, and alive only while it runs. */
+static void proc_identity(void **state)
+{
+	struct proc_id me, again, none;
+
+	(void)state;
+	assert_int_equal(proc_id_of(getpid(), &me), 0);
+	assert_int_equal(me.pid, getpid());
+	assert_true(me.start > 0);
+	assert_int_equal(proc_id_of(getpid(), &again), 0);
+	assert_int_equal(again.start, me.start);
+	assert_true(proc_id_alive(&me));
+	me.start++;
+	assert_false(proc_id_alive(&me)); /* same pid, another process */
+	assert_int_equal(proc_id_of(0, &none), -EINVAL);
+	assert_int_equal(proc_id_of(-1, &none), -EINVAL);
+	assert_int_equal(none.pid, 0);
+	assert_false(proc_id_alive(&none));
+	assert_true(boot_id_valid(BOOT));
+	assert_false(boot_id_valid("0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a1"));
+	assert_false(boot_id_valid("0F3C2A9E-6f33-4c5e-9d1a-3c1b7e1f2a10"));
+	assert_false(boot_id_valid("0f3c2a9e66f33-4c5e-9d1a-3c1b7e1f2a10"));
+}
+
 /* The longest lease there can be still fits in one ledger line. */
 static void format_longest(void **state)
 {
@@ -195,6 +320,18 @@ static void format_longest(void **state)
 	x.port = 255;
 	x.since = INT64_MAX;
 	x.reserved = true;
+	memcpy(x.boot, BOOT, sizeof(BOOT));
+	x.up = INT64_MAX;
+	x.owner.pid = 2147483647;
+	x.owner.start = INT64_MAX;
+	round_trip(&x, NULL);
+	x = adopted_lease("ffff:ff:1f.7", "");
+	memset(x.domain, 0xff, LEASE_DOMAIN_MAX - 1);
+	x.domain[LEASE_DOMAIN_MAX - 1] = '\0';
+	x.port = 255;
+	x.since = INT64_MAX;
+	memcpy(x.boot, BOOT, sizeof(BOOT));
+	x.up = INT64_MAX;
 	round_trip(&x, NULL);
 }
 
@@ -203,7 +340,7 @@ static void format_rejects_inconsistent(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct ledger l;
-	struct lease bad[9];
+	struct lease bad[13];
 	size_t i;
 
 	(void)state;
@@ -224,6 +361,15 @@ static void format_rejects_inconsistent(void **state)
 	memset(bad[7].domain, 'a', sizeof(bad[7].domain)); /* no NUL */
 	bad[8] = adopted_lease("0000:3b:00.2", "x");
 	bad[8].reserved = true; /* only a NIC's VF is reserved */
+	bad[9] = nic_lease("0000:3b:00.1", 42, 0);
+	bad[9].owner.pid = 1; /* an owner needs its boot */
+	bad[10] = nic_lease("0000:3b:00.1", 42, 0);
+	bad[10].up = 5; /* so does up */
+	bad[11] = adopted_lease("0000:3b:00.2", "x");
+	memcpy(bad[11].boot, BOOT, sizeof(BOOT));
+	bad[11].owner.pid = 1; /* an adopted VF has no owner */
+	bad[12] = nic_lease("0000:3b:00.1", 42, 0);
+	memcpy(bad[12].boot, "0f3c2a9e", 9); /* not a boot id */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(lease_format(&bad[i], &sb), -EINVAL);
 		assert_int_equal(ledger_add(&l, &bad[i]), -EINVAL);
@@ -330,6 +476,21 @@ static const struct {
 	{ NIC3 " state=reserved state=reserved", "duplicate key 'state'" },
 	{ ADOPTED3 " state=reserved", "state not allowed with vm=-" },
 	{ NIC3 " garbage", "'garbage' is not key=value" },
+	{ NIC3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10",
+	  "boot and up go together" },
+	{ NIC3 " up=5", "boot and up go together" },
+	{ NIC3 " owner=42/7", "owner needs boot" },
+	{ NIC3 " boot=0f3c2a9e up=5", "bad boot '0f3c2a9e'" },
+	{ NIC3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=-5",
+	  "bad up '-5'" },
+	{ NIC3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=5 owner=42",
+	  "bad owner '42'" },
+	{ NIC3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=5 owner=0/7",
+	  "bad owner '0/7'" },
+	{ NIC3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=5 owner=/7",
+	  "bad owner '/7'" },
+	{ ADOPTED3 " boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=5 owner=4/7",
+	  "owner not allowed with vm=-" },
 };
 // clang-format on
 
@@ -793,6 +954,9 @@ int main(void)
 		T(format_parse_nic),
 		T(format_parse_adopted),
 		T(format_parse_reserved),
+		T(format_parse_clocks),
+		T(hold),
+		T(proc_identity),
 		T(format_longest),
 		T(format_rejects_inconsistent),
 		T(parse_comments_blank),

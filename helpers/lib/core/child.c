@@ -96,6 +96,8 @@ int child_run(struct child *c)
 
 	c->line[0] = '\0';
 	c->status = 0;
+	if (c->out && !c->out_max)
+		c->out_max = CHILD_OUT_MAX;
 	if ((c->keep_stderr && pipe2(errp, O_CLOEXEC)) ||
 	    (c->out && pipe2(outp, O_CLOEXEC))) {
 		r = -errno;

@@ -10,6 +10,8 @@
  *                     XML), stderr's first line kept: oneib-pkey's reason
  *   oneib-partitions-install   /bin/sh -c '<--reload-cmd>'
  *                     stdin, stdout and stderr passed on
+ *                     /usr/bin/systemctl show --property=Id,MainPID -- UNITS
+ *                     stdout kept, stderr's first line kept
  *   oneib-discover    sudo -n /usr/sbin/oneib-peer 0000:3b:00.0 1
  *                     stdout kept (the peer's four lines), stderr's first
  *                     line kept
@@ -23,13 +25,16 @@
 #include "core/strbuf.h"
 
 #define CHILD_LINE_MAX 512
+/* What out keeps of a child's stdout when out_max is 0. */
+#define CHILD_OUT_MAX (64 << 10)
 
 struct child {
 	const char *const *argv; /* argv[0] looked up in PATH, NULL ended */
 	bool no_stdout; /* its stdout to /dev/null */
 	bool keep_stderr; /* its stderr into line, not ours */
-	/* its stdout appended here (at most out_max bytes; the rest is read
-	 * and dropped, so it never blocks on a full pipe), not ours */
+	/* its stdout appended here (at most out_max bytes, CHILD_OUT_MAX when
+	 * 0; the rest is read and dropped, so it never blocks on a full
+	 * pipe), not ours */
 	struct strbuf *out;
 	size_t out_max;
 	/* out: the first line of its stderr (keep_stderr), "" when none;

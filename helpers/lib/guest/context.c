@@ -95,6 +95,7 @@ static int add_var(struct parser *p, const char *name, size_t nlen)
 	v = &p->v[p->n];
 	v->name = strndup(name, nlen);
 	v->value = strdup(sb_str(&p->val));
+	v->seq = p->n;
 	if (!v->name || !v->value) {
 		free(v->name);
 		free(v->value);
@@ -206,9 +207,10 @@ static int by_name(const void *a, const void *b)
 	const struct context_var *x = a, *y = b;
 	int r = strcmp(x->name, y->name);
 
-	/* equal names: the one from later in the file sorts last */
+	/* equal names: the one from later in the file sorts last, whatever
+	 * qsort does with equals (it need not keep their order) */
 	if (!r)
-		r = x < y ? -1 : x > y;
+		r = x->seq < y->seq ? -1 : x->seq > y->seq;
 	return r;
 }
 

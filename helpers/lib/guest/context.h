@@ -36,6 +36,7 @@
 struct context_var {
 	char *name;
 	char *value;
+	size_t seq; /* its place among the file's assignments, 0.. */
 };
 
 struct context {

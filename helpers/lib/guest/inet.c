@@ -86,3 +86,36 @@ bool inet_is_network(const struct inet_addr *a)
 	}
 	return true;
 }
+
+static const char *ip4_not_unicast(const unsigned char *b)
+{
+	static const unsigned char any[4], all[4] = { 255, 255, 255, 255 };
+
+	if (b[0] == 127)
+		return "a loopback address";
+	if (!memcmp(b, any, 4))
+		return "the unspecified address";
+	if ((b[0] & 0xf0) == 0xe0)
+		return "a multicast address";
+	if (!memcmp(b, all, 4))
+		return "the broadcast address";
+	return NULL;
+}
+
+const char *inet_not_unicast(const struct inet_addr *a)
+{
+	static const unsigned char zero[16],
+		mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (a->family == AF_INET)
+		return ip4_not_unicast(a->a);
+	if (!memcmp(a->a, mapped, sizeof(mapped)))
+		return ip4_not_unicast(a->a + 12);
+	if (!memcmp(a->a, zero, 15))
+		return a->a[15] == 1   ? "a loopback address"
+		       : a->a[15] == 0 ? "the unspecified address"
+				       : NULL;
+	if (a->a[0] == 0xff)
+		return "a multicast address";
+	return NULL;
+}

@@ -37,5 +37,14 @@ bool inet_equal(const struct inet_addr *x, const struct inet_addr *y);
 bool inet_is_network(const struct inet_addr *a);
 /* 4 or 16 */
 unsigned inet_len(const struct inet_addr *a);
+/*
+ * Why no NIC can have this address, or NULL when it can:
+ *   127.0.0.0/8, ::1          "a loopback address"
+ *   0.0.0.0, ::               "the unspecified address"
+ *   224.0.0.0/4, ff00::/8     "a multicast address"
+ *   255.255.255.255           "the broadcast address"
+ * An IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as its IPv4.
+ */
+const char *inet_not_unicast(const struct inet_addr *a);
 
 #endif

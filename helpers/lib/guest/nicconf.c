@@ -210,6 +210,19 @@ static int method6_parse(const char *name, const char *v, struct nic_conf *n,
 		   "expected static, auto, dhcp, disable or skip");
 }
 
+/* "ETH1_IP '127.0.0.1': a loopback address, never an IPoIB NIC's" */
+static int unusable(const struct inet_addr *a, const char *name, const char *v,
+		    char *err, size_t errlen)
+{
+	char why[96];
+	const char *no = inet_not_unicast(a);
+
+	if (!no)
+		return 0;
+	snprintf(why, sizeof(why), "%s, never an IPoIB NIC's", no);
+	return bad(err, errlen, name, v, why);
+}
+
 static int ip4_part(const struct context *c, struct nic_conf *n, char *err,
 		    size_t errlen)
 {
@@ -220,6 +233,8 @@ static int ip4_part(const struct context *c, struct nic_conf *n, char *err,
 	if ((v = nic_var(c, n->id, "IP", name))) {
 		if (inet_parse(v, AF_INET, &n->ip4))
 			return bad(err, errlen, name, v, "not an IPv4 address");
+		if (unusable(&n->ip4, name, v, err, errlen))
+			return -EINVAL;
 		n->has_ip4 = true;
 		n->ip4.plen = 24;
 		n->mask_default = true;
@@ -233,6 +248,8 @@ static int ip4_part(const struct context *c, struct nic_conf *n, char *err,
 	if ((v = nic_var(c, n->id, "GATEWAY", name))) {
 		if (inet_parse(v, AF_INET, &n->gw4))
 			return bad(err, errlen, name, v, "not an IPv4 address");
+		if (unusable(&n->gw4, name, v, err, errlen))
+			return -EINVAL;
 		n->has_gw4 = true;
 	}
 	if ((v = nic_var(c, n->id, "METRIC", name))) {
@@ -254,6 +271,8 @@ static int ip6_part(const struct context *c, struct nic_conf *n, char *err,
 	    (v = nic_var(c, n->id, "IPV6", name))) {
 		if (inet_parse(v, AF_INET6, &n->ip6))
 			return bad(err, errlen, name, v, "not an IPv6 address");
+		if (unusable(&n->ip6, name, v, err, errlen))
+			return -EINVAL;
 		n->has_ip6 = true;
 		n->ip6.plen = 64;
 		if ((v = nic_var(c, n->id, "IP6_PREFIX_LENGTH", name))) {
@@ -267,6 +286,8 @@ static int ip6_part(const struct context *c, struct nic_conf *n, char *err,
 	    (v = nic_var(c, n->id, "GATEWAY6", name))) {
 		if (inet_parse(v, AF_INET6, &n->gw6))
 			return bad(err, errlen, name, v, "not an IPv6 address");
+		if (unusable(&n->gw6, name, v, err, errlen))
+			return -EINVAL;
 		n->has_gw6 = true;
 	}
 	n->metric6 = n->metric;

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/grow.h"
@@ -22,23 +21,6 @@
 
 static const char header[] = "# one-ib: VFs libvirt domains held when "
 			     "oneib-vf last asked; a cache\n";
-
-void domview_now(struct domview_moment *m)
-{
-	struct timespec ts;
-	char buf[DOMVIEW_BOOT_LEN];
-
-	m->boot[0] = '\0';
-	m->ns = 0;
-	if (clock_gettime(CLOCK_BOOTTIME, &ts))
-		return;
-	m->ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	/* "0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10" */
-	if (sysfs_read_str("/proc/sys/kernel/random/boot_id", buf,
-			   sizeof(buf)) == 0 &&
-	    strlen(buf) == 36 && !strchr(buf, ' '))
-		memcpy(m->boot, buf, sizeof(buf));
-}
 
 static int add_vf(struct virt_domains *out, size_t *cap,
 		  const struct pci_addr *a, int vmid)
@@ -68,10 +50,10 @@ static int add_vf(struct virt_domains *out, size_t *cap,
  * The view in text, if it is whole and was taken at or after since; else
  * -ESTALE (old, from another boot, torn or not ours: ask libvirt).
  */
-static int parse(char *text, const char *uri,
-		 const struct domview_moment *since, struct virt_domains *out)
+static int parse(char *text, const char *uri, const struct boot_moment *since,
+		 struct virt_domains *out)
 {
-	char boot[DOMVIEW_BOOT_LEN], vf[PCI_ADDR_STRLEN + 1], vm[16];
+	char boot[BOOT_ID_LEN + 4], vf[PCI_ADDR_STRLEN + 1], vm[16];
 	char *line, *next;
 	struct pci_addr a;
 	uint64_t at;
@@ -128,7 +110,7 @@ fail:
 }
 
 static int format(const char *uri, const struct virt_domains *d,
-		  const struct domview_moment *at, struct strbuf *sb)
+		  const struct boot_moment *at, struct strbuf *sb)
 {
 	char vf[PCI_ADDR_STRLEN];
 	size_t i, j;
@@ -155,7 +137,7 @@ static int format(const char *uri, const struct virt_domains *d,
 
 /* Best effort: a view that cannot be written is simply not shared. */
 static void store(int fd, const char *uri, const struct virt_domains *d,
-		  const struct domview_moment *at)
+		  const struct boot_moment *at)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t off = 0;
@@ -211,11 +193,11 @@ static int view_open(const char *dir)
 }
 
 int domview_get(const char *dir, const char *uri,
-		const struct domview_moment *since, virt_need_xml need,
-		void *ctx, struct virt_domains *out, char *err, size_t errlen)
+		const struct boot_moment *since, virt_need_xml need, void *ctx,
+		struct virt_domains *out, char *err, size_t errlen)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct domview_moment at;
+	struct boot_moment at;
 	int fd = since->boot[0] ? view_open(dir) : -1;
 	struct stat st;
 	int r;
@@ -238,7 +220,7 @@ int domview_get(const char *dir, const char *uri,
 	}
 	sb_release(&text);
 	/* Stale or absent: ask libvirt, from now on. */
-	domview_now(&at);
+	boot_now(&at);
 	r = virt_scan(uri, need, ctx, out, err, errlen);
 	if (!r && fd >= 0 && at.boot[0])
 		store(fd, uri, out, &at);

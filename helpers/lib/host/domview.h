@@ -35,21 +35,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bootclock.h"
 #include "host/virt.h"
-
-#define DOMVIEW_BOOT_LEN 40
-
-struct domview_moment {
-	char boot[DOMVIEW_BOOT_LEN]; /* "" when unknown: never shared */
-	uint64_t ns;
-};
-
-/* Now, for the freshness rule. */
-void domview_now(struct domview_moment *m);
 
 /*
  * The domains and the PCI functions they hold, as seen at or after
- * `since`: the shared view of the ledger in dir (whose lock the caller
+ * `since` (boot_now; a boot "" is never shared): the shared view of the
+ * ledger in dir (whose lock the caller
  * holds) if one that fresh is there, else a new virt_scan (need/ctx as
  * there: the domains whose holdings the caller's ledger already knows),
  * shared for the deploys queued behind. Domains of a shared view carry no
@@ -57,7 +49,7 @@ void domview_now(struct domview_moment *m);
  * no shared memory) is still returned, just not shared.
  */
 int domview_get(const char *dir, const char *uri,
-		const struct domview_moment *since, virt_need_xml need,
-		void *ctx, struct virt_domains *out, char *err, size_t errlen);
+		const struct boot_moment *since, virt_need_xml need, void *ctx,
+		struct virt_domains *out, char *err, size_t errlen);
 
 #endif

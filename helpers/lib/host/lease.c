@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/grow.h"
@@ -162,6 +163,12 @@ static int lease_check(const struct lease *x)
 		return -EINVAL;
 	if (!memchr(x->domain, '\0', sizeof(x->domain)))
 		return -EINVAL;
+	/* up and owner mean something only in their boot */
+	if (x->boot[0] ? !boot_id_valid(x->boot)
+		       : x->up || x->owner.pid || x->owner.start)
+		return -EINVAL;
+	if (x->owner.pid < 0 || (lease_adopted(x) && x->owner.pid))
+		return -EINVAL;
 	if (lease_adopted(x))
 		return x->domain[0] && !x->mac && !x->guid && !x->pkey.raw &&
 				       !x->reserved
@@ -199,6 +206,11 @@ int lease_format(const struct lease *x, struct strbuf *out)
 	if (r)
 		return r;
 	r = sb_addf(out, " since=%" PRId64, x->since);
+	if (!r && x->boot[0])
+		r = sb_addf(out, " boot=%s up=%" PRIu64, x->boot, x->up);
+	if (!r && x->owner.pid)
+		r = sb_addf(out, " owner=%ld/%" PRIu64, x->owner.pid,
+			    x->owner.start);
 	if (!r && x->reserved)
 		r = sb_adds(out, " state=reserved");
 	return r;
@@ -215,13 +227,16 @@ enum key {
 	K_PKEY,
 	K_DOMAIN,
 	K_SINCE,
+	K_BOOT,
+	K_UP,
+	K_OWNER,
 	K_STATE,
 	K_COUNT
 };
 
 static const char *const key_name[K_COUNT] = {
-	"vf",	"pf",	"port",	  "vm",	   "nic",   "mac",
-	"guid", "pkey", "domain", "since", "state",
+	"vf",	"pf",	  "port",  "vm",   "nic", "mac",   "guid",
+	"pkey", "domain", "since", "boot", "up",  "owner", "state",
 };
 
 /* Keys of the NIC form ("vm=42 ... mac=...") and of the adopted form. */
@@ -229,8 +244,10 @@ static const char *const key_name[K_COUNT] = {
 	(1u << K_VF | 1u << K_PF | 1u << K_PORT | 1u << K_VM | 1u << K_NIC |   \
 	 1u << K_SINCE)
 #define KEYS_NIC (1u << K_MAC | 1u << K_GUID | 1u << K_PKEY)
-#define KEYS_NIC_OPTIONAL (1u << K_STATE)
+#define KEYS_NIC_OPTIONAL (1u << K_STATE | 1u << K_OWNER)
 #define KEYS_ADOPTED (1u << K_DOMAIN)
+/* Either form; absent on lines of one-ib 1.x (no boot-relative time). */
+#define KEYS_ANY_OPTIONAL (1u << K_BOOT | 1u << K_UP)
 
 /* Lowest key in a mask, -1 for none: names the first missing or extra key. */
 static int first_key(unsigned mask)
@@ -277,6 +294,29 @@ static int parse_value(enum key k, const char *s, struct lease *x)
 			return -EINVAL;
 		x->since = (int64_t)v;
 		return 0;
+	case K_BOOT:
+		if (!boot_id_valid(s))
+			return -EINVAL;
+		memcpy(x->boot, s, BOOT_ID_LEN);
+		return 0;
+	case K_UP:
+		return parse_dec(s, INT64_MAX, &x->up);
+	case K_OWNER: {
+		/* "4242/8641100": pid / start time in clock ticks */
+		char pid[24];
+		const char *slash = strchr(s, '/');
+		size_t n = slash ? (size_t)(slash - s) : 0;
+
+		if (!n || n >= sizeof(pid))
+			return -EINVAL;
+		memcpy(pid, s, n);
+		pid[n] = '\0';
+		if (parse_dec(pid, INT_MAX, &v) || v < 1 ||
+		    parse_dec(slash + 1, INT64_MAX, &x->owner.start))
+			return -EINVAL;
+		x->owner.pid = (long)v;
+		return 0;
+	}
 	case K_STATE:
 		/* the only state written: a lease without one is leased */
 		if (strcmp(s, "reserved"))
@@ -358,11 +398,20 @@ static int parse_line(char *line, struct lease *x, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	/* "vm=- ... mac=..." or "vm=42 ... domain=...": which one is meant? */
-	k = first_key(seen & ~(KEYS_COMMON | want |
+	k = first_key(seen & ~(KEYS_COMMON | want | KEYS_ANY_OPTIONAL |
 			       (lease_adopted(x) ? 0 : KEYS_NIC_OPTIONAL)));
 	if (k >= 0) {
 		err_set(why, whylen, "%s not allowed with vm=%s", key_name[k],
 			val[K_VM]);
+		return -EINVAL;
+	}
+	/* up and owner count in a boot: "boot=... up=..." or neither */
+	if (!(seen & 1u << K_BOOT) != !(seen & 1u << K_UP)) {
+		err_set(why, whylen, "boot and up go together");
+		return -EINVAL;
+	}
+	if ((seen & 1u << K_OWNER) && !(seen & 1u << K_BOOT)) {
+		err_set(why, whylen, "owner needs boot");
 		return -EINVAL;
 	}
 	return 0;
@@ -750,4 +799,39 @@ long ledger_find_guid(const struct ledger *l, uint64_t guid)
 		if (!lease_adopted(&l->v[i]) && l->v[i].guid == guid)
 			return (long)i;
 	return -1;
+}
+
+void lease_clock_now(struct lease_clock *now)
+{
+	now->wall = (int64_t)time(NULL);
+	boot_now(&now->boot);
+}
+
+void lease_stamp(struct lease *x, const struct lease_clock *now,
+		 const struct proc_id *owner)
+{
+	struct proc_id who = { 0, 0 };
+
+	if (owner && owner->pid > 0 && now->boot.boot[0] && !lease_adopted(x))
+		who = *owner; /* owner may be &x->owner */
+	x->since = now->wall > 0 ? now->wall : 0;
+	memcpy(x->boot, now->boot.boot, BOOT_ID_LEN);
+	x->up = x->boot[0] ? now->boot.ns / 1000000000u : 0;
+	x->owner = who;
+}
+
+enum lease_hold lease_hold(const struct lease *x, const struct lease_clock *now,
+			   long grace)
+{
+	uint64_t up = now->boot.ns / 1000000000u;
+
+	if (!x->boot[0])
+		return LEASE_UNDATED;
+	if (strcmp(x->boot, now->boot.boot))
+		return LEASE_EXPIRED; /* an earlier boot: every action ended */
+	if (x->owner.pid && proc_id_alive(&x->owner))
+		return LEASE_OWNED;
+	if (grace > 0 && up >= x->up && up - x->up < (uint64_t)grace)
+		return LEASE_FRESH;
+	return LEASE_EXPIRED;
 }

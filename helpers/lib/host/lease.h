@@ -10,9 +10,17 @@
  *   leases.tmp.N  the next version being written by pid N
  *
  *   # one-ib VF leases, written by oneib-vf under flock; see INSTALL ...
- *   vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=42 nic=0 mac=02:00:c0:a8:01:05 guid=0x0200c0fffea80105 pkey=0x8101 since=1763784000
- *   vf=0000:3b:00.2 pf=0000:3b:00.0 port=1 vm=- nic=- domain=legacy-db since=1763784100
- *   vf=0000:3b:00.3 pf=0000:3b:00.0 port=1 vm=43 nic=0 mac=... guid=... pkey=0x8101 since=1763784200 state=reserved
+ *   vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=42 nic=0 mac=02:00:c0:a8:01:05 guid=0x0200c0fffea80105 pkey=0x8101 since=1763784000 boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=86412 owner=4242/8641100
+ *   vf=0000:3b:00.2 pf=0000:3b:00.0 port=1 vm=- nic=- domain=legacy-db since=1763784100 boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=86512
+ *   vf=0000:3b:00.3 pf=0000:3b:00.0 port=1 vm=43 nic=0 mac=... guid=... pkey=0x8101 since=1763784200 boot=... up=86612 state=reserved
+ *
+ * since is when the lease was taken or last renewed, in unix seconds, for
+ * people; boot and up say the same on the clock no step moves
+ * (core/bootclock.h: that boot, seconds after it began), which is what
+ * reconcile's grace period counts; owner is the action holding the lease
+ * (pid/start time, core/procid.h) in that boot: while it runs, reconcile
+ * never takes the lease, whatever any clock says. A line written before
+ * boot and up existed (one-ib 1.x) is read as it is, its age unknown.
  *
  * The second line is an adopted lease: a libvirt domain outside OpenNebula
  * holds the VF. Its name is percent-encoded ("legacy db" -> "legacy%20db")
@@ -38,8 +46,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/bootclock.h"
 #include "core/pci.h"
 #include "core/pkey.h"
+#include "core/procid.h"
 #include "core/strbuf.h"
 
 #define LEASE_DOMAIN_MAX 256
@@ -55,9 +65,45 @@ struct lease {
 	uint64_t guid; /* 0 when adopted */
 	struct pkey pkey; /* raw 0 when adopted */
 	int64_t since; /* unix seconds */
+	char boot[BOOT_ID_LEN]; /* the boot of up and owner; "": an old line */
+	uint64_t up; /* seconds after that boot began (CLOCK_BOOTTIME) */
+	struct proc_id owner; /* the action holding it; pid 0: none */
 	char domain[LEASE_DOMAIN_MAX]; /* adopted only, "" otherwise */
 	bool reserved; /* a migration's destination VF, not programmed yet */
 };
+
+/* Now, on both clocks: for since, and for boot and up. */
+struct lease_clock {
+	int64_t wall; /* time(NULL) */
+	struct boot_moment boot;
+};
+
+void lease_clock_now(struct lease_clock *now);
+
+/*
+ * x taken or renewed now, for owner (NULL, or pid 0: no action holds it
+ * past this command): since, boot, up and owner set.
+ */
+void lease_stamp(struct lease *x, const struct lease_clock *now,
+		 const struct proc_id *owner);
+
+/* What keeps a lease no domain holds from reconcile (lease_hold). */
+enum lease_hold {
+	LEASE_EXPIRED, /* nothing: its action ended (or died) past the grace */
+	LEASE_OWNED, /* the action holding it runs: whatever the clocks say */
+	LEASE_FRESH, /* taken or renewed less than grace seconds ago */
+	LEASE_UNDATED, /* an old line, no boot time: its age is unknown */
+};
+
+/*
+ * Why reconcile must keep x, which no domain holds, at now with a grace
+ * of grace seconds (> 0): its owner alive in this boot, or less than
+ * grace seconds since it was stamped on this boot's clock. A stamp of an
+ * earlier boot is older than any grace (no action outlives a reboot). The
+ * caller dates an undated lease now, so that its grace starts there.
+ */
+enum lease_hold lease_hold(const struct lease *x, const struct lease_clock *now,
+			   long grace);
 
 /*
  * v is kept sorted by VF. lock_fd is >= 3 while the lock is held (moved off

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "host/domview.h"
 #include "core/guid.h"
@@ -48,11 +47,10 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 		 size_t errlen)
 {
 	struct vouch v = { .l = &s->l, .vmid = -1 };
-	struct domview_moment since;
 	int r;
 
-	domview_now(&since);
 	memset(s, 0, sizeof(*s));
+	lease_clock_now(&s->now);
 	s->cfg = cfg;
 	s->l.lock_fd = -1;
 	r = hca_inventory(&s->hcas);
@@ -64,8 +62,8 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 	/* What libvirt says, shared with the deploys queued behind on the
 	 * lock (domview.h). */
 	if (!r)
-		r = domview_get(cfg->ledger_dir, cfg->uri, &since, need_xml, &v,
-				&s->doms, err, errlen);
+		r = domview_get(cfg->ledger_dir, cfg->uri, &s->now.boot,
+				need_xml, &v, &s->doms, err, errlen);
 	if (r)
 		leasing_close(s);
 	return r;
@@ -162,7 +160,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			 * the grace period starts again for this deploy. A
 			 * lease from before the VM/NIC GUIDs gets the new
 			 * GUID here, and leasing_commit maps it. */
-			l->v[k].since = (int64_t)time(NULL);
+			lease_stamp(&l->v[k], &s->now, &s->cfg->owner);
 			l->v[k].guid = guid;
 			/* a migration's reservation taken into use */
 			l->v[k].reserved = false;
@@ -184,7 +182,7 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		x.mac = nic->mac;
 		x.guid = guid;
 		x.pkey = nic->pkey;
-		x.since = (int64_t)time(NULL);
+		lease_stamp(&x, &s->now, &s->cfg->owner);
 		r = ledger_add(l, &x);
 		if (r) {
 			snprintf(err, errlen, "VM %d NIC %d: %s", vmid,
@@ -336,7 +334,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	struct leasing s = { .l.lock_fd = -1 };
 	const struct ib_nic *sel = vm->nics;
 	struct domxml_vf *map = NULL;
-	bool *had_lease = NULL;
+	struct lease *had = NULL; /* each NIC's ordinary lease; vmid -1: none */
 	size_t n = vm->n, i;
 	int r;
 
@@ -355,8 +353,8 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	if (n == 0)
 		return 0;
 	map = calloc(n, sizeof(*map));
-	had_lease = calloc(n, sizeof(*had_lease));
-	if (!map || !had_lease) {
+	had = calloc(n, sizeof(*had));
+	if (!map || !had) {
 		r = -ENOMEM;
 		snprintf(err, errlen, "VM %d: out of memory", vm->id);
 		goto out;
@@ -367,7 +365,9 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
 
-		had_lease[i] = k >= 0 && !s.l.v[k].reserved;
+		had[i].vmid = -1;
+		if (k >= 0 && !s.l.v[k].reserved)
+			had[i] = s.l.v[k];
 	}
 	/* The NUMA node of the pinned vCPUs first, by deploy's rule. */
 	r = leasing_acquire(&s, vm->id, sel, n,
@@ -378,8 +378,14 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_nic(&s.l, vm->id, sel[i].nic_id);
 
-		if (k >= 0)
-			s.l.v[k].reserved = reserve && !had_lease[i];
+		if (k < 0)
+			continue;
+		s.l.v[k].reserved = reserve && had[i].vmid < 0;
+		/* A lease's time is when the NIC got its VF: one that keeps
+		 * the VF it held (attached again after a failed detach) keeps
+		 * its time. */
+		if (had[i].vmid >= 0 && !pci_addr_cmp(&had[i].vf, &s.l.v[k].vf))
+			s.l.v[k].since = had[i].since;
 	}
 	r = reserve ? ledger_commit(&s.l, err, errlen)
 		    : leasing_commit(&s, map, n, err, errlen);
@@ -388,7 +394,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 out:
 	leasing_close(&s);
 	free(map);
-	free(had_lease);
+	free(had);
 	return r;
 }
 
@@ -603,10 +609,44 @@ static const struct hca *pf_of_vf(const struct hca_list *hcas,
 	return NULL;
 }
 
-/* Leases the domains hold, a VM's within its grace, or that cannot be
- * unmapped yet stay; the others go. */
+/*
+ * Why a lease no domain holds stays (leasing.h, leasing_reconcile); NULL:
+ * it goes. An undated old line is dated now (c->dated) and stays.
+ */
+static const char *still_used(const struct leasing_cfg *cfg, struct lease *x,
+			      const struct virt_domains *doms,
+			      const struct lease_clock *now,
+			      struct leasing_counts *c)
+{
+	const struct virt_domain *vm =
+		x->vmid >= 0 ? virt_find_vm(doms, x->vmid) : NULL;
+
+	if (x->vmid < 0)
+		return NULL;
+	if (x->reserved && vm && vm->paused)
+		return "its migration is coming in";
+	if (!x->reserved && vm && vm->active)
+		return "its VM's domain is here";
+	switch (lease_hold(x, now, cfg->grace)) {
+	case LEASE_OWNED:
+		return "the action that took it runs";
+	case LEASE_FRESH:
+		return "within the grace period";
+	case LEASE_UNDATED:
+		lease_stamp(x, now, NULL);
+		c->dated++;
+		return "dated now";
+	case LEASE_EXPIRED:
+		break;
+	}
+	return NULL;
+}
+
+/* Leases the domains hold, or a live action may still use, or that cannot
+ * be unmapped yet stay; the others go. */
 static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
-			     const struct virt_domains *doms, int64_t now,
+			     const struct virt_domains *doms,
+			     const struct lease_clock *now,
 			     struct strbuf *report, struct leasing_counts *c)
 {
 	char addr[PCI_ADDR_STRLEN], err[ERRLEN];
@@ -626,26 +666,15 @@ static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
 				addr, d->name);
 			adopt(x, d->name);
 			c->adopted++;
-		} else if (d) {
+		} else if (d || still_used(cfg, x, doms, now, c)) {
 			c->kept++;
 		} else if (x->reserved) {
-			const struct virt_domain *vm =
-				virt_find_vm(doms, x->vmid);
-
-			/* The migration may still be on its way here. */
-			if (now - x->since < cfg->grace || (vm && vm->paused)) {
-				c->kept++;
-				continue;
-			}
 			sb_addf(report,
 				"VF %s: reserved for VM %d, which did not "
 				"come, released\n",
 				addr, x->vmid);
 			ledger_remove(l, i);
 			c->released++;
-		} else if (x->vmid >= 0 && now - x->since < cfg->grace) {
-			/* A deploy may be between lease and virsh create. */
-			c->kept++;
 		} else if (x->vmid >= 0 && programs(cfg) &&
 			   pkeycmd_unmap(cfg->pkey_cmd, &x->vf, x->port, err,
 					 sizeof(err))) {
@@ -669,9 +698,9 @@ static void reconcile_leases(const struct leasing_cfg *cfg, struct ledger *l,
 	}
 }
 
-int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
-		      struct strbuf *report, struct leasing_counts *c,
-		      char *err, size_t errlen)
+int leasing_reconcile(const struct leasing_cfg *cfg,
+		      const struct lease_clock *now, struct strbuf *report,
+		      struct leasing_counts *c, char *err, size_t errlen)
 {
 	struct virt_domains doms = { 0 };
 	struct hca_list hcas = { 0 };
@@ -706,7 +735,7 @@ int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
 			x.port = pf->nports ? pf->ports[0].num : 1;
 			x.vmid = -1;
 			x.nic_id = -1;
-			x.since = now;
+			lease_stamp(&x, now, NULL);
 			snprintf(x.domain, sizeof(x.domain), "%s",
 				 doms.v[i].name);
 			r = ledger_add(&l, &x);
@@ -722,7 +751,7 @@ int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
 			c->adopted++;
 		}
 	}
-	if (c->released || c->adopted)
+	if (c->released || c->adopted || c->dated)
 		r = ledger_commit(&l, err, errlen);
 out:
 	ledger_close(&l);

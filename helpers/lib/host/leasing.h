@@ -36,11 +36,16 @@ struct leasing_cfg {
 	const char *uri; /* libvirt, "qemu:///system" */
 	const char *pkey_cmd; /* "sudo -n /usr/sbin/oneib-pkey"; NULL, "": none */
 	unsigned cloud_id; /* byte 1 of every GUID (design decision 2) */
-	long grace; /* reconcile: seconds a lease may wait for its domain */
+	long grace; /* reconcile: seconds a lease may wait for its domain, > 0 */
+	/* The action the leases taken here are for (the kvm-ib script that
+	 * runs oneib-vf): while it runs reconcile never takes them. pid 0:
+	 * none outlives the command. */
+	struct proc_id owner;
 };
 
 struct leasing {
 	const struct leasing_cfg *cfg;
+	struct lease_clock now; /* when leasing_open began */
 	struct hca_list hcas;
 	struct ledger l;
 	struct virt_domains doms;
@@ -94,7 +99,9 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
  * and committed. With reserve: recorded as reservations and not programmed
  * (the source of the migration still uses the GUIDs); a NIC that already
- * holds an ordinary lease here keeps it as it is. A new VF is chosen as
+ * holds an ordinary lease here keeps it as it is, and a NIC that keeps the
+ * VF it held keeps the lease's time too (when it was leased: a failed NIC
+ * detach attaching it again changes nothing). A new VF is chosen as
  * deploy chooses, PFs on the NUMA nodes of the pinned vCPUs first: the
  * CPUs oned pinned them to on this host, vm->cpus (its NUMA_NODE/CPUS,
  * which the deployment's <vcpupin> is written from). Appends one line per
@@ -129,6 +136,7 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 
 struct leasing_counts {
 	int kept, released, adopted;
+	int dated; /* reconcile: old lines given a boot time */
 };
 
 /*
@@ -153,17 +161,27 @@ int leasing_release_nic(const struct leasing_cfg *cfg, int vmid, int nic_id,
 			size_t errlen);
 
 /*
- * oneib-vf reconcile: the ledger brought in line with libvirt at time now.
- * A lease whose VF no domain holds goes (a VM's after cfg->grace seconds;
- * kept while it cannot be unmapped); a reservation goes after cfg->grace
- * seconds unless the VM's domain here is paused (a live migration still
- * coming in); a VF held by another domain than the lease says, or by a
- * domain without a lease, is recorded as adopted. One line per change is
- * appended to report:
+ * oneib-vf reconcile: the ledger brought in line with libvirt at now.
+ * A VF held by another domain than the lease says, or by a domain without
+ * a lease, is recorded as adopted. A lease whose VF no domain holds goes,
+ * unmapped (kept while it cannot be), unless a live action may still be
+ * using it:
+ *   - its VM's domain is here (active): a save, migration or NIC detach
+ *     took the VF out and runs, or the VM runs without it; the VM's own
+ *     actions attach or release it;
+ *   - its owner, the action that took it, still runs (lease_hold),
+ *     however long and whatever the clocks say;
+ *   - it was taken less than cfg->grace seconds ago on the boot clock,
+ *     which no clock step moves (an old line without that time is dated
+ *     now and kept);
+ * a reservation likewise, or while the VM's domain here is paused (a live
+ * migration still coming in), but not merely because its domain runs
+ * here: once the VM runs here without it, the migration is over. One line
+ * per change is appended to report:
  *   VF 0000:03:00.1: held by domain legacy db without a lease, adopted
  */
-int leasing_reconcile(const struct leasing_cfg *cfg, int64_t now,
-		      struct strbuf *report, struct leasing_counts *c,
-		      char *err, size_t errlen);
+int leasing_reconcile(const struct leasing_cfg *cfg,
+		      const struct lease_clock *now, struct strbuf *report,
+		      struct leasing_counts *c, char *err, size_t errlen);
 
 #endif

@@ -24,16 +24,20 @@ static int reload(const struct install_opts *o, struct install_report *rep)
 	case RELOAD_NONE:
 		return 0;
 	case RELOAD_PIDFILE:
-		r = opensm_hup_pidfile(o->pid_file, &rep->pid, rep->reload_err,
+		r = opensm_hup_pidfile(o->pid_file, &rep->pid[0],
+				       rep->reload_err,
 				       sizeof(rep->reload_err));
+		if (!r)
+			rep->signalled = 1;
 		break;
 	case RELOAD_CMD:
 		r = opensm_run_cmd(o->cmd, rep->reload_err,
 				   sizeof(rep->reload_err));
 		break;
-	case RELOAD_ALL:
-		/* none running: opensm reads the file when it starts */
-		r = opensm_hup_all(rep->reload_err, sizeof(rep->reload_err));
+	case RELOAD_SERVICE:
+		r = opensm_hup_service(o->units ? o->units : OPENSM_UNITS,
+				       rep->pid, rep->reload_err,
+				       sizeof(rep->reload_err));
 		if (r >= 0) {
 			rep->signalled = r;
 			r = 0;

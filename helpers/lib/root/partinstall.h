@@ -29,10 +29,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "root/opensm.h"
+
 #define PARTINSTALL_PENDING_SUFFIX ".reload-pending"
 
 enum reload_how {
-	RELOAD_ALL, /* SIGHUP to every process named opensm */
+	RELOAD_SERVICE, /* SIGHUP to the main process of the units (opensm.h) */
 	RELOAD_PIDFILE, /* SIGHUP to the opensm in pid_file */
 	RELOAD_CMD, /* /bin/sh -c cmd */
 	RELOAD_NONE, /* someone else tells opensm */
@@ -49,6 +51,7 @@ struct install_opts {
 	const char *backup; /* NULL: path.bak */
 	enum reload_how how;
 	const char *pid_file, *cmd;
+	const char *units; /* RELOAD_SERVICE; NULL: OPENSM_UNITS */
 };
 
 enum install_state {
@@ -64,8 +67,8 @@ struct install_report {
 	int default_sl; /* ... and the SL of the rest */
 	bool retried; /* unchanged, but opensm had not been told before */
 	bool reloaded; /* opensm told (or none running: reads it at start) */
-	int signalled; /* RELOAD_ALL: how many processes; 0: none running */
-	pid_t pid; /* RELOAD_PIDFILE: the one signalled */
+	int signalled; /* how many subnet managers were signalled */
+	pid_t pid[OPENSM_TOLD_MAX]; /* the first of them */
 	char reload_err[256]; /* why opensm was not told */
 };
 

@@ -14,6 +14,11 @@ esac
 # The settings (kvmrc, kvm-ibrc, their defaults) and oneib_vf.
 ONEIB_REMOTES=$DRIVER_PATH/../..
 source "$ONEIB_REMOTES/ib/helpers.sh"
+# The leases this action takes are its own while it runs: reconcile (the
+# monitoring probe) leaves them alone, however long the action takes and
+# whatever the clocks do (oneib-vf --owner).
+# shellcheck disable=SC2034 # read by oneib_vf (ib/helpers.sh)
+ONEIB_OWNER=$$
 
 # scripts_common.sh on first use: each stub is replaced by the real
 # function when the file is sourced, and then called.
@@ -165,6 +170,7 @@ ib_release() {
 #   on_src  ARGS...   run `vfs ARGS...` on the source (stdin passed)
 #   on_dest ARGS...   run `vfs ARGS...` on the destination
 #   stock_migrate     the stock migration (stdin: XML)
+# 0. DEST is SRC: refused, nothing touched (see below);
 # 1. reserve a VF per IB NIC on DEST (none free: fail, nothing touched);
 # 2. detach them on SRC and wait until they are out; 3. the stock
 # migration; 4. release on SRC (the GUIDs leave the source VFs before the
@@ -188,15 +194,14 @@ ib_migrate() {
 		return 0
 	fi
 	if [ "$dest" = "$src" ]; then
-		on_src detach "$vmid" "$dom" <"$xml" || { rm -f "$err"; return 1; }
-		if ! stock_migrate <"$xml"; then
-			on_src attach "$vmid" "$dom" <"$xml" || log_error "VM $vmid: could not attach its VFs again"
-			rm -f "$err"
-			return 1
-		fi
-		on_src attach "$vmid" "$dom" <"$xml" || log_error "VM $vmid: runs without its InfiniBand"
+		# To the host it runs on (oned lets it through only to another
+		# system datastore of that host, with DS_LIVE_MIGRATION): libvirt
+		# refuses it, and the stock migrate's cleanup after a refusal
+		# destroys the domain on the "destination", the VM itself.
+		# Nothing can move: refuse before touching anything.
+		echo "VM $vmid: cannot migrate live to $dest, the host it runs on (libvirt refuses it); nothing changed" >&2
 		rm -f "$err"
-		return 0
+		return 1
 	fi
 	if ! on_dest reserve "$vmid" <"$xml" 2>"$err"; then
 		echo "$dest: $(tail -n 1 "$err")" >&2
