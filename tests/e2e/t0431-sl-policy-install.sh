@@ -135,6 +135,38 @@ assert_ok "a VM added" -- run_hook
 assert_match "^$SIM_PARTITIONS: installed " "$(cat "$LAST_OUT")" "partitions installed"
 assert_match "^$SL_POLICY: unchanged" "$(cat "$LAST_OUT")" "the policy did not change: no SL did"
 
+# the policy installed but opensm not told (no --pid-file: the default,
+# systemd's opensm@*.service, which nothing answers for here): the
+# partitions still follow, and their install tells opensm, which then
+# reads both; the run fails naming the policy step. A new network d (VMs
+# 16 on hv3 and 17 on hv2: spans, meets a, b and c) gets SL 3, which the SA
+# answers only from the new policy (the old one's default, 0, would win
+# over d's sl=)
+sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy $SL_POLICY -\"|" \
+	"$R/etc/vnm/ib/ibrc"
+SL_PKEY[11]=0x8104
+SL_MORE_VNETS=$(sl_vnet 11 d 0x8104) sl_listing "$TEST_TMP/all.xml" \
+	10/1/5 11/2/5 12/3/7 13/4/7 14/1/9 15/3/9 16/3/11 17/2/11
+n=$(sim_opensm_sweeps)
+assert_fail "the policy installed, opensm not told" -- run_hook
+assert_match "^oneib-partitions: $INST --qos-policy $SL_POLICY - failed \(exit 1\): oneib-partitions-install: $SL_POLICY installed, but opensm was not told: .*; the next run retries$" \
+	"$(cat "$LAST_ERR")" "one line naming the policy step"
+assert_eq 1 "$(wc -l <"$LAST_ERR")" "one line"
+assert_match "^$SL_POLICY: installed \(4 partitions with an SL, default SL 0\)" "$(cat "$LAST_OUT")" \
+	"the policy is in place"
+assert_match "^$SIM_PARTITIONS: installed " "$(cat "$LAST_OUT")" "the partitions followed it"
+assert_match "^opensm $osm: SIGHUP, re-reading $SIM_PARTITIONS$" "$(cat "$LAST_OUT")" \
+	"and told opensm"
+sim_opensm_wait_sweep "$n"
+assert_eq "3" "$(sl_path vm16-nic0 vm17-nic0 0x8104)" "the SA answers d's SL 3: opensm read the new policy"
+assert_eq "2 2 1" "$(sl_path vm10-nic0 vm11-nic0 0x8101) $(sl_path vm12-nic0 vm13-nic0 0x8102) $(sl_path vm14-nic0 vm15-nic0 0x8103)" \
+	"a, b and c keep theirs"
+sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy $SL_POLICY --pid-file $SIM_OPENSM_PID_FILE -\"|" \
+	"$R/etc/vnm/ib/ibrc"
+assert_ok "the next run" -- run_hook
+assert_match "^$SL_POLICY: unchanged \(4 partitions with an SL, default SL 0\); opensm was not told after the last install: telling it now$" \
+	"$(cat "$LAST_OUT")" "tells opensm about the policy"
+
 # the policy step fails: nothing installed after it
 sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE -\"|" \
 	"$R/etc/vnm/ib/ibrc"
