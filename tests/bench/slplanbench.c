@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/guid.h"
 #include "fabric/partitions.h"
 #include "fabric/poolread.h"
 #include "fabric/slplan.h"
@@ -53,13 +54,6 @@ static void stats(double *t, long n, double *p50, double *p99)
 	*p99 = t[n * 99 / 100 < n - 1 ? n * 99 / 100 : n - 1];
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Distinct known leaves of the cloud's hosts. */
 static size_t count_leaves(const struct slplan_host *h, size_t n)
 {
@@ -75,7 +69,7 @@ static size_t count_leaves(const struct slplan_host *h, size_t n)
 		for (j = 0; j < h[i].nleaves; j++)
 			if (h[i].leaves[j])
 				all[k++] = h[i].leaves[j];
-	qsort(all, k, sizeof(*all), cmp_u64);
+	qsort(all, k, sizeof(*all), guid_cmp);
 	for (i = 0; i < k; i++)
 		d += !i || all[i] != all[i - 1];
 	free(all);

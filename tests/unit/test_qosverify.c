@@ -69,20 +69,33 @@ static void setup_model(void)
 	parts[2].sl = 1;
 }
 
-static void in_force(void **state)
+/* a's two VFs and a third port, opensm's defaults on all three, and the
+ * model */
+static void three_ports(struct fabric_port p[3], struct fabric_port third,
+			struct fabric *f, struct port_tables t[3])
 {
-	struct fabric_port p[3] = { port(0x02000000000a0000ULL, keys_a, 2),
-				    port(0x02000000000b0000ULL, keys_a, 2),
-				    port(0x02000000000e0000ULL, keys_c, 2) };
-	struct fabric f = { .p = p, .n = 3 };
-	struct port_tables t[3];
-	struct qos_result q;
 	int i;
 
-	(void)state;
+	p[0] = port(0x02000000000a0000ULL, keys_a, 2);
+	p[1] = port(0x02000000000b0000ULL, keys_a, 2);
+	p[2] = third;
+	memset(f, 0, sizeof(*f));
+	f->p = p;
+	f->n = 3;
 	setup_model();
 	for (i = 0; i < 3; i++)
 		defaults(&t[i], &p[i]);
+}
+
+static void in_force(void **state)
+{
+	struct fabric_port p[3];
+	struct fabric f;
+	struct port_tables t[3];
+	struct qos_result q;
+
+	(void)state;
+	three_ports(p, port(0x02000000000e0000ULL, keys_c, 2), &f, t);
 	assert_int_equal(qos_verify_judge(&model, &f, t, 3, &q), 0);
 	assert_int_equal(q.nc, 2); /* partitions with an SL */
 	assert_int_equal(q.c[0].nports, 2);
@@ -101,18 +114,14 @@ static void in_force(void **state)
 
 static void faults_and_merges(void **state)
 {
-	struct fabric_port p[3] = { port(0x02000000000a0000ULL, keys_a, 2),
-				    port(0x02000000000b0000ULL, keys_a, 2),
-				    port(0x0002c90300000001ULL, keys_none, 1) };
-	struct fabric f = { .p = p, .n = 3 };
+	struct fabric_port p[3];
+	struct fabric f;
 	struct port_tables t[3];
 	struct qos_result q;
 	int i;
 
 	(void)state;
-	setup_model();
-	for (i = 0; i < 3; i++)
-		defaults(&t[i], &p[i]);
+	three_ports(p, port(0x0002c90300000001ULL, keys_none, 1), &f, t);
 	/* the second port's switch side drops SL 2 */
 	t[1].sw_sl2vl[2] = 15;
 	assert_int_equal(qos_verify_judge(&model, &f, t, 3, &q), 0);

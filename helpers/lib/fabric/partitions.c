@@ -17,13 +17,6 @@
 
 /* --- small containers ------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* --- names ----------------------------------------------------------------- */
 
 /*
@@ -254,13 +247,13 @@ static int collect_pf(struct work *w)
 	for (h = 0; h < f->nhosts; h++)
 		for (j = 0; j < f->hosts[h].npf; j++)
 			w->pf[w->npf++] = f->hosts[h].pf[j];
-	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
+	qsort(w->pf, w->npf, sizeof(*w->pf), guid_cmp);
 	return 0;
 }
 
 static bool is_pf(const struct work *w, uint64_t g)
 {
-	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), guid_cmp) != NULL;
 }
 
 /* The host whose PF port g is: "HOST 1 (node01)". */
@@ -1073,12 +1066,25 @@ void partitions_plan_free(struct partitions_plan *pp)
 	memset(pp, 0, sizeof(*pp));
 }
 
+/* The network NIC i is a member of (its index in w->ids), or -1. */
+static long member_net(const struct work *w, size_t i)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	const struct by_id *b;
+
+	if (n->net == FACT_NONE || n->bad != FACT_NONE || w->nic_out[i])
+		return -1;
+	b = find_id(w->ids, w->nnets, n->net);
+	return b ? (long)(b - w->ids) : -1;
+}
+
 /* The NICs that are members of their network's partition, by network:
  * first[k]..first[k + 1] of order for the network at w->ids[k]. */
 static int nics_by_net(const struct work *w, size_t **order, size_t **first)
 {
 	const struct cloud_facts *f = w->f;
 	size_t i, k, *at;
+	long b;
 
 	*order = calloc(f->nnics + 1, sizeof(**order));
 	*first = calloc(w->nnets + 2, sizeof(**first));
@@ -1087,30 +1093,16 @@ static int nics_by_net(const struct work *w, size_t **order, size_t **first)
 		free(at);
 		return -ENOMEM;
 	}
-	for (i = 0; i < f->nnics; i++) {
-		const struct by_id *b;
-
-		if (f->nics[i].net == FACT_NONE ||
-		    f->nics[i].bad != FACT_NONE || w->nic_out[i])
-			continue;
-		b = find_id(w->ids, w->nnets, f->nics[i].net);
-		if (b)
-			(*first)[(size_t)(b - w->ids) + 1]++;
-	}
+	for (i = 0; i < f->nnics; i++)
+		if ((b = member_net(w, i)) >= 0)
+			(*first)[(size_t)b + 1]++;
 	for (k = 0; k < w->nnets; k++) {
 		(*first)[k + 1] += (*first)[k];
 		at[k] = (*first)[k];
 	}
-	for (i = 0; i < f->nnics; i++) {
-		const struct by_id *b;
-
-		if (f->nics[i].net == FACT_NONE ||
-		    f->nics[i].bad != FACT_NONE || w->nic_out[i])
-			continue;
-		b = find_id(w->ids, w->nnets, f->nics[i].net);
-		if (b)
-			(*order)[at[b - w->ids]++] = i;
-	}
+	for (i = 0; i < f->nnics; i++)
+		if ((b = member_net(w, i)) >= 0)
+			(*order)[at[b]++] = i;
 	free(at);
 	return 0;
 }

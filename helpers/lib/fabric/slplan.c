@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/guid.h"
 #include "core/grow.h"
 #include "core/log.h"
 #include "fabric/slplan.h"
@@ -160,13 +161,6 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
 	const struct pair *x = a, *y = b;
@@ -250,7 +244,7 @@ static int place_net(struct work *k, size_t i, uint64_t **leaves,
 		k->pairs[k->npairs].host = w->hosts[j];
 		k->pairs[k->npairs++].net = i;
 	}
-	qsort(*leaves, nl, sizeof(**leaves), cmp_u64);
+	qsort(*leaves, nl, sizeof(**leaves), guid_cmp);
 	for (j = 0; j < nl; j++)
 		known += !j || (*leaves)[j] != (*leaves)[j - 1];
 	c->nhosts = w->nhosts;

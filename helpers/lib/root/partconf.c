@@ -1069,7 +1069,7 @@ int partconf_canonical(const char *text, size_t len, struct partitions *out,
 		       char *err, size_t errlen)
 {
 	struct strbuf again = STRBUF_INIT;
-	size_t i, line = 1;
+	size_t line;
 	int r = partconf_parse(text, len, 0, out, err, errlen);
 
 	if (r)
@@ -1077,10 +1077,7 @@ int partconf_canonical(const char *text, size_t len, struct partitions *out,
 	if (partconf_render(out, &again)) {
 		err_set(err, errlen, "out of memory");
 		r = -ENOMEM;
-	} else if (again.len != len || memcmp(again.buf, text, len)) {
-		for (i = 0; i < len && i < again.len && text[i] == again.buf[i];
-		     i++)
-			line += text[i] == '\n';
+	} else if ((line = sb_differs_at_line(&again, text, len))) {
 		err_set(err, errlen,
 			"partitions.conf line %zu: not as oneib-partitions "
 			"writes it (comments, blanks or order differ)",

@@ -298,7 +298,7 @@ int qospolicy_canonical(const char *text, size_t len, struct qos_policy *out,
 			char *err, size_t errlen)
 {
 	struct strbuf again = STRBUF_INIT;
-	size_t i, line = 1;
+	size_t line;
 	int r = qospolicy_parse(text, len, out, err, errlen);
 
 	if (r)
@@ -306,10 +306,7 @@ int qospolicy_canonical(const char *text, size_t len, struct qos_policy *out,
 	if (qospolicy_render(out, &again)) {
 		err_set(err, errlen, "out of memory");
 		r = -ENOMEM;
-	} else if (again.len != len || memcmp(again.buf, text, len)) {
-		for (i = 0; i < len && i < again.len && text[i] == again.buf[i];
-		     i++)
-			line += text[i] == '\n';
+	} else if ((line = sb_differs_at_line(&again, text, len))) {
 		err_set(err, errlen,
 			LABEL " line %zu: not as oneib-partitions writes it "
 			      "(order, ranges or blanks differ)",
