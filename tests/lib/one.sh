@@ -43,8 +43,10 @@
 #   one_fabric [LEAVES]       ibsim with the SM and LEAVES (2) leaf switches,
 #                             every one_host's PF port (its fixture's port GUID)
 #                             and --vfs, and opensm reading
-#                             /etc/opensm/partitions.conf (what the hook installs
-#                             by default): sim_fabric; $ONE_FABRIC the net file
+#                             /etc/opensm/partitions.conf and qos-policy.conf
+#                             (what the hook installs by default; qos TRUE), told
+#                             as Debian's unit (a systemctl stand-in):
+#                             sim_fabric; $ONE_FABRIC the net file
 #   one_hooks [NAME...]       onehook create for the hook templates one-ib
 #                             installed whose names match (globs; default all,
 #                             as INSTALL section 8; each costs a CLI call)
@@ -633,9 +635,34 @@ one_fabric() { # [LEAVES]
 	mkdir -p "$TEST_TMP/fabric"
 	mount --bind "$TEST_TMP/fabric" /etc/opensm || die "cannot mount the fabric's directory on /etc/opensm"
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
-	SIM_SM_NODE=sm sim_fabric "$net" "$TEST_TMP/default-only.conf"
+	# opensm.conf as INSTALL 8.5 and 8.8 say: the planned SLs in force,
+	# the QoS policy the hook installs (its path is read at start only)
+	SIM_SM_NODE=sm SIM_OPENSM_CONF="qos TRUE
+qos_policy_file /etc/opensm/qos-policy.conf" sim_fabric "$net" "$TEST_TMP/default-only.conf"
 	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] ||
 		die "one_fabric: opensm does not read /etc/opensm/partitions.conf"
+	_one_opensm_unit
+}
+
+# The installer tells the opensm that Debian 12's unit runs, asking
+# `systemctl show --property=Id,MainPID -- opensm@*.service`; no systemd
+# runs here, so a stand-in for /usr/bin/systemctl (in the test's mount
+# namespace) answers that question with the fabric's opensm, as systemd
+# does for opensm@<port GUID>.service, and anything else as systemctl
+# without systemd does.
+_one_opensm_unit() {
+	cat >"$TEST_TMP/systemctl" <<EOS
+#!/bin/sh
+if [ "\$*" = "show --property=Id,MainPID -- opensm@*.service" ]; then
+	printf 'MainPID=%s\\nId=opensm@0x0002c90300000001.service\\n' "\$(cat "$SIM_OPENSM_PID_FILE")"
+	exit 0
+fi
+echo "System has not been booted with systemd as init system (PID 1). Can't operate." >&2
+exit 1
+EOS
+	chmod 0755 "$TEST_TMP/systemctl"
+	mount --bind "$TEST_TMP/systemctl" /usr/bin/systemctl ||
+		die "one_fabric: cannot put the systemctl stand-in in place"
 }
 
 # The port GUID of port 1 of the first InfiniBand HCA of host NAME's fixture.
@@ -915,7 +942,7 @@ _one_agree() {
 # The GUIDs the installed partitions.conf makes full members of network
 # VNET's partition, sorted, on one line.
 one_partition_members() { # VNET
-	tr '\n' ' ' </etc/opensm/partitions.conf | tr ';' '\n' |
+	grep -v '^#' /etc/opensm/partitions.conf | tr '\n' ' ' | tr ';' '\n' |
 		sed -n "s/^ *vnet$1_[^=]*=[^:]*://p" | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*\(0x[0-9a-f]*\)=full.*/\1/p' | sort | tr '\n' ' ' | sed 's/ $//'
 }
