@@ -244,7 +244,8 @@ static int place_net(struct work *k, size_t i, uint64_t **leaves,
 		k->pairs[k->npairs].host = w->hosts[j];
 		k->pairs[k->npairs++].net = i;
 	}
-	qsort(*leaves, nl, sizeof(**leaves), guid_cmp);
+	if (nl) /* *leaves is NULL until a leaf is known */
+		qsort(*leaves, nl, sizeof(**leaves), guid_cmp);
 	for (j = 0; j < nl; j++)
 		known += !j || (*leaves)[j] != (*leaves)[j - 1];
 	c->nhosts = w->nhosts;
@@ -623,7 +624,8 @@ static int clashes(struct work *k)
 		free(l.v);
 		return l.r;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_clash);
+	if (l.n) /* l.v is NULL when there is none */
+		qsort(l.v, l.n, sizeof(*l.v), cmp_clash);
 	for (i = 0, at = 0; i < l.n; i++)
 		if (!at || l.v[i].a != l.v[at - 1].a ||
 		    l.v[i].b != l.v[at - 1].b)
