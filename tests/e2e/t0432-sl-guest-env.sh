@@ -50,6 +50,7 @@ ONEIB_ETH0_IPOIB_SL=2
 UCX_IB_SL=2
 NCCL_IB_SL=2" "$(cat "$ENV")" "the environment file carries the SL"
 assert_eq 644 "$(stat -c %a "$ENV")" "readable by the MPI users"
+# shellcheck disable=SC1090 # the file under test, written by the guest
 assert_eq 2 "$(set -a; . "$ENV"; set +a; echo "$UCX_IB_SL")" "a shell sourcing it gets UCX_IB_SL"
 
 # the context says 5: the SA wins
@@ -60,7 +61,7 @@ assert_match "^oneib-context: ETH0 ib0: ETH0_IB_SL 5 is not what the SA answers 
 assert_match "^UCX_IB_SL=2$" "$(cat "$ENV")" "still the SA's"
 
 # oneadmin pins a to SL 6: paths follow at once, the broadcast group not
-SL_MORE_VNETS= sl_listing "$TEST_TMP/pinned.xml"
+SL_MORE_VNETS='' sl_listing "$TEST_TMP/pinned.xml"
 sed -i 's|<IB_PKEY><!\[CDATA\[0x8101\]\]></IB_PKEY></TEMPLATE>|<IB_PKEY><![CDATA[0x8101]]></IB_PKEY><IB_SL><![CDATA[6]]></IB_SL></TEMPLATE>|' \
 	"$TEST_TMP/pinned.xml"
 sl_render_install "$TEST_TMP/pinned.xml"

@@ -51,6 +51,7 @@ SL_POLICY=$TEST_TMP/fabric/qos-policy.conf
 # AC14, "partition doesn't exist", which a sweep that re-routes logs for
 # partitions new in that sweep (it sets the policy up before the P_Key
 # manager reads partitions.conf; the rule is kept, the next sweep is quiet)
+# shellcheck disable=SC2034 # for the tests that source this file
 SL_POLICY_ERRORS='ERR AC0[2-9]|ERR AC1[0-35-9]|Partition configuration in error'
 
 sl_vnet() { # ID NAME PKEY [TMPL]
