@@ -72,7 +72,7 @@ pkg_libs   = $(shell pkg-config --libs $(LINK_PKGS))
 # libtirpc's functions once, at startup, and a libvirt dlopen'ed later
 # would call through NULL (virt.c's dlopen then finds it loaded).
 san_libs   = -Wl,--no-as-needed $(shell pkg-config --libs libvirt) -Wl,--as-needed
-GUEST_LIBS := -libverbs
+GUEST_LIBS := -libverbs -libumad
 
 # What each tool may link: the library folders (an archive before those it
 # uses) and the shared libraries it needs, and why. A tool whose code
@@ -87,7 +87,9 @@ GUEST_LIBS := -libverbs
 #                            is root's only). Not in oneib-pkey, which
 #                            stays libc only (design decision 6)
 #   oneib-context            guest: libc, libibverbs (the VF's own P_Key
-#                            table), what a guest image has
+#                            table), libibumad (the SA's answer of the SL
+#                            of its partition, from the VF's own port),
+#                            what a guest image with rdma-core has
 #   oneib-vf                 host: libxml2 (VM and domain XML), libibumad
 #                            (hca_discover, for the VFs a domain holds);
 #                            libvirt is dlopen'ed when a command asks it
@@ -319,8 +321,13 @@ $(B)/bench/runstat: tests/bench/runstat.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) -o $@ $<
 
+# The SL plan's own time (b41): the fabric model without the XML around it.
+$(B)/bench/slplanbench: tests/bench/slplanbench.c $(call archives,$(B),fabric root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
+
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/runstat
+	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh

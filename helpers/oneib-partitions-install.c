@@ -6,6 +6,8 @@
  *
  *   oneib-partitions render ... | oneib-partitions-install \
  *       --output /etc/opensm/partitions.conf -
+ *   oneib-partitions-install --qos-policy /etc/opensm/qos-policy.conf - \
+ *       < the policy oneib-partitions render --qos-policy FILE wrote
  *
  * It takes an already rendered partitions.conf and trusts none of it: the
  * text must be exactly what oneib-partitions render writes (the strict
@@ -18,7 +20,11 @@
  * and runs /usr/sbin/opensm (lib/root/opensm.h); or --reload-cmd. Never a
  * process found by its name. A reload that failed is retried by the next run, even when
  * the text is unchanged. It reads no cloud XML and is linked with no XML
- * library.
+ * library. --qos-policy FILE instead of --output FILE installs opensm's
+ * QoS policy the same way, taken only if it is exactly what the renderer
+ * writes (root/qospolicy.h: `any, pkey` rules and a default, nothing
+ * else); the hook installs the policy first, so opensm never reads new
+ * partitions with an old policy's default over their sl=.
  *
  * Exit status: 0 done; 1 refused, failed, or installed but opensm not told
  * (one line on stderr); 2 wrong usage.
@@ -36,10 +42,10 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: oneib-partitions-install --output FILE [--backup FILE]\n"
+	fputs("usage: oneib-partitions-install --output FILE | --qos-policy "
+	      "FILE [--backup FILE]\n"
 	      "           [--service UNITS | --pid-file FILE | --reload-cmd "
-	      "CMD "
-	      "| --no-reload] FILE|-\n"
+	      "CMD | --no-reload] FILE|-\n"
 	      "  opensm is told by SIGHUP to the main process of the systemd "
 	      "units\n"
 	      "  (default --service '" OPENSM_UNITS "') or to the pid in "
@@ -48,8 +54,14 @@ static void usage(FILE *f)
 	      f);
 }
 
-static void say_counts(const struct install_report *rep)
+static void say_counts(const struct install_opts *o,
+		       const struct install_report *rep)
 {
+	if (o->kind == INSTALL_QOS_POLICY) {
+		printf("(%zu partition%s with an SL, default SL %d)",
+		       rep->rules, rep->rules == 1 ? "" : "s", rep->default_sl);
+		return;
+	}
 	printf("(%zu partition%s, %zu member%s", rep->partitions,
 	       rep->partitions == 1 ? "" : "s", rep->members,
 	       rep->members == 1 ? "" : "s");
@@ -64,7 +76,7 @@ static void say(const struct install_opts *o, const struct install_report *rep)
 
 	printf("%s: %s ", o->path,
 	       rep->state == INSTALL_UNCHANGED ? "unchanged" : "installed");
-	say_counts(rep);
+	say_counts(o, rep);
 	if (rep->state == INSTALL_REPLACED)
 		printf(", previous file kept as %s", o->backup);
 	if (rep->retried)
@@ -92,6 +104,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "qos-policy", required_argument, NULL, 'q' },
 		{ "backup", required_argument, NULL, 'b' },
 		{ "service", required_argument, NULL, 's' },
 		{ "pid-file", required_argument, NULL, 'p' },
@@ -106,13 +119,17 @@ int main(int argc, char **argv)
 	struct strbuf text = STRBUF_INIT, bak = STRBUF_INIT;
 	char err[ERRLEN] = "";
 	const char *in;
-	int c, r, reloads = 0;
+	int c, r, reloads = 0, outputs = 0;
 
 	opterr = 0; /* one line of ours, not getopt's */
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+		case 'q':
+			o.kind = c == 'q' ? INSTALL_QOS_POLICY
+					  : INSTALL_PARTITIONS;
 			o.path = optarg;
+			outputs++;
 			break;
 		case 'b':
 			o.backup = optarg;
@@ -147,11 +164,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.path || !*o.path || optind != argc - 1 || reloads > 1 ||
-	    (o.backup && !strcmp(o.backup, o.path))) {
-		log_msg("--output FILE, at most one of --service, --pid-file, "
-			"--reload-cmd, --no-reload, a --backup other than "
-			"FILE, and FILE or - (usage: oneib-partitions-install "
-			"--help)");
+	    outputs != 1 || (o.backup && !strcmp(o.backup, o.path))) {
+		log_msg("--output FILE or --qos-policy FILE, at most one of "
+			"--service, --pid-file, --reload-cmd, --no-reload, a "
+			"--backup other than FILE, and FILE or - (usage: "
+			"oneib-partitions-install --help)");
 		return 2;
 	}
 	if (!o.backup) {

@@ -22,6 +22,10 @@
  *       whose keys do not fit; opensm's configuration (qos, M_Key) and, for
  *       each partition with an SL, the SL the SA answers for a path in it;
  *       exit 1 when anything is not as the file says
+ *   oneib-partitions plan --sls 1-7 [render's options] XML...
+ *       the service-level plan (design decision 13): one line per network,
+ *       its SL and why; render --sls puts it into the file as sl= (and,
+ *       with --qos-policy FILE, into opensm's QoS policy beside it)
  *   oneib-partitions list [FILE]
  *       the partitions of a file, every member GUID decoded ("VM 42 NIC 1")
  *
@@ -47,9 +51,11 @@
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
 #include "fabric/poolread.h"
-#include "fabric/sapath.h"
+#include "fabric/qosverify.h"
+#include "core/sapath.h"
 #include "fabric/smp.h"
 #include "root/partconf.h"
+#include "root/qospolicy.h"
 
 #define ERRLEN 512
 
@@ -59,7 +65,12 @@ static void usage(FILE *f)
 	      "[--installed FILE]\n"
 	      "                               [--static FILE] "
 	      "[--hosts-partition NAME]\n"
-	      "                               [--output FILE] [XML...]\n"
+	      "                               [--sls LIST [--sl-best-effort "
+	      "SL]]\n"
+	      "                               [--output FILE] [--qos-policy "
+	      "FILE] [XML...]\n"
+	      "       oneib-partitions plan --sls LIST [--sl-best-effort SL] "
+	      "[render's options] [XML...]\n"
 	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
 	      "[--legacy-guids]\n"
 	      "                               [--installed FILE] [--static "
@@ -81,6 +92,8 @@ struct desired {
 	struct render_opts o;
 	const char *installed; /* --installed FILE */
 	const char *stat; /* --static FILE */
+	const char *sls, *best_effort; /* --sls LIST, --sl-best-effort SL */
+	struct sl_opts so;
 	struct partitions inst, st;
 };
 
@@ -106,13 +119,39 @@ static int desired_opt(struct desired *d, int o, const char *cmd)
 	case 'h':
 		d->o.hosts_partition = optarg;
 		return 0;
+	case 'S':
+		d->sls = optarg;
+		return 0;
+	case 'B':
+		d->best_effort = optarg;
+		return 0;
 	}
 	return 2;
 }
 
 static bool desired_optchar(int o)
 {
-	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h';
+	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h' ||
+	       o == 'S' || o == 'B';
+}
+
+/* The SL plan's settings, once the options are read: 0, or 2 (usage). */
+static int desired_sls(struct desired *d, const char *cmd)
+{
+	char err[ERRLEN] = "";
+
+	if (!d->sls && d->best_effort) {
+		log_msg("%s: --sl-best-effort without --sls", cmd);
+		return 2;
+	}
+	if (!d->sls)
+		return 0;
+	if (sl_opts_parse(d->sls, d->best_effort, &d->so, err, sizeof(err))) {
+		log_msg("%s: %s", cmd, err);
+		return 2;
+	}
+	d->o.sls = &d->so;
+	return 0;
 }
 
 /*
@@ -176,7 +215,8 @@ static int read_installed(struct desired *d, const char *cmd)
 }
 
 static int desired_from_xml(struct desired *d, int n, char **args,
-			    struct partitions *m, const char *cmd)
+			    struct partitions *m, struct partitions_plan *pp,
+			    const char *cmd)
 {
 	struct cloud_facts f = { 0 };
 	char err[ERRLEN] = "";
@@ -188,7 +228,7 @@ static int desired_from_xml(struct desired *d, int n, char **args,
 		goto out;
 	r = poolread_files(&f, -1, n, args, err, sizeof(err));
 	if (!r)
-		r = partitions_desired(&f, &d->o, m, err, sizeof(err));
+		r = partitions_desired_plan(&f, &d->o, m, pp, err, sizeof(err));
 	cloud_facts_free(&f);
 	if (r) {
 		log_msg("%s: %s", cmd, err);
@@ -212,8 +252,59 @@ static const struct option desired_opts[] = {
 	{ "ca", required_argument, NULL, 'C' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "timeout", required_argument, NULL, 't' },
+	{ "sls", required_argument, NULL, 'S' },
+	{ "sl-best-effort", required_argument, NULL, 'B' },
+	{ "qos-policy", required_argument, NULL, 'Q' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The plan's warnings, one "warning:" line each on stderr. */
+static void plan_warnings(const struct partitions_plan *pp, FILE *out)
+{
+	const char *s = sb_str(&pp->warnings);
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		fprintf(out, "warning: %.*s\n", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+/*
+ * opensm's QoS policy for m (root/qospolicy.h), its default the
+ * best-effort SL, checked as the installer will check it, into path.
+ */
+static int write_policy(const struct desired *d, const struct partitions *m,
+			const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct qos_policy q, back;
+	char err[ERRLEN] = "";
+	int r = qospolicy_from_partitions(m, d->o.sls ? d->so.best_effort : 0,
+					  &q);
+
+	if (!r)
+		r = qospolicy_render(&q, &text);
+	qospolicy_free(&q);
+	if (r) {
+		log_msg("render: out of memory");
+		sb_release(&text);
+		return 1;
+	}
+	/* never hand on a policy the installer would refuse */
+	r = qospolicy_canonical(text.buf, text.len, &back, err, sizeof(err));
+	qospolicy_free(&back);
+	if (!r) {
+		r = conffile_install(path, NULL, text.buf, text.len, err,
+				     sizeof(err));
+		r = r < 0 ? r : 0;
+	}
+	if (r)
+		log_msg("render: --qos-policy: %s", err);
+	sb_release(&text);
+	return r ? 1 : 0;
+}
 
 /* --- render ---------------------------------------------------------------- */
 
@@ -221,16 +312,17 @@ static int cmd_render(int argc, char **argv)
 {
 	struct desired d = { 0 };
 	struct partitions m = { 0 };
+	struct partitions_plan pp = { 0 };
 	struct strbuf text = STRBUF_INIT;
-	const char *out = NULL;
+	const char *out = NULL, *policy = NULL;
 	char err[ERRLEN] = "";
 	size_t i;
 	int o, r;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
-		if (o == 'o') {
-			out = optarg;
+		if (o == 'o' || o == 'Q') {
+			*(o == 'o' ? &out : &policy) = optarg;
 			continue;
 		}
 		if (!desired_optchar(o)) {
@@ -243,11 +335,22 @@ static int cmd_render(int argc, char **argv)
 		if (r)
 			return r;
 	}
-	r = desired_from_xml(&d, argc - optind, argv + optind, &m, "render");
+	r = desired_sls(&d, "render");
+	if (!r)
+		r = desired_from_xml(&d, argc - optind, argv + optind, &m, &pp,
+				     "render");
 	if (r)
 		return r;
 	for (i = 0; i < m.nnotes; i++)
 		log_msg("warning: %s", m.notes[i]);
+	fflush(stdout);
+	plan_warnings(&pp, stderr);
+	partitions_plan_free(&pp);
+	/* the policy first: the hook installs it before the file */
+	if (policy && write_policy(&d, &m, policy)) {
+		partitions_free(&m);
+		return 1;
+	}
 	if (partconf_render(&m, &text)) {
 		log_msg("render: out of memory");
 		r = 1;
@@ -266,6 +369,52 @@ static int cmd_render(int argc, char **argv)
 		log_msg("render: cannot write the file on standard output");
 		r = 1;
 	}
+	partitions_free(&m);
+	sb_release(&text);
+	return r;
+}
+
+/* --- plan ------------------------------------------------------------------ */
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct desired d = { 0 };
+	struct partitions m = { 0 };
+	struct partitions_plan pp = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	int o, r;
+
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
+		if (!desired_optchar(o)) {
+			log_msg("plan: %.40s: unknown option or missing value "
+				"(usage: oneib-partitions --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+		r = desired_opt(&d, o, "plan");
+		if (r)
+			return r;
+	}
+	if (!d.sls) {
+		log_msg("plan: --sls LIST is needed (ONEIB_SLS of "
+			"etc/vnm/ib/ibrc, e.g. 1-7)");
+		return 2;
+	}
+	r = desired_sls(&d, "plan");
+	if (!r)
+		r = desired_from_xml(&d, argc - optind, argv + optind, &m, &pp,
+				     "plan");
+	if (r)
+		return r;
+	if (partitions_plan_text(&pp, &text)) {
+		log_msg("plan: out of memory");
+		r = 1;
+	} else {
+		fputs(sb_str(&text), stdout);
+		plan_warnings(&pp, stdout);
+	}
+	partitions_plan_free(&pp);
 	partitions_free(&m);
 	sb_release(&text);
 	return r;
@@ -417,6 +566,130 @@ static void print_unknown(const struct sa_result *sr, const struct osm_conf *oc)
 				     : "");
 }
 
+/*
+ * The QoS policy opensm reads (its qos_policy_file): one-ib's and what it
+ * gives each partition, or what else. Only read while qos is TRUE.
+ */
+static void print_policy(const struct osm_conf *oc, const struct partitions *m)
+{
+	struct strbuf text = STRBUF_INIT;
+	const struct partition *p;
+	struct qos_policy q;
+	char err[ERRLEN] = "";
+	size_t n;
+	int r, sl = 0;
+
+	if (!oc->qos)
+		return;
+	r = sb_read_file(&text, oc->policy_file, CONFFILE_MAX);
+	if (r == -ENOENT) {
+		printf("qos-policy: %s: none, each partition's sl= alone\n",
+		       oc->policy_file);
+	} else if (r) {
+		printf("warning: qos-policy: %s: %s\n", oc->policy_file,
+		       strerror(-r));
+	} else if (qospolicy_canonical(text.buf, text.len, &q, err,
+				       sizeof(err))) {
+		printf("warning: qos-policy: %s is not one-ib's (%s): its "
+		       "default level overrides every partition's sl= it has "
+		       "no rule for (INSTALL, section 8.8)\n",
+		       oc->policy_file, err);
+	} else {
+		printf("qos-policy: %s: one-ib's, %zu partition%s with an SL, "
+		       "default SL %d\n",
+		       oc->policy_file, q.n, q.n == 1 ? "" : "s", q.default_sl);
+		n = qos_policy_differs(&q, m, &p, &sl);
+		if (n)
+			printf("warning: qos-policy: it gives %s (0x%04x) SL "
+			       "%d, its sl= %d (and %zu more): install both "
+			       "files of one render\n",
+			       p->name, p->pkey, sl, p->sl, n - 1);
+		qospolicy_free(&q);
+	}
+	sb_release(&text);
+}
+
+/* "port 0x... (VM 10 NIC 0; lid 6, "vm10")" or its switch's port. */
+static void print_where(const struct fabric_port *fp, bool sw)
+{
+	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+	if (sw) {
+		guid_fmt_hex(fp->sw_guid, g);
+		printf("switch %s port %u toward ", g, fp->sw_port);
+	}
+	guid_fmt_hex(fp->port_guid, g);
+	guid_describe(fp->port_guid, desc);
+	if (strcmp(desc, "-"))
+		printf("port %s (%s; lid %u, \"%s\")", g, desc, fp->lid,
+		       fp->desc);
+	else
+		printf("port %s (lid %u, \"%s\")", g, fp->lid, fp->desc);
+}
+
+/* A partition's SL in the tables opensm programmed; 1 when not in force. */
+static int print_tables(const struct qos_class *c)
+{
+	const struct partition *p = c->p;
+
+	if (!c->nports)
+		return 0; /* no port of the fabric holds its key */
+	printf("tables: %s (0x%04x) SL %d: ", p->name, p->pkey, p->sl);
+	if (c->nfaults) {
+		printf("%zu fault%s, e.g. ", c->nfaults,
+		       c->nfaults == 1 ? "" : "s");
+		print_where(c->fault_port, c->fault_sw);
+		printf(" maps it to VL %u: %s: NOT in force (INSTALL, section "
+		       "8.8)\n",
+		       c->fault_vl, qos_fault_text(c->fault));
+		return 1;
+	}
+	if (c->vl < 0)
+		printf("its %zu port%s map it to different VLs", c->nports,
+		       c->nports == 1 ? "" : "s");
+	else
+		printf("VL %d on its %zu port%s", c->vl, c->nports,
+		       c->nports == 1 ? "" : "s");
+	printf("%s: weight low %u high %u",
+	       c->sw ? " and the switch ports "
+		       "toward them"
+		     : "",
+	       c->low, c->high);
+	if (c->sw)
+		printf(", switch low %u high %u", c->sw_low, c->sw_high);
+	printf(": in force\n");
+	return 0;
+}
+
+static int print_qos(const struct qos_result *q)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < q->nc; i++)
+		bad += print_tables(&q->c[i]);
+	for (i = 0; i < q->nm; i++) {
+		const struct qos_merge *g = &q->m[i];
+
+		printf("tables: SL %u and SL %u share VL %u on %zu port%s, "
+		       "e.g. ",
+		       g->a, g->b, g->vl, g->nports, g->nports == 1 ? "" : "s");
+		print_where(g->example, g->example_sw);
+		printf(": their partitions are one class there: NOT in force "
+		       "(INSTALL, section 8.8)\n");
+		bad++;
+	}
+	if (q->nread)
+		printf("vls: the %zu port%s read have %d data VLs or more "
+		       "(OperVLs)%s",
+		       q->nread, q->nread == 1 ? "" : "s", q->min_vls,
+		       q->min_sw_vls ? ", the switch ports toward them "
+				     : "\n");
+	if (q->nread && q->min_sw_vls)
+		printf("%d\n", q->min_sw_vls);
+	return bad;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	struct desired d = { 0 };
@@ -426,10 +699,13 @@ static int cmd_verify(int argc, char **argv)
 	struct sa_result sr = { 0 };
 	struct sa_conn sa = { .fd = -1, .agent = -1 };
 	struct fabric f = { 0 };
+	struct port_tables *pt = NULL;
+	struct qos_result qr = { 0 };
+	size_t npt = 0;
 	struct osm_conf oc;
 	const char *conf = NULL, *ca = NULL, *osm = OSMCONF_DEFAULT;
 	char err[ERRLEN] = "";
-	int o, r, port = 0, timeout = 200, slbad = 0;
+	int o, r, port = 0, timeout = 200, slbad = 0, qosbad;
 	size_t i;
 
 	optind = 2;
@@ -476,7 +752,7 @@ static int cmd_verify(int argc, char **argv)
 		}
 	}
 	if (conf && (optind < argc || d.installed || d.o.legacy_guids ||
-		     d.stat || d.o.hosts_partition)) {
+		     d.stat || d.o.hosts_partition || d.sls)) {
 		log_msg("verify: --conf or the cloud's XML, not both");
 		return 2;
 	}
@@ -493,7 +769,8 @@ static int cmd_verify(int argc, char **argv)
 			r = 2;
 			goto out;
 		}
-	} else if (desired_from_xml(&d, argc - optind, argv + optind, &m,
+	} else if (desired_sls(&d, "verify") ||
+		   desired_from_xml(&d, argc - optind, argv + optind, &m, NULL,
 				    "verify")) {
 		r = 2;
 		goto out;
@@ -513,6 +790,13 @@ static int cmd_verify(int argc, char **argv)
 	if (!r)
 		r = partitions_verify_sa(&m, &f, &res, &sa, &sr, err,
 					 sizeof(err));
+	/* the QoS tables of the ports that hold a key with an SL */
+	if (!r)
+		r = qos_verify_read(ca, port, timeout,
+				    oc.m_key_protection ? oc.m_key : 0, &f, &m,
+				    &pt, &npt, err, sizeof(err));
+	if (!r)
+		r = qos_verify_judge(&m, &f, pt, npt, &qr);
 	if (r) {
 		log_msg("verify: %s", err[0] ? err : strerror(-r));
 		r = 2;
@@ -525,8 +809,10 @@ static int cmd_verify(int argc, char **argv)
 	for (i = 0; i < res.ncap; i++)
 		print_capacity(&res.cap[i]);
 	print_osmconf(&oc, osm);
+	print_policy(&oc, &m);
 	for (i = 0; i < sr.nsl; i++)
 		slbad += print_sl(&sr.sl[i], &oc);
+	qosbad = print_qos(&qr);
 	print_unknown(&sr, &oc);
 	printf("verify: %zu end ports, %zu switches, %zu partitions; %zu "
 	       "member ports in the fabric, %zu not; %zu ports differ; %zu "
@@ -538,9 +824,14 @@ static int cmd_verify(int argc, char **argv)
 	if (res.ncap)
 		printf("; %zu port%s over capacity", res.ncap,
 		       res.ncap == 1 ? "" : "s");
+	if (qosbad)
+		printf("; %d QoS table fault%s", qosbad,
+		       qosbad == 1 ? "" : "s");
 	putchar('\n');
-	r = res.ndrift || m.nnotes || slbad || res.ncap ? 1 : 0;
+	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad ? 1 : 0;
 out:
+	free(pt);
+	qos_result_free(&qr);
 	sa_close(&sa);
 	sa_result_free(&sr);
 	verify_result_free(&res);
@@ -656,6 +947,9 @@ int main(int argc, char **argv)
 		return cmd_verify(argc, argv);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc, argv);
-	log_msg("unknown command '%.20s' (render, verify, list)", argv[1]);
+	if (!strcmp(argv[1], "plan"))
+		return cmd_plan(argc, argv);
+	log_msg("unknown command '%.20s' (render, plan, verify, list)",
+		argv[1]);
 	return 2;
 }

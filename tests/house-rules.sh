@@ -10,12 +10,13 @@
 # 1. Where code runs decides what it may include: a module of lib/<room>/
 #    includes only what is listed for its room below, and so does each tool
 #    (helpers/<tool>.c). guest/ and root/ include only core/; fabric/ also
-#    root's partitions grammar (the renderer writes what the root installer
-#    re-parses); host/ also root's IB-device facts (its inventory offers
-#    what oneib-pkey will program, by the same rule).
+#    root's partitions and QoS policy grammars (the renderer writes what the
+#    root installer re-parses); host/ also root's IB-device facts (its
+#    inventory offers what oneib-pkey will program, by the same rule).
 # 2. Each tool needs only the shared libraries listed for it (readelf -d,
 #    NEEDED): the root helpers libc alone (oneib-peer, read only, also
-#    libibumad for its two SMPs), the guest's libc and libibverbs.
+#    libibumad for its two SMPs), the guest's libc, libibverbs and
+#    libibumad (its SA queries).
 #    Why each needs what it does: the Makefile, above the rooms_* table.
 #
 # Every broken rule is one line naming the file and what broke it, e.g.
@@ -40,13 +41,13 @@ declare -A may_include=(
 	[core]="core/"
 	[guest]="core/ guest/"
 	[root]="core/ root/"
-	[fabric]="core/ fabric/ root/partconf.h"
+	[fabric]="core/ fabric/ root/partconf.h root/qospolicy.h"
 	[host]="core/ host/ root/ibdev.h"
 	[oneib-context]="core/ guest/"
 	[oneib-pkey]="core/ root/"
 	[oneib-partitions-install]="core/ root/"
 	[oneib-peer]="core/ root/"
-	[oneib-partitions]="core/ fabric/ root/partconf.h"
+	[oneib-partitions]="core/ fabric/ root/partconf.h root/qospolicy.h"
 	[oneib-vnet]="core/ fabric/"
 	[oneib-vf]="core/ host/"
 	[oneib-discover]="core/ host/"
@@ -56,7 +57,7 @@ declare -A may_need=(
 	[oneib-pkey]="libc.so.6"
 	[oneib-partitions-install]="libc.so.6"
 	[oneib-peer]="libc.so.6 libibumad.so.3"
-	[oneib-context]="libc.so.6 libibverbs.so.1"
+	[oneib-context]="libc.so.6 libibverbs.so.1 libibumad.so.3"
 	[oneib-vf]="libc.so.6 libxml2.so.2 libibumad.so.3"
 	[oneib-discover]="libc.so.6 libpci.so.3 libibumad.so.3"
 	[oneib-partitions]="libc.so.6 libxml2.so.2 libibumad.so.3"

@@ -1,16 +1,17 @@
 #!/bin/bash
-# genpools.sh: a synthetic cloud for the partitions renderer (b40), as the
-# three documents `oneib-partitions render` reads: DIR/vms.xml (<VM_POOL>),
-# DIR/hosts.xml (<HOST_POOL>), DIR/vnets.xml (<VNET_POOL>).
+# genpools.sh: a synthetic cloud for the partitions renderer (b40) and the
+# SL plan (b41), as the three documents `oneib-partitions render` reads:
+# DIR/vms.xml (<VM_POOL>), DIR/hosts.xml (<HOST_POOL>), DIR/vnets.xml
+# (<VNET_POOL>).
 #
-#   genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-f lean|listing|extended]
-#               [-s SEED] DIR
+#   genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-L HOSTS_PER_LEAF]
+#               [-f lean|listing|extended] [-s SEED] DIR
 #   genpools.sh -n 32766 -g 100000 DIR
 #   -> nets=32766 hosts=2500 mlx4_hosts=50 vms=70293 member_vms=63403
 #      ib_nics=105307 vm_members=95000 mlx4_members=5000 members=100000
 #      bytes_vms=147549801 bytes_hosts=9026694 bytes_vnets=54450853
 #   (listing: 2.1 kB per VM, 3.6 kB per host, 1.7 kB per network; lean:
-#   0.45 kB per VM; extended: 6.5 kB per VM. About 2 s with mawk.)
+#   0.5 kB per VM; extended: 6.5 kB per VM. About 2 s with mawk.)
 #
 # The cloud (deterministic for a seed):
 # - NETS "ib" networks (VN_MAD ib), IDs 2.., IB_PKEY 0x8001.. in order, so
@@ -21,7 +22,12 @@
 # - HOSTS hosts (default MEMBERS / 40): one in 50 is a ConnectX-3 host
 #   (IB_PF DRIVER mlx4_core, port 1 InfiniBand, port 2 Ethernet) in cluster
 #   101, so its port holds 1 + K <= 101 keys; the rest are mlx5 hosts with
-#   one or two IB_PFs in cluster 100.
+#   one or two IB_PFs in cluster 100. Every InfiniBand port has the leaf
+#   switch the probes publish (LEAF_GUID, LEAF_PORT, LEAF_DESC, PEER_TYPE):
+#   hosts in ID order, HOSTS_PER_LEAF (default 18, a 40-port switch with
+#   half its ports up) under each leaf; a host's two ports under one.
+# - VMs are placed on hosts in ID order (a VM's HID), so a network's VMs
+#   spread over many hosts and leaves: a crowded SL plan.
 # - VMs, IDs from 1000 with gaps: 90 % in a state that holds a host
 #   (RUNNING mostly, some PROLOG/BOOT/UNKNOWN/HOTPLUG, POWEROFF, SUSPENDED;
 #   only the ACTIVE ones are partition members),
@@ -34,8 +40,8 @@
 #
 # Shapes (-f), all indented like the CLI prints them:
 #   lean      only what the renderer reads (ID, NAME, STATE, LCM_STATE,
-#             TEMPLATE/NIC/{MAC,NETWORK_ID,NIC_ID,VN_MAD}; IB_PF, CLUSTER_ID;
-#             VN_MAD, CLUSTERS, TEMPLATE/IB_*): the floor.
+#             TEMPLATE/NIC/{MAC,NETWORK_ID,NIC_ID,VN_MAD}, HISTORY/HID;
+#             IB_PF, CLUSTER_ID; VN_MAD, CLUSTERS, TEMPLATE/IB_*): the floor.
 #   listing   (default) `onevm list -x` as oned's one.vmpool.info writes it
 #             (VirtualMachine::to_xml_short: UID..DEPLOY_ID, TEMPLATE CPU,
 #             MEMORY, short DISK, NICs with only IP, MAC, NETWORK,
@@ -50,16 +56,17 @@
 # Prints one line of counts and byte sizes on stdout.
 set -eu
 
-nets=1000 members=100000 hosts='' shape=listing seed=42
+nets=1000 members=100000 hosts='' shape=listing seed=42 perleaf=18
 usage() {
-	echo "usage: genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-f lean|listing|extended] [-s SEED] DIR" >&2
+	echo "usage: genpools.sh [-n NETS] [-g MEMBERS] [-H HOSTS] [-L HOSTS_PER_LEAF] [-f lean|listing|extended] [-s SEED] DIR" >&2
 	exit 2
 }
-while getopts n:g:H:f:s: o; do
+while getopts n:g:H:L:f:s: o; do
 	case $o in
 	n) nets=$OPTARG ;;
 	g) members=$OPTARG ;;
 	H) hosts=$OPTARG ;;
+	L) perleaf=$OPTARG ;;
 	f) shape=$OPTARG ;;
 	s) seed=$OPTARG ;;
 	*) usage ;;
@@ -69,9 +76,10 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 dir=$1
 case $shape in lean | listing | extended) ;; *) usage ;; esac
-for v in "$nets" "$members" "${hosts:-1}" "$seed"; do
+for v in "$nets" "$members" "${hosts:-1}" "$seed" "$perleaf"; do
 	case $v in '' | *[!0-9]*) usage ;; esac
 done
+[ "$perleaf" -ge 1 ] || usage
 [ "$nets" -ge 1 ] && [ "$nets" -le 32766 ] || {
 	echo "genpools.sh: NETS must be 1..32766 (tenant P_Keys 0x0001-0x7ffe)" >&2
 	exit 2
@@ -81,7 +89,7 @@ done
 mkdir -p "$dir"
 
 counts=$(awk -v NETS="$nets" -v MEMBERS="$members" -v HOSTS="$hosts" -v SHAPE="$shape" \
-	-v SEED="$seed" -v DIR="$dir" '
+	-v SEED="$seed" -v DIR="$dir" -v PERLEAF="$perleaf" '
 # Park-Miller: exact in awk doubles (16807 * 2^31 < 2^53).
 function rnd() { seed = (seed * 16807) % 2147483647; return seed / 2147483647 }
 function E(ind, n, v) { return ind "<" n ">" v "</" n ">\n" }
@@ -258,7 +266,9 @@ BEGIN {
 			E("      ", "MEMORY", 16592384) E("      ", "STATE", "a") "    </MONITORING>\n"
 		if (!lean) s = s "    <USER_TEMPLATE>\n" C("      ", "DESCRIPTION", "MPI worker of job " int(nvm / 16)) \
 			C("      ", "LOGO", "images/logos/rocky.png") "    </USER_TEMPLATE>\n"
-		if (!lean && !hasdh) s = s "    <HISTORY_RECORDS/>\n"
+		if (lean && hasdh) s = s "    <HISTORY_RECORDS>\n      <HISTORY>\n" \
+			E("        ", "HID", h) "      </HISTORY>\n    </HISTORY_RECORDS>\n"
+		else if (!lean && !hasdh) s = s "    <HISTORY_RECORDS/>\n"
 		else if (!lean) {
 			s = s "    <HISTORY_RECORDS>\n      <HISTORY>\n" E("        ", "OID", id) \
 				E("        ", "SEQ", 0) E("        ", "HOSTNAME", sprintf("node%04d", h)) \
@@ -321,7 +331,15 @@ BEGIN {
 			s = s C("        ", "LINK_LAYER", ll)
 			if (!lean) s = s C("        ", "NUMA_NODE", p) C("        ", "VFS_TOTAL", vfs) \
 				C("        ", "VFS_ENABLED", vfs)
-			s = s C("        ", "DRIVER", drv) "      </IB_PF>\n"
+			s = s C("        ", "DRIVER", drv)
+			if (ll == "InfiniBand") {
+				leaf = int(h / PERLEAF)
+				s = s C("        ", "LEAF_GUID", sprintf("0x248a0703%08x", 16777216 + leaf)) \
+					C("        ", "LEAF_PORT", h % PERLEAF + 1 + p * PERLEAF)
+				if (!lean) s = s C("        ", "LEAF_DESC", sprintf("MF0;leaf%03d:MQM8700/U1", leaf)) \
+					C("        ", "PEER_TYPE", "switch")
+			}
+			s = s "      </IB_PF>\n"
 			if (!lean) s = s "      <IB_PF_FREE>\n" C("        ", "ADDRESS", addr) \
 				C("        ", "PORT", port) C("        ", "IB_VFS_FREE", 3) "      </IB_PF_FREE>\n"
 		}

@@ -42,7 +42,7 @@ planted lib/guest/guest.c fabric/partitions.h \
 planted lib/guest/rtnl.h root/netlink.h \
 	'lib/guest/rtnl\.h:2: includes "root/netlink\.h"' "a guest/ header including root/"
 planted lib/fabric/partitions.c root/opensm.h \
-	'lib/fabric/partitions\.c:2: includes "root/opensm\.h"; fabric may include only core/ fabric/ root/partconf\.h$' \
+	'lib/fabric/partitions\.c:2: includes "root/opensm\.h"; fabric may include only core/ fabric/ root/partconf\.h root/qospolicy\.h$' \
 	"fabric/ including root/ beyond the partitions grammar"
 planted lib/core/log.c host/lease.h \
 	'lib/core/log\.c:2: includes "host/lease\.h"; core may include only core/$' "core/ including host/"
@@ -69,7 +69,7 @@ cc -o "$bin/oneib-context" "$TEST_TMP/p.c" -lpci || die "cannot build the stand-
 assert_fail "tools needing libraries they may not" -- bash "$CHECK" --src "$TOP/helpers" --bin "$bin"
 assert_match '/bin/oneib-pkey: needs libxml2\.so\.2; oneib-pkey may need only libc\.so\.6$' \
 	"$(cat "$LAST_OUT")" "the root helper linking libxml2 is named, with the library"
-assert_match '/bin/oneib-context: needs libpci\.so\.3; oneib-context may need only libc\.so\.6 libibverbs\.so\.1$' \
+assert_match '/bin/oneib-context: needs libpci\.so\.3; oneib-context may need only libc\.so\.6 libibverbs\.so\.1 libibumad\.so\.3$' \
 	"$(cat "$LAST_OUT")" "the guest tool linking libpci is named, with the library"
 assert_eq 2 "$(grep -c . "$LAST_OUT")" "nothing else is"
 test_done

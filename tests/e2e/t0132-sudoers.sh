@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shipped sudoers rules parse, and give oneadmin exactly oneib-pkey
 # map, unmap and show and oneib-peer on one PF address and port
-# (one-ib-node), and the partitions' install and verify
+# (one-ib-node), and the partitions' and QoS policy's install and verify
 # with their pinned arguments (one-ib-sm), as root: no other command, no
 # other helper, no other file, and no cloud XML (oneib-pkey partitions,
 # which parsed it as root, is gone from the rules).
@@ -67,6 +67,14 @@ assert_fail "the old verify is not" -- \
 I=/usr/sbin/oneib-partitions-install
 assert_ok "installing opensm's file from stdin allowed" -- \
 	allowed $I --output /etc/opensm/partitions.conf -
+assert_ok "installing opensm's QoS policy from stdin allowed" -- \
+	allowed $I --qos-policy /etc/opensm/qos-policy.conf -
+assert_fail "the policy into another file is not" -- \
+	allowed $I --qos-policy /etc/opensm/partitions.conf -
+assert_fail "the policy with a reload command of oneadmin's choice is not" -- \
+	allowed $I --qos-policy /etc/opensm/qos-policy.conf --reload-cmd /bin/sh -
+assert_fail "the policy from a file of oneadmin's choice is not" -- \
+	allowed $I --qos-policy /etc/opensm/qos-policy.conf /root/x
 assert_ok "verify of that file allowed" -- \
 	allowed /usr/sbin/oneib-partitions verify --conf /etc/opensm/partitions.conf
 assert_fail "verify from cloud XML (parsed as root) is not" -- \

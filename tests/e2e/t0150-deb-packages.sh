@@ -207,8 +207,8 @@ assert_eq "" "$(cd "$R" && find . -path '*kvm-ib*' -o -path '*/ib/*' -o -name ib
 assert_eq "$stock" "$(stock_state)" "purge: OpenNebula's tree exactly as it was"
 
 # --- one-ib-guest ------------------------------------------------------------------
-assert_eq "libc6 libibverbs1" "$(dpkg-deb -f "$root$guest" Depends | sed 's/ ([^)]*)//g; s/,//g')" \
-	"guest: depends on libc6 and libibverbs1 only"
+assert_eq "libc6 libibumad3 libibverbs1" "$(dpkg-deb -f "$root$guest" Depends | sed 's/ ([^)]*)//g; s/,//g')" \
+	"guest: depends on libc6, libibumad3 (the SA's SL) and libibverbs1 only"
 assert_ok "guest: installs" -- in_root dpkg -i "$guest"
 assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /usr/sbin/oneib-context)" "oneib-context in /usr/sbin"
 assert_eq "root root 755" "$(in_root stat -c '%U %G %a' /etc/one-context.d/loc-11-oneib)" "one-context's hook, executable"

@@ -56,6 +56,8 @@ done
 sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"echo run >>$TEST_TMP/calls.render; $INST --output $CONF --no-reload -\"|" \
 	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=\"test ! -e $CONF \|\| cat $CONF\"|" \
 	"$R/etc/vnm/ib/ibrc"
+# No SL plan and no QoS policy here: t0431 runs the hook with both.
+printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"
 assert_match "^ONEIB_PARTITIONS_CMD=\"echo run .*--no-reload -\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
 	"ibrc has ONEIB_PARTITIONS_CMD to set"
 assert_match "^ONEIB_PARTITIONS_READ_CMD=\"test ! -e .* cat $CONF\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \

@@ -8,7 +8,7 @@
 # every run there failed, "cannot open the lock file
 # /var/lib/one/.oneib-partitions.lock.next"). The hook runs as an
 # unprivileged user (nobody, as oneadmin would be), with stand-in CLIs that
-# print an empty cloud and an install command that records its input.
+# print an empty cloud and install commands that record their input.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host none
@@ -25,6 +25,7 @@ chmod 0755 "$W/bin/"*
 chown -R nobody "$W"
 chmod 0711 "$TEST_TMP"
 sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"cat >$W/installed\"|" \
+	-e "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"cat >$W/policy\"|" \
 	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=true|" "$IBRC"
 assert_match '^#ONEIB_PARTITIONS_LOCK=' "$(cat "$IBRC")" "ibrc leaves the lock unset by default"
 
@@ -40,7 +41,8 @@ assert_ok "ONE_LOCATION, no lock set: runs" -- hook ONE_LOCATION="$W/one"
 assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next " "$(locks "$W/one/var")" \
 	"the lock is in \$ONE_LOCATION/var"
 assert_match "^# oneib-partitions: generated" "$(cat "$W/installed")" "it rendered and installed"
-rm -f "$W/installed"
+assert_match "^qos-ulps$" "$(cat "$W/policy")" "the QoS policy too (ONEIB_SLS's default plan)"
+rm -f "$W/installed" "$W/policy"
 
 assert_ok "ONEIB_PARTITIONS_LOCK in the environment: runs" -- \
 	hook ONE_LOCATION="$W/one" ONEIB_PARTITIONS_LOCK="$W/env/l"
@@ -53,7 +55,8 @@ assert_eq "./l ./l.next " "$(locks "$W/ibrc")" "ibrc's lock"
 assert_eq "./l ./l.next " "$(locks "$W/env")" "not the environment's"
 
 # Held by another run, the lock serialises: this run waits its turn and
-# says so when it cannot get it in time (ibrc's timeout, 1 s: 6 * 1 + 60).
+# says so when it cannot get it in time (seven commands' time:
+# 7 * ONEIB_PARTITIONS_TIMEOUT + 60 s).
 exec 7<"$W/ibrc/l"
 flock 7
 exec 8<"$W/ibrc/l.next"

@@ -43,8 +43,10 @@
 #   one_fabric [LEAVES]       ibsim with the SM and LEAVES (2) leaf switches,
 #                             every one_host's PF port (its fixture's port GUID)
 #                             and --vfs, and opensm reading
-#                             /etc/opensm/partitions.conf (what the hook installs
-#                             by default): sim_fabric; $ONE_FABRIC the net file
+#                             /etc/opensm/partitions.conf and qos-policy.conf
+#                             (what the hook installs by default; qos TRUE), told
+#                             as Debian's unit (a systemctl stand-in):
+#                             sim_fabric; $ONE_FABRIC the net file
 #   one_hooks [NAME...]       onehook create for the hook templates one-ib
 #                             installed whose names match (globs; default all,
 #                             as INSTALL section 8; each costs a CLI call)
@@ -244,7 +246,6 @@ one_frontend() {
 	# them), never the machine's
 	mkdir -p "$TEST_TMP/fabric"
 	mount --bind "$TEST_TMP/fabric" /etc/opensm || die "cannot mount a private /etc/opensm"
-	_one_partitions_cmd no-reload
 	_one_account_home
 	_one_network
 	_one_packages
@@ -296,17 +297,6 @@ _one_configure() {
 		sed -i -E "s/^([[:space:]]*SYSTEM_HOST[[:space:]]*=[[:space:]]*)[0-9]+/\1$ONE_SYSTEM_HOST/" \
 			"$e/monitord.conf"
 	fi
-}
-
-# How the partitions hook installs and tells opensm (ibrc's
-# ONEIB_PARTITIONS_CMD): --no-reload (no subnet manager yet; the default
-# of one_frontend) or --pid-file (one_fabric's opensm).
-_one_partitions_cmd() { # no-reload|pid-file
-	local rc=$ONE_DIR/var/remotes/etc/vnm/ib/ibrc how=--no-reload
-	[ "$1" = no-reload ] || how="--pid-file /etc/opensm/opensm.pid"
-	sed -i '/^ONEIB_PARTITIONS_CMD=/d' "$rc" &&
-		echo "ONEIB_PARTITIONS_CMD='sudo -n /usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf $how -'" >>"$rc" ||
-		die "cannot set ONEIB_PARTITIONS_CMD in $rc"
 }
 
 # oneadmin's home: ONE_AUTH, ssh key and config, libvirt client config.
@@ -413,17 +403,6 @@ _one_packages() {
 	export ONE_PACKAGES
 	[ -x "$root/usr/sbin/oneib-pkey" ] && [ -f "$root/etc/sudoers.d/one-ib-node" ] ||
 		die "the node package holds no /usr/sbin/oneib-pkey and sudoers rule"
-	# The test's opensm is no systemd unit (ibsim's, one_fabric's, its pid
-	# in /etc/opensm/opensm.pid), and most tests run none: the sm
-	# package's rule changed as its header tells an operator whose opensm
-	# systemd does not start, to those two command lines (--pid-file, and
-	# --no-reload while no subnet manager runs); _one_partitions_cmd
-	# chooses one in ibrc.
-	sed -i 's|^\([[:space:]]*\)/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf -, \\$|\1/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf --pid-file /etc/opensm/opensm.pid -, \\\n\1/usr/sbin/oneib-partitions-install --output /etc/opensm/partitions.conf --no-reload -, \\|' \
-		"$root/etc/sudoers.d/one-ib-sm"
-	grep -q -- '--no-reload -, \\$' "$root/etc/sudoers.d/one-ib-sm" &&
-		visudo -cqf "$root/etc/sudoers.d/one-ib-sm" ||
-		die "cannot give the sm package's sudoers rule the test's opensm"
 	# and what OpenNebula's node package (opennebula-node-kvm) makes on a
 	# host: /usr/bin/qemu-kvm-one, the EMULATOR of its deployment files, a
 	# link to the system's QEMU (its qemu-kvm-one-gen)
@@ -658,10 +637,34 @@ one_fabric() { # [LEAVES]
 	ONE_FABRIC=$net
 	export ONE_FABRIC
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
-	SIM_SM_NODE=sm sim_fabric "$net" "$TEST_TMP/default-only.conf"
-	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] && [ /etc/opensm/opensm.pid -ef "$SIM_OPENSM_PID_FILE" ] ||
-		die "one_fabric: opensm does not read /etc/opensm/partitions.conf, or its pid is not in /etc/opensm/opensm.pid"
-	_one_partitions_cmd pid-file
+	# opensm.conf as INSTALL 8.5 and 8.8 say: the planned SLs in force,
+	# the QoS policy the hook installs (its path is read at start only)
+	SIM_SM_NODE=sm SIM_OPENSM_CONF="qos TRUE
+qos_policy_file /etc/opensm/qos-policy.conf" sim_fabric "$net" "$TEST_TMP/default-only.conf"
+	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] ||
+		die "one_fabric: opensm does not read /etc/opensm/partitions.conf"
+	_one_opensm_unit
+}
+
+# The installer tells the opensm that Debian 12's unit runs, asking
+# `systemctl show --property=Id,MainPID -- opensm@*.service`; no systemd
+# runs here, so a stand-in for /usr/bin/systemctl (in the test's mount
+# namespace) answers that question with the fabric's opensm, as systemd
+# does for opensm@<port GUID>.service, and anything else as systemctl
+# without systemd does.
+_one_opensm_unit() {
+	cat >"$TEST_TMP/systemctl" <<EOS
+#!/bin/sh
+if [ "\$*" = "show --property=Id,MainPID -- opensm@*.service" ]; then
+	printf 'MainPID=%s\\nId=opensm@0x0002c90300000001.service\\n' "\$(cat "$SIM_OPENSM_PID_FILE")"
+	exit 0
+fi
+echo "System has not been booted with systemd as init system (PID 1). Can't operate." >&2
+exit 1
+EOS
+	chmod 0755 "$TEST_TMP/systemctl"
+	mount --bind "$TEST_TMP/systemctl" /usr/bin/systemctl ||
+		die "one_fabric: cannot put the systemctl stand-in in place"
 }
 
 # The port GUID of port 1 of the first InfiniBand HCA of host NAME's fixture.

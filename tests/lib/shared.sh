@@ -39,6 +39,7 @@
 #   shared_hook            the installed hook, with stand-in onevm, onehost,
 #                          onevnet printing $TEST_TMP/{vms,hosts,vnets}.xml
 #                          and ibrc set to install into $SIM_PARTITIONS
+#                          (no SL plan, no QoS policy: t043x have those)
 #                          (sets HOOK; run it with run_hook)
 
 SH_NET=$TOP/tests/e2e/data/fabric-shared.net
@@ -196,6 +197,8 @@ shared_hook() {
 	ONEIB_PARTITIONS_READ_CMD="cat $SIM_PARTITIONS"
 	ONEIB_PARTITIONS_STATIC=$TEST_TMP/static.conf
 	ONEIB_HOSTS_PARTITION=infra
+	ONEIB_SLS=""
+	ONEIB_QOS_POLICY_CMD=""
 	EOF
 	export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 }

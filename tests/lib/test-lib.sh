@@ -19,6 +19,7 @@
 #                               namespace too (guest tests, tests/lib/guest.sh)
 #               SIM_MKHOST      fixture generator (tests/fixtures/mkhost.sh)
 #               SIM_SM_NODE     fabric node running opensm (first Hca of the net file)
+#               SIM_OPENSM_CONF more opensm.conf lines, read at its start (qos_policy_file)
 #               SIM_CLIENT_TIMEOUT  seconds before sim_client kills its command (30)
 #
 # Output: one line per failed check ("FAIL n: ..." plus "#   " detail lines),
@@ -669,6 +670,8 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 	qos_policy_file $d/none
 	prefix_routes_file $d/none
 	EOF
+	# more lines (a later line wins): what opensm reads only at start
+	[ -z "${SIM_OPENSM_CONF:-}" ] || printf '%s\n' "$SIM_OPENSM_CONF" >>"$d/opensm.conf"
 	(cd "$d/osm" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$sm OSM_CACHE_DIR=$d/cache \
 		OSM_TMP_DIR=$d exec opensm -F "$d/opensm.conf" -f "$SIM_OPENSM_LOG" \
 		-P "$SIM_PARTITIONS") </dev/null >"$d/opensm.out" 2>&1 &

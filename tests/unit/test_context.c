@@ -205,7 +205,7 @@ static void nic_full(void **state)
 	parse("ETH1_IP='10.11.0.5'\nETH1_MASK='255.255.254.0'\n"
 	      "ETH1_GATEWAY='10.11.0.1'\nETH1_METRIC='100'\n"
 	      "ETH1_MTU='2044'\nETH1_IB_MODE='connected'\n"
-	      "ETH1_IB_PKEY='32785'\n"
+	      "ETH1_IB_PKEY='32785'\nETH1_IB_SL='3'\n"
 	      "ETH1_ROUTES='10.12.0.0/16 via 10.11.0.254,"
 	      "  10.13.0.0/16   via 10.11.0.253 , 10.14.1.1 via 10.11.0.1,'\n"
 	      "ETH1_IP6='fd00:11::5'\nETH1_IP6_GATEWAY='fd00:11::1'\n",
@@ -224,6 +224,8 @@ static void nic_full(void **state)
 	assert_int_equal(n.mode, IPOIB_CONNECTED);
 	assert_true(n.has_pkey);
 	assert_int_equal(n.pkey.raw, 0x8011); /* decimal 32785 */
+	assert_true(n.has_sl);
+	assert_int_equal(n.sl, 3);
 	assert_int_equal(n.nroutes, 3);
 	inet_fmt(&n.routes[1].dst, true, a);
 	assert_string_equal(a, "10.13.0.0/16");
@@ -357,6 +359,8 @@ static void nic_refusals(void **state)
 	/* the network's IB_MODE and IB_PKEY: ibattr.c's rules and words */
 	refused("ETH1_IB_MODE='Connected'", "ETH1: IB_MODE 'Connected' is not "
 					    "datagram or connected");
+	refused("ETH1_IB_SL='16'", "ETH1: IB_SL '16' is not a service level "
+				   "0..15");
 	refused("ETH1_IB_PKEY='0xffff'", "ETH1: IB_PKEY '0xffff' is the "
 					 "default partition, never a "
 					 "tenant's");

@@ -284,8 +284,7 @@ static void notes_round_trip(void **state)
 static const char canonical[] = HEAD DEF ONEIB
 	"vnet5_a=0x0101, ipoib, mtu=4 :\n"
 	"\t0x02000000002a0000=full,\n"
-	"\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b=0x0102, ipoib :\n"
-	"\t;\n";
+	"\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b=0x0102, ipoib : ;\n";
 
 static void check_catches_a_difference(void **state)
 {

@@ -5,6 +5,9 @@
  * only the renderer's exact text is installed, an unchanged file is left
  * alone and nobody told, and a reload that failed is retried by the next
  * run even though the text did not change (finding 5), then never again.
+ * opensm's QoS policy goes through the same steps under its own grammar:
+ * a partitions file is no policy, a policy with an `ipoib` rule is none
+ * either, and what was installed stays.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -294,6 +297,56 @@ static void refuses_links(void **state)
 	holds(f->conf, one);
 }
 
+#define POLICY_HEAD                                                            \
+	"# oneib-partitions: generated from the cloud's state, do not edit\n"  \
+	"# the SL of every partition that has one (sl=), by P_Key\n"           \
+	"qos-ulps\n\tdefault : 0\n"
+static const char policy[] = POLICY_HEAD "\tany, pkey 0x0101 : 1\n"
+					 "end-qos-ulps\n";
+
+static void qos_policy_by_its_grammar(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+	struct install_opts o = { .kind = INSTALL_QOS_POLICY,
+				  .path = f->conf,
+				  .how = RELOAD_CMD,
+				  .cmd = f->ok_cmd };
+	static const char *const refused[] = {
+		one, /* a partitions.conf */
+		POLICY_HEAD "\tipoib, pkey 0x0101 : 1\nend-qos-ulps\n",
+		POLICY_HEAD "\tany, pkey 0x0101 : 1\nend-qos-ulps\n"
+			    "qos-levels\n",
+	};
+	size_t i;
+
+	assert_int_equal(partitions_install(policy, strlen(policy), &o, &rep,
+					    err, sizeof(err)),
+			 0);
+	assert_int_equal(rep.state, INSTALL_NEW);
+	assert_int_equal(rep.rules, 1);
+	assert_int_equal(rep.default_sl, 0);
+	assert_int_equal(reloads(f), 1);
+	holds(f->conf, policy);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(partitions_install(refused[i],
+						    strlen(refused[i]), &o,
+						    &rep, err, sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, "qos-policy.conf"));
+		holds(f->conf, policy);
+		assert_false(exists(f->bak));
+		assert_int_equal(reloads(f), 1);
+	}
+	/* and the policy is no partitions file */
+	o.kind = INSTALL_PARTITIONS;
+	assert_int_equal(partitions_install(policy, strlen(policy), &o, &rep,
+					    err, sizeof(err)),
+			 -EINVAL);
+	holds(f->conf, policy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +361,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			refused_keeps_the_installed_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(qos_policy_by_its_grammar,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,7 @@
 
 #include "core/guid.h"
 #include "fabric/partitions.h"
+#include "fabric/poolread.h"
 #include "host/onexml.h"
 
 static const struct render_opts plain = { .cloud_id = 0 };
@@ -1451,6 +1452,162 @@ static void mlx4_limit_less_static(void **state)
 	free(v);
 }
 
+/* --- service levels (design decision 13) ----------------------------------- */
+
+/* Hosts 1, 2 under leaf A, 3 under leaf B (LEAF_GUID of their IB_PF). */
+#define LEAF_HOST(id, guid, leaf)                                              \
+	"<HOST><ID>" #id "</ID><NAME>node0" #id "</NAME>"                      \
+	"<CLUSTER_ID>0</CLUSTER_ID><TEMPLATE><IB_PF><PORT>1</PORT>"            \
+	"<PORT_GUID>" guid "</PORT_GUID><DRIVER>mlx5_core</DRIVER>"            \
+	"<LINK_LAYER>InfiniBand</LINK_LAYER><LEAF_GUID>" leaf "</LEAF_GUID>"   \
+	"</IB_PF></TEMPLATE></HOST>"
+#define LEAF_HOSTS                                                             \
+	"<HOST_POOL>" LEAF_HOST(1, "0x248a070300001001", "0x0a00")             \
+		LEAF_HOST(2, "0x248a070300002001", "0x0a00")                   \
+			LEAF_HOST(3, "0x248a070300003001", "0x0b00")           \
+				LEAF_HOST(4, "0x248a070300004001", "") "</"    \
+								       "HOST_" \
+								       "POOL>"
+/* a VM on host hid: its last history record is what counts */
+#define VM_ON(id, hid, nics)                                                   \
+	"<VM><ID>" #id "</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE>"         \
+	"<TEMPLATE>" nics "</TEMPLATE><HISTORY_RECORDS><HISTORY><HID>9</HID>"  \
+	"</HISTORY><HISTORY><SEQ>1</SEQ><HID>" #hid "</HID></HISTORY>"         \
+	"</HISTORY_RECORDS></VM>"
+#define IBNIC(net) NIC(0, "02:00:00:00:00:01", net, "")
+#define THREE_NETS(tmpl_c)                                                     \
+	"<VNET_POOL>" IBNET(5, "a", PKEY("0x8101"))                            \
+		IBNET(7, "b", PKEY("0x8102"))                                  \
+			IBNET(9, "c", PKEY("0x8103") tmpl_c)                   \
+				IBNET(11, "idle", PKEY("0x8104")) "</"         \
+								  "VNET_POOL>"
+
+static const char sl_vms[] = "<VM_POOL>" VM_ON(20, 1, IBNIC(5))
+	VM_ON(21, 2, IBNIC(5)) VM_ON(22, 3, IBNIC(7)) VM_ON(23, 1, IBNIC(9))
+		VM_ON(24, 3, IBNIC(9)) "</VM_POOL>";
+
+static int build_plan(const char *vms, const char *vnets,
+		      const struct partitions *installed, struct partitions *m,
+		      struct partitions_plan *pp)
+{
+	struct sl_opts so;
+	struct render_opts o = { .sls = &so, .installed = installed };
+	struct cloud_facts f = { 0 };
+	char err[256] = "";
+	int r;
+
+	assert_int_equal(sl_opts_parse("1-7", "0", &so, err, sizeof(err)), 0);
+	r = poolread_mem(&f, POOL_VNET, vnets, strlen(vnets), "VNET pool", err,
+			 sizeof(err));
+	if (!r)
+		r = poolread_mem(&f, POOL_HOST, LEAF_HOSTS, strlen(LEAF_HOSTS),
+				 "HOST pool", err, sizeof(err));
+	if (!r)
+		r = poolread_mem(&f, POOL_VM, vms, strlen(vms), "VM pool", err,
+				 sizeof(err));
+	if (!r)
+		r = partitions_desired_plan(&f, &o, m, pp, err, sizeof(err));
+	assert_string_equal(err, "");
+	cloud_facts_free(&f);
+	return r;
+}
+
+/*
+ * With --sls, every network with VMs gets sl=: a and b (leaves A and B)
+ * share one, c (VMs under both, sharing hosts 1 and 3) its own, idle none;
+ * the plan reads each VM's host from its last HISTORY and each host's leaf
+ * from IB_PF LEAF_GUID. Installed SLs are kept, VMs added or not.
+ */
+static void service_levels_planned(void **state)
+{
+	struct partitions m, in;
+	struct partitions_plan pp;
+	struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(build_plan(sl_vms, THREE_NETS(""), NULL, &m, &pp), 0);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 1);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0102)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0104)->sl, -1);
+	assert_int_equal(partitions_plan_text(&pp, &sb), 0);
+	assert_string_equal(sb_str(&sb), "VNET 5 (a) 0x0101: SL 2, new: the "
+					 "lowest of SLs 1-7 no network "
+					 "it conflicts with has; VMs on 2 "
+					 "hosts under 1 leaf; conflicts "
+					 "with 1: VNET 9 (c) SL 1 (HOST 1)\n"
+					 "VNET 7 (b) 0x0102: SL 2, new: the "
+					 "lowest of SLs 1-7 no network "
+					 "it conflicts with has; VMs on 1 host "
+					 "under 1 leaf; conflicts "
+					 "with 1: VNET 9 (c) SL 1 (HOST 3)\n"
+					 "VNET 9 (c) 0x0103: SL 1, new: the "
+					 "lowest of SLs 1-7 no network "
+					 "it conflicts with has; VMs on 2 "
+					 "hosts under 2 leaves (spans); "
+					 "conflicts with 2: VNET 5 (a) SL 2 "
+					 "(HOST 1), VNET 7 (b) SL 2 "
+					 "(HOST 3)\n"
+					 "VNET 11 (idle) 0x0104: -, no VMs: no "
+					 "SL of its own, best effort "
+					 "until it has some\n"
+					 "plan: 3 of 4 networks with VMs; SLs "
+					 "1-7 for them (7), best "
+					 "effort 0; 0 on best effort, 0 "
+					 "clashes\n");
+	assert_string_equal(sb_str(&pp.warnings), "");
+	render_checked(&m, &text);
+	sb_release(&sb);
+	partitions_plan_free(&pp);
+
+	/* installed as rendered; then a VM of c on host 4 (no leaf known)
+	 * and one of a on host 3: nothing moves, a and b clash on host 3 */
+	assert_int_equal(partconf_parse(text.buf, text.len, PARTCONF_ANY, &in,
+					err, sizeof(err)),
+			 0);
+	partitions_free(&m);
+	assert_int_equal(
+		build_plan("<VM_POOL>" VM_ON(20, 1, IBNIC(5)) VM_ON(
+				   21, 2, IBNIC(5)) VM_ON(22, 3, IBNIC(7))
+				   VM_ON(23, 1, IBNIC(9)) VM_ON(24, 3, IBNIC(9))
+					   VM_ON(25, 4, IBNIC(9))
+						   VM_ON(26, 3, IBNIC(5)) "</"
+									  "VM_"
+									  "POOL"
+									  ">",
+			   THREE_NETS(""), &in, &m, &pp),
+		0);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 1);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0102)->sl, 2);
+	assert_int_equal(pp.plan.c[0].why, SLW_KEPT);
+	assert_int_equal(pp.plan.nclash, 1);
+	assert_non_null(strstr(sb_str(&pp.warnings), "VNET 5 (a) and VNET 7 "
+						     "(b) SL 2 (HOST 3)"));
+	partitions_plan_free(&pp);
+	partitions_free(&m);
+
+	/* IB_SL pins c; without --sls only the pin is rendered */
+	assert_int_equal(build_plan(sl_vms, THREE_NETS("<IB_SL>2</IB_SL>"), &in,
+				    &m, &pp),
+			 0);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, 1); /* moved off 2 */
+	assert_int_equal(pp.plan.c[0].lost, SLL_PINNED);
+	partitions_plan_free(&pp);
+	partitions_free(&m);
+	assert_int_equal(build_str(sl_vms, LEAF_HOSTS,
+				   THREE_NETS("<IB_SL>2</IB_SL>"), &m, err,
+				   sizeof(err)),
+			 0);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, -1);
+	partitions_free(&m);
+	partitions_free(&in);
+	sb_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1483,6 +1640,7 @@ int main(void)
 		cmocka_unit_test(kept_service_partition),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
+		cmocka_unit_test(service_levels_planned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

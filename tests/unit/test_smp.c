@@ -144,12 +144,48 @@ static void get_bytes(void **state)
 	}
 }
 
+/* PortInfo's VL fields and the QoS tables' data, as ibsim and opensm's
+ * defaults give them (opensm-facts, section 5). */
+static void qos_fields(void **state)
+{
+	uint8_t pi[SMP_DATA_LEN] = { 0 }, blk[SMP_DATA_LEN] = { 0 };
+	struct smp_port_vls v;
+	unsigned w[16];
+
+	(void)state;
+	pi[37] = 0x41; /* VLCap 4 (VL0-7), InitType 1 */
+	pi[38] = 0;
+	pi[39] = 8;
+	pi[40] = 8;
+	pi[43] = 0x40; /* OperVLs 4, enforcement bits clear */
+	smp_port_vls(pi, &v);
+	assert_int_equal(v.vl_cap, 4);
+	assert_int_equal(v.oper_vls, 4);
+	assert_int_equal(v.arb_high_cap, 8);
+	assert_int_equal(v.arb_low_cap, 8);
+	assert_int_equal(smp_data_vls(v.vl_cap), 8);
+	assert_int_equal(smp_data_vls(5), 15);
+	assert_int_equal(smp_data_vls(9), 0);
+	/* low table "0:0,1:4,...,7:4" and VL 1 named twice */
+	blk[0] = 0;
+	blk[1] = 0;
+	blk[2] = 1;
+	blk[3] = 4;
+	blk[4] = 0x21; /* reserved bits above the VL */
+	blk[5] = 16;
+	smp_vlarb_sum(blk, w);
+	assert_int_equal(w[0], 0);
+	assert_int_equal(w[1], 20);
+	assert_int_equal(w[2], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(get_bytes),
+		cmocka_unit_test(qos_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,6 +86,13 @@ void guid_fmt_sysfs(uint64_t g, char buf[GUID_STRLEN])
 		 (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
 }
 
+int guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void guid_fmt_bytes(uint64_t g, char buf[GUID_STRLEN])
 {
 	snprintf(buf, GUID_STRLEN, "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x",

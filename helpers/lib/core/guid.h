@@ -44,6 +44,9 @@ void guid_fmt_hex(uint64_t g, char buf[GUID_STRLEN]);
 void guid_fmt_sysfs(uint64_t g, char buf[GUID_STRLEN]);
 void guid_fmt_bytes(uint64_t g, char buf[GUID_STRLEN]);
 
+/* qsort/bsearch order of uint64_t GUIDs (port, node, leaf switch). */
+int guid_cmp(const void *a, const void *b);
+
 /* "02:00:c0:a8:01:05" -> 0x0200c0a80105 in the low 48 bits. */
 int mac_parse(const char *s, uint64_t *out);
 #define MAC_STRLEN 18

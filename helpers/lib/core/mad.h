@@ -3,7 +3,7 @@
  * MAD fields are big-endian at fixed byte offsets (IBA vol. 1, 13.4): the
  * one set of readers and writers every MAD of one-ib is built and read
  * with, the directed-route SMPs (core/smp.c) and their attribute data
- * (fabric/smp.c) as the SA queries (fabric/sapath.c), e.g. put16(mad +
+ * (fabric/smp.c) as the SA queries (core/sapath.c), e.g. put16(mad +
  * 16, 0x0035) for the PathRecord attribute ID.
  */
 #ifndef ONEIB_MAD_H

@@ -183,6 +183,66 @@ int smp_switch_info(struct smp_port *s, const struct smp_path *path,
 	return 0;
 }
 
+void smp_port_vls(const uint8_t d[SMP_DATA_LEN], struct smp_port_vls *out)
+{
+	out->vl_cap = d[37] >> 4;
+	out->high_limit = d[38];
+	out->arb_high_cap = d[39];
+	out->arb_low_cap = d[40];
+	out->oper_vls = d[43] >> 4;
+}
+
+int smp_data_vls(uint8_t code)
+{
+	static const int vls[] = { 0, 1, 2, 4, 8, 15 };
+
+	return code < sizeof(vls) / sizeof(vls[0]) ? vls[code] : 0;
+}
+
+int smp_sl2vl(struct smp_port *s, const struct smp_path *path, uint32_t mod,
+	      uint8_t vl[16], char *err, size_t errlen)
+{
+	uint8_t d[SMP_DATA_LEN];
+	int r = smp_get(s, path, SMP_ATTR_SL2VL_TABLE, mod, d, err, errlen);
+	int i;
+
+	if (r)
+		return r;
+	/* "0x01 0x23 ..." -> SL 0 VL 0, SL 1 VL 1, SL 2 VL 2 ... */
+	for (i = 0; i < 8; i++) {
+		vl[2 * i] = d[i] >> 4;
+		vl[2 * i + 1] = d[i] & 0x0f;
+	}
+	return 0;
+}
+
+void smp_vlarb_sum(const uint8_t block[SMP_DATA_LEN], unsigned w[16])
+{
+	int i;
+
+	memset(w, 0, 16 * sizeof(*w));
+	for (i = 0; i < 32; i++)
+		w[block[2 * i] & 0x0f] += block[2 * i + 1];
+}
+
+int smp_vlarb(struct smp_port *s, const struct smp_path *path, uint8_t port,
+	      struct smp_vlarb *out, char *err, size_t errlen)
+{
+	uint8_t d[SMP_DATA_LEN];
+	/* block 1: the low table's first 32 entries, block 3: the high's */
+	int r = smp_get(s, path, SMP_ATTR_VLARB_TABLE, 1u << 16 | port, d, err,
+			errlen);
+
+	if (r)
+		return r;
+	smp_vlarb_sum(d, out->low);
+	r = smp_get(s, path, SMP_ATTR_VLARB_TABLE, 3u << 16 | port, d, err,
+		    errlen);
+	if (!r)
+		smp_vlarb_sum(d, out->high);
+	return r;
+}
+
 int smp_peer(const char *ca, int port, int timeout_ms, struct smp_peer *out,
 	     char *err, size_t errlen)
 {

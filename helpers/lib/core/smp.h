@@ -47,6 +47,8 @@
 #define SMP_ATTR_SWITCH_INFO 0x0012
 #define SMP_ATTR_PORT_INFO 0x0015
 #define SMP_ATTR_PKEY_TABLE 0x0016
+#define SMP_ATTR_SL2VL_TABLE 0x0017
+#define SMP_ATTR_VLARB_TABLE 0x0018
 
 /* NodeInfo.NodeType */
 #define SMP_NODE_CA 1
@@ -117,6 +119,43 @@ struct smp_switch_info {
 /* SwitchInfo of the switch at the end of path. */
 int smp_switch_info(struct smp_port *s, const struct smp_path *path,
 		    struct smp_switch_info *si, char *err, size_t errlen);
+
+/*
+ * What PortInfo says of a port's virtual lanes (bytes 37-43 of its data):
+ * VLCap (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14) and OperVLs in
+ * the same code, the VLArbitration tables' sizes and VLHighLimit.
+ *   d[37] = 0x41, d[43] = 0x40 -> { .vl_cap = 4, .oper_vls = 4 }: 8 data VLs
+ */
+struct smp_port_vls {
+	uint8_t vl_cap, oper_vls, high_limit, arb_high_cap, arb_low_cap;
+};
+void smp_port_vls(const uint8_t portinfo[SMP_DATA_LEN],
+		  struct smp_port_vls *out);
+/* VLCap / OperVLs code -> data VLs: 4 -> 8, 5 -> 15; 0 for no code. */
+int smp_data_vls(uint8_t code);
+
+/*
+ * SLtoVLMappingTable (Get only, as everything here): vl[sl] for SLs 0..15.
+ * mod is 0 on a CA port; on a switch (in port << 8 | out port): the map
+ * for packets from in to out. VL 15 drops the SL's packets.
+ */
+int smp_sl2vl(struct smp_port *s, const struct smp_path *path, uint32_t mod,
+	      uint8_t vl[16], char *err, size_t errlen);
+
+/*
+ * VLArbitrationTable: the low- and high-priority tables of a port (their
+ * first block of 32 entries: blocks 1 and 3; what every HCA and switch of
+ * today has, VLArbitration*Cap <= 32), as a weight per VL: the sum of the
+ * weights (units of 64 bytes) of the entries naming it. port is 0 on a
+ * CA, the switch's port otherwise.
+ */
+struct smp_vlarb {
+	unsigned low[16], high[16];
+};
+int smp_vlarb(struct smp_port *s, const struct smp_path *path, uint8_t port,
+	      struct smp_vlarb *out, char *err, size_t errlen);
+/* One block's 32 (VL, weight) entries summed into w[16]. */
+void smp_vlarb_sum(const uint8_t block[SMP_DATA_LEN], unsigned w[16]);
 
 /* The node at the far end of a local port's cable. */
 struct smp_peer {

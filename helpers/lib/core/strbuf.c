@@ -73,6 +73,17 @@ const char *sb_str(const struct strbuf *sb)
 	return sb->buf ? sb->buf : "";
 }
 
+size_t sb_differs_at_line(const struct strbuf *sb, const char *text, size_t len)
+{
+	size_t i, line = 1;
+
+	if (sb->len == len && (!len || !memcmp(sb->buf, text, len)))
+		return 0;
+	for (i = 0; i < len && i < sb->len && text[i] == sb->buf[i]; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
 int sb_read(struct strbuf *sb, FILE *f, size_t max)
 {
 	char buf[65536];

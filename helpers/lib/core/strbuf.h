@@ -34,5 +34,12 @@ void sb_reset(struct strbuf *sb);
 void sb_release(struct strbuf *sb);
 /* "" when nothing was ever added, never NULL. */
 const char *sb_str(const struct strbuf *sb);
+/*
+ * 0 when sb holds exactly text, else the line of text (from 1) where they
+ * first differ: what a strict reader names when a file is not the text it
+ * renders back ("a\nb\n" against "a\nc\n" -> 2).
+ */
+size_t sb_differs_at_line(const struct strbuf *sb, const char *text,
+			  size_t len);
 
 #endif

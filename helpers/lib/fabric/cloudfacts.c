@@ -21,6 +21,7 @@ void cloud_facts_free(struct cloud_facts *f)
 	for (i = 0; i < f->nhosts; i++) {
 		free(f->hosts[i].pf);
 		free(f->hosts[i].ports);
+		free(f->hosts[i].leaves);
 	}
 	free(f->hosts);
 	for (i = 0; i < f->ntexts; i++)
@@ -64,6 +65,7 @@ struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f)
 	if (n) {
 		n->nic = n->net = FACT_NONE;
 		n->bad = n->bad_mac = FACT_NONE;
+		n->host = FACT_NONE;
 	}
 	return n;
 }

@@ -15,7 +15,8 @@
  *   <VM><ID>42</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE><TEMPLATE>
  *     <NIC><MAC>02:00:c0:a8:01:05</MAC><NETWORK_ID>5</NETWORK_ID>
  *          <NIC_ID>1</NIC_ID></NIC>...
- *   -> { .vm = 42, .nic = 1, .net = 5, .mac = 0x0200c0a80105, ... }
+ *     <HISTORY_RECORDS><HISTORY><HID>3</HID>...
+ *   -> { .vm = 42, .nic = 1, .net = 5, .mac = 0x0200c0a80105, .host = 3 }
  *
  * A value a tenant chose that breaks the rules of its attribute makes its
  * record "bad" (the reason kept, one line), never the whole reading: the
@@ -80,6 +81,7 @@ struct nic_fact {
 	struct pkey pkey;
 	int bad; /* text index: malformed IB_PKEY, NIC_ID..., or FACT_NONE */
 	int bad_mac; /* text index: malformed MAC, or FACT_NONE */
+	int host; /* its VM's host (last HISTORY's HID), or FACT_NONE */
 };
 
 /*
@@ -95,6 +97,8 @@ struct host_fact {
 	size_t npf, cappf;
 	uint64_t *ports; /* every InfiniBand PF port GUID */
 	size_t nports, capports;
+	uint64_t *leaves; /* per port: its leaf switch (LEAF_GUID), 0 unknown */
+	size_t capleaves;
 };
 
 struct cloud_facts {

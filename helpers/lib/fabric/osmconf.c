@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 #include "core/strbuf.h"
 #include "fabric/osmconf.h"
 
-#define WORD_MAX 64
+#define WORD_MAX OSMCONF_PATH_MAX
 
 /* opensm's strtoul(v, NULL, 0), refusing what it would read as 0 by
  * accident: "0x3c", "60" and "074" are numbers, "sixty" is not. */
@@ -54,6 +55,8 @@ int osmconf_parse(const char *text, size_t len, struct osm_conf *out, char *err,
 	memset(out, 0, sizeof(*out));
 	out->found = true;
 	out->virt_enabled = -1;
+	snprintf(out->policy_file, sizeof(out->policy_file), "%s",
+		 OSMCONF_POLICY_DEFAULT);
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
 		char name[WORD_MAX], value[WORD_MAX];
@@ -68,6 +71,11 @@ int osmconf_parse(const char *text, size_t len, struct osm_conf *out, char *err,
 			continue;
 		if (!strcmp(name, "qos")) {
 			out->qos = !strcmp(value, "TRUE");
+			continue;
+		}
+		if (!strcmp(name, "qos_policy_file")) {
+			snprintf(out->policy_file, sizeof(out->policy_file),
+				 "%s", value);
 			continue;
 		}
 		if (!strcmp(name, "m_key")) {
@@ -110,6 +118,8 @@ int osmconf_read(const char *path, struct osm_conf *out, char *err,
 	if (r == -ENOENT) {
 		memset(out, 0, sizeof(*out));
 		out->virt_enabled = -1;
+		snprintf(out->policy_file, sizeof(out->policy_file), "%s",
+			 OSMCONF_POLICY_DEFAULT);
 		return 0;
 	}
 	if (r)

@@ -17,6 +17,10 @@
  *   virt_enabled 2                -> NVIDIA's opensm manages virtual ports
  *                                    (ConnectX-4+ VFs); upstream has no
  *                                    such option
+ *   qos_policy_file /etc/opensm/qos-policy.conf
+ *                                 -> .policy_file (that is the default):
+ *                                    read at opensm's start only, its
+ *                                    contents at every heavy sweep
  *
  * A name left out keeps opensm's default when it starts; a running opensm
  * re-reads the file at SIGHUP but takes a value only when it changed, so a
@@ -31,6 +35,8 @@
 #include <stdint.h>
 
 #define OSMCONF_DEFAULT "/etc/opensm/opensm.conf"
+#define OSMCONF_POLICY_DEFAULT "/etc/opensm/qos-policy.conf"
+#define OSMCONF_PATH_MAX 256
 
 struct osm_conf {
 	bool found; /* the file was there (else opensm's defaults) */
@@ -40,6 +46,7 @@ struct osm_conf {
 	unsigned m_key_lease; /* seconds */
 	bool m_key_given, m_key_protection_given, m_key_lease_given;
 	int virt_enabled; /* -1: not given */
+	char policy_file[OSMCONF_PATH_MAX]; /* qos_policy_file */
 };
 
 /* The text of the file into *out (opensm's defaults where it says

@@ -17,13 +17,6 @@
 
 /* --- small containers ------------------------------------------------------ */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* --- names ----------------------------------------------------------------- */
 
 /*
@@ -254,13 +247,13 @@ static int collect_pf(struct work *w)
 	for (h = 0; h < f->nhosts; h++)
 		for (j = 0; j < f->hosts[h].npf; j++)
 			w->pf[w->npf++] = f->hosts[h].pf[j];
-	qsort(w->pf, w->npf, sizeof(*w->pf), cmp_u64);
+	qsort(w->pf, w->npf, sizeof(*w->pf), guid_cmp);
 	return 0;
 }
 
 static bool is_pf(const struct work *w, uint64_t g)
 {
-	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), cmp_u64) != NULL;
+	return bsearch(&g, w->pf, w->npf, sizeof(*w->pf), guid_cmp) != NULL;
 }
 
 /* The host whose PF port g is: "HOST 1 (node01)". */
@@ -1057,6 +1050,190 @@ static int limit_mlx4_ports(struct work *w)
 	return r;
 }
 
+/* --- service levels (slplan.h) -------------------------------------------- */
+
+void partitions_plan_free(struct partitions_plan *pp)
+{
+	if (!pp)
+		return;
+	sl_plan_free(&pp->plan);
+	free(pp->nets);
+	free(pp->pkey);
+	free(pp->label);
+	free(pp->hosts);
+	free(pp->h);
+	sb_release(&pp->warnings);
+	memset(pp, 0, sizeof(*pp));
+}
+
+/* The network NIC i is a member of (its index in w->ids), or -1. */
+static long member_net(const struct work *w, size_t i)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	const struct by_id *b;
+
+	if (n->net == FACT_NONE || n->bad != FACT_NONE || w->nic_out[i])
+		return -1;
+	b = find_id(w->ids, w->nnets, n->net);
+	return b ? (long)(b - w->ids) : -1;
+}
+
+/* The NICs that are members of their network's partition, by network:
+ * first[k]..first[k + 1] of order for the network at w->ids[k]. */
+static int nics_by_net(const struct work *w, size_t **order, size_t **first)
+{
+	const struct cloud_facts *f = w->f;
+	size_t i, k, *at;
+	long b;
+
+	*order = calloc(f->nnics + 1, sizeof(**order));
+	*first = calloc(w->nnets + 2, sizeof(**first));
+	at = calloc(w->nnets + 1, sizeof(*at));
+	if (!*order || !*first || !at) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->nnics; i++)
+		if ((b = member_net(w, i)) >= 0)
+			(*first)[(size_t)b + 1]++;
+	for (k = 0; k < w->nnets; k++) {
+		(*first)[k + 1] += (*first)[k];
+		at[k] = (*first)[k];
+	}
+	for (i = 0; i < f->nnics; i++)
+		if ((b = member_net(w, i)) >= 0)
+			(*order)[at[b]++] = i;
+	free(at);
+	return 0;
+}
+
+/* A static partition whose sl= a cluster may get too. */
+static int static_sl_warnings(const struct work *w, struct strbuf *sb)
+{
+	char list[SL_LIST_STRLEN];
+	size_t i;
+	int r = 0;
+
+	sl_list_fmt(w->o->sls->pool, list);
+	for (i = 0; i <= w->stat->n && !r; i++) {
+		const struct partition *p = i < w->stat->n ? &w->stat->p[i]
+							   : w->stat->def;
+
+		if (!p || p->sl < 0 || !(w->o->sls->pool & (1u << p->sl)))
+			continue;
+		r = sb_addf(sb,
+			    "SL plan: %s's partition %s (0x%04x) has sl=%d, "
+			    "one of ONEIB_SLS %s: a cluster may get it too; "
+			    "leave the site's SLs out of ONEIB_SLS\n",
+			    stat_label(w), p->name, p->pkey, p->sl, list);
+	}
+	return r;
+}
+
+/*
+ * The plan over the networks that have a partition (fresh ones from their
+ * NICs, kept ones pinned at their installed SL), applied to their
+ * partitions' sl=. Runs before finish(), which sorts the partitions.
+ */
+static int plan_sls(struct work *w, struct partitions_plan *pp)
+{
+	const struct cloud_facts *f = w->f;
+	size_t *order = NULL, *first = NULL, k, j, n = 0, nh = 0;
+	int r;
+
+	pp->nets = calloc(w->nnets + 1, sizeof(*pp->nets));
+	pp->pkey = calloc(w->nnets + 1, sizeof(*pp->pkey));
+	pp->label = calloc(w->nnets + 1, sizeof(*pp->label));
+	pp->hosts = calloc(f->nnics + 1, sizeof(*pp->hosts));
+	pp->h = calloc(f->nhosts + 1, sizeof(*pp->h));
+	if (!pp->nets || !pp->pkey || !pp->label || !pp->hosts || !pp->h)
+		return -ENOMEM;
+	r = nics_by_net(w, &order, &first);
+	for (k = 0; k < f->nhosts && !r; k++) {
+		pp->h[k].id = f->hosts[k].id;
+		pp->h[k].leaves = f->hosts[k].leaves;
+		pp->h[k].nleaves = f->hosts[k].nports;
+	}
+	for (k = 0; k < w->nnets && !r; k++) {
+		const struct net *net = &w->nets[w->ids[k].i];
+		const struct partition *p;
+		struct slplan_net *sn = &pp->nets[n];
+
+		if (net->part < 0)
+			continue;
+		p = &w->out->p[net->part];
+		/* a network left out keeps its partition, SL and all */
+		if (net->status == NET_BAD && p->sl < 0)
+			continue;
+		vnet_fact_label(net->f, pp->label[n]);
+		pp->pkey[n] = p->pkey;
+		sn->id = net->f->id;
+		sn->label = pp->label[n];
+		sn->pinned = net->status == NET_BAD	      ? p->sl
+			     : ibattr_has(&net->f->a, IBA_SL) ? net->f->a.sl
+							      : -1;
+		sn->installed = net->inst ? net->inst->sl : -1;
+		sn->hosts = pp->hosts + nh;
+		for (j = first[k]; j < first[k + 1]; j++)
+			pp->hosts[nh++] = f->nics[order[j]].host == FACT_NONE
+						  ? SLPLAN_HOST_UNKNOWN
+						  : f->nics[order[j]].host;
+		sn->nhosts = (size_t)(pp->hosts + nh - sn->hosts);
+		n++;
+	}
+	free(order);
+	free(first);
+	if (!r)
+		r = sl_plan_make(pp->nets, n, pp->h, f->nhosts, w->o->sls,
+				 &pp->plan);
+	for (k = 0, j = 0; !r && k < w->nnets; k++) {
+		const struct net *net = &w->nets[w->ids[k].i];
+
+		if (j < n && pp->nets[j].id == net->f->id) {
+			if (net->status != NET_BAD)
+				w->out->p[net->part].sl = pp->plan.c[j].sl;
+			j++;
+		}
+	}
+	if (!r)
+		r = sl_plan_warnings(&pp->plan, pp->nets, &pp->warnings);
+	if (!r)
+		r = static_sl_warnings(w, &pp->warnings);
+	return r;
+}
+
+int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out)
+{
+	const struct sl_plan *p = &pp->plan;
+	char list[SL_LIST_STRLEN];
+	size_t i, vms = 0;
+	int r = 0;
+
+	for (i = 0; i < p->n && !r; i++) {
+		const struct sl_choice *c = &p->c[i];
+
+		vms += c->why != SLW_NO_VMS;
+		r = sb_addf(out, "%s 0x%04x: ", pp->label[i], pp->pkey[i]);
+		if (!r)
+			r = c->sl >= 0 ? sb_addf(out, "SL %d, ", c->sl)
+				       : sb_adds(out, "-, ");
+		if (!r)
+			r = sl_plan_explain(p, pp->nets, i, out);
+		if (!r)
+			r = sb_adds(out, "\n");
+	}
+	sl_list_fmt(p->o.pool, list);
+	if (!r)
+		r = sb_addf(out,
+			    "plan: %zu of %zu network%s with VMs; SLs %s for "
+			    "them (%d), best effort %d; %zu on best effort, "
+			    "%zu clash%s\n",
+			    vms, p->n, p->n == 1 ? "" : "s", list,
+			    __builtin_popcount(p->o.pool), p->o.best_effort,
+			    p->nshared, p->nclash, p->nclash == 1 ? "" : "es");
+	return r;
+}
+
 static int cmp_partition(const void *a, const void *b)
 {
 	const struct partition *x = a, *y = b;
@@ -1095,7 +1272,16 @@ static int finish(struct work *w)
 int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen)
 {
+	return partitions_desired_plan(f, o, out, NULL, err, errlen);
+}
+
+int partitions_desired_plan(const struct cloud_facts *f,
+			    const struct render_opts *o, struct partitions *out,
+			    struct partitions_plan *plan, char *err,
+			    size_t errlen)
+{
 	static const struct partitions none;
+	struct partitions_plan own;
 	struct work w = { .f = f,
 			  .o = o,
 			  .out = out,
@@ -1106,6 +1292,9 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	memset(&own, 0, sizeof(own));
+	if (plan)
+		memset(plan, 0, sizeof(*plan));
 	r = cloud_facts_complete(f, 7, err, errlen);
 	if (r)
 		return r;
@@ -1145,12 +1334,17 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		r = limit_mlx4_ports(&w);
 	if (!r)
 		r = fill_members(&w);
+	if (!r && o->sls)
+		r = plan_sls(&w, plan ? plan : &own);
 	if (!r)
 		r = finish(&w);
 	if (r == -ENOMEM)
 		err_set(err, errlen, "partitions: out of memory");
-	if (r)
+	if (r) {
 		partitions_free(out);
+		partitions_plan_free(plan);
+	}
+	partitions_plan_free(&own);
 	for (i = 0; i < w.nnotes; i++)
 		free(w.notes[i].text);
 	free(w.notes);

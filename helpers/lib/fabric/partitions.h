@@ -76,6 +76,7 @@
 #include <stddef.h>
 
 #include "fabric/cloudfacts.h"
+#include "fabric/slplan.h"
 #include "root/partconf.h"
 
 struct render_opts {
@@ -85,6 +86,9 @@ struct render_opts {
 	const struct partitions *stat; /* the operator's (PARTCONF_STATIC) */
 	const char *stat_label; /* its path, for messages */
 	const char *hosts_partition; /* ONEIB_HOSTS_PARTITION, or NULL */
+	/* the SL plan's settings (ONEIB_SLS, ONEIB_SL_BEST_EFFORT), or NULL:
+	 * no plan, each network's IB_SL alone */
+	const struct sl_opts *sls;
 };
 
 /*
@@ -97,6 +101,47 @@ struct render_opts {
  */
 int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen);
+
+/*
+ * Service levels (design decision 13, slplan.h), with render_opts.sls: the
+ * partition of every network that has one gets the plan's SL as sl=
+ * (none for a network without VMs, unless IB_SL pins it), from the hosts
+ * of its NICs that are members and the leaves of those hosts; a network
+ * left out keeps its installed partition as it is, SL included, which the
+ * plan counts as pinned. The SL its installed partition has is what it
+ * keeps. What the plan decided, and why, for `oneib-partitions plan`:
+ */
+struct partitions_plan {
+	struct sl_plan plan;
+	struct slplan_net *nets; /* networks with a partition, by VNET ID */
+	uint16_t *pkey; /* per network: its partition's key */
+	char (*label)[VNET_LABEL_MAX];
+	int *hosts; /* what nets[].hosts point into */
+	struct slplan_host *h; /* the cloud's hosts */
+	/* warnings, one line each ending in '\n': the plan's, and a static
+	 * partition whose sl= is one of ONEIB_SLS */
+	struct strbuf warnings;
+};
+
+/*
+ * partitions_desired, and the SL plan into *plan when render_opts.sls is
+ * given (plan may be NULL; without sls it is left empty).
+ */
+int partitions_desired_plan(const struct cloud_facts *f,
+			    const struct render_opts *o, struct partitions *out,
+			    struct partitions_plan *plan, char *err,
+			    size_t errlen);
+void partitions_plan_free(struct partitions_plan *pp);
+
+/*
+ * The plan as `oneib-partitions plan` prints it, one line per network
+ * and a last one:
+ *   VNET 5 (tenant-a) 0x0101: SL 2, new: the lowest of SLs 1-7 ...; VMs on 2 hosts under 1 leaf; conflicts with 1: VNET 9 (c) SL 1 (HOST 1)
+ *   VNET 11 (idle) 0x0104: -, no VMs: no SL of its own, best effort until it has some
+ *   plan: 3 of 4 networks with VMs; SLs 1-7 for them (7), best effort 0; 0 on best effort, 0 clashes
+ * 0 or -ENOMEM.
+ */
+int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out);
 
 /*
  * The same from the three documents in memory (tests, fuzzing), each read

@@ -22,13 +22,6 @@ static int cmp_membership(const void *a, const void *b)
 	return x->pkey < y->pkey ? -1 : x->pkey > y->pkey;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_u16(const void *a, const void *b)
 {
 	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
@@ -282,7 +275,7 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 	}
 	for (i = 0; i < f->n; i++)
 		ports[i] = f->p[i].port_guid;
-	qsort(ports, f->n, sizeof(*ports), cmp_u64);
+	qsort(ports, f->n, sizeof(*ports), guid_cmp);
 	for (i = 0; i < f->n && r >= 0; i++) {
 		r = check_port(m, &f->p[i], f->sm_lid, v, nv,
 			       &res->drift[res->ndrift], res);
@@ -295,7 +288,8 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 	for (i = 0; i < nv && r >= 0; i++) {
 		if (i && v[i].guid == v[i - 1].guid)
 			continue;
-		if (bsearch(&v[i].guid, ports, f->n, sizeof(*ports), cmp_u64)) {
+		if (bsearch(&v[i].guid, ports, f->n, sizeof(*ports),
+			    guid_cmp)) {
 			res->present++;
 		} else {
 			res->absent++;

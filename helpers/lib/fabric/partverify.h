@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric/sapath.h"
+#include "core/sapath.h"
 #include "fabric/smp.h"
 #include "root/partconf.h"
 

@@ -251,12 +251,31 @@ static int vm_nic(const xmlNode *nic, int vm_id, size_t nth,
 	return 0;
 }
 
+/*
+ * The host a VM is on: HID of its last history record, which is the one
+ * `onevm list -x` prints (<HISTORY_RECORDS><HISTORY>...<HID>3</HID>);
+ * FACT_NONE when there is none or it does not read as an ID.
+ */
+static int vm_host(const xmlNode *vm)
+{
+	const xmlNode *hr, *h, *last = NULL;
+	int count, hid;
+
+	hr = xml_only_child(vm, "HISTORY_RECORDS", &count);
+	for (h = hr ? hr->children : NULL; h; h = h->next)
+		if (xml_is_elem(h, "HISTORY"))
+			last = h;
+	if (!last || leaf_uint(last, "HID", &hid))
+		return FACT_NONE;
+	return hid;
+}
+
 static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		      size_t errlen)
 {
-	size_t nth = ++f->nth[POOL_VM], k = 0;
+	size_t nth = ++f->nth[POOL_VM], k = 0, first;
 	const xmlNode *t, *c;
-	int id, state, lcm = 0, count, r;
+	int id, state, lcm = 0, count, r, host;
 
 	r = elem_id(vm, POOL_VM, nth, &id, err, errlen);
 	if (r)
@@ -271,6 +290,7 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 	t = xml_only_child(vm, "TEMPLATE", &count);
 	if (!t)
 		return 0;
+	first = f->nnics;
 	for (c = t->children; c; c = c->next) {
 		if (!xml_is_elem(c, "NIC"))
 			continue;
@@ -278,6 +298,9 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		if (r)
 			return r;
 	}
+	host = vm_host(vm);
+	for (; first < f->nnics; first++)
+		f->nics[first].host = host;
 	return 0;
 }
 
@@ -286,11 +309,28 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 /*
  *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
  *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
- *   </IB_PF>  -> a port 0x0002c90300a1b2c1, a ConnectX-3 one; other
- *   drivers: a port; Ethernet ports: none.
- * The host's monitoring writes these, not a tenant: a malformed one means
- * the listing is not what it seems, and nothing is rendered from it.
+ *     <LEAF_GUID>0x248a070300f4c1a0</LEAF_GUID>
+ *   </IB_PF>  -> a port 0x0002c90300a1b2c1, a ConnectX-3 one, cabled to
+ *   leaf switch 0x248a070300f4c1a0; other drivers: a port; Ethernet
+ *   ports: none.
+ * The host's monitoring writes these, not a tenant: a malformed PORT_GUID
+ * means the listing is not what it seems, and nothing is rendered from
+ * it. LEAF_GUID is empty when the probe could not ask (IB_NO_LEAF says
+ * why) and missing before issue 22's probe: the leaf is then unknown (0),
+ * which the SL plan reads as "could be anywhere" (slplan.h); a LEAF_GUID
+ * that is no GUID is unknown too, never a reason to render nothing.
  */
+static uint64_t host_pf_leaf(const xmlNode *pf)
+{
+	char *v = NULL;
+	uint64_t g = 0;
+
+	if (xml_only_leaf(pf, "LEAF_GUID", &v) || guid_parse(v, &g))
+		g = 0;
+	free(v);
+	return g;
+}
+
 static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 			 struct host_fact *h, char *err, size_t errlen)
 {
@@ -318,8 +358,10 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 			return -EINVAL;
 		}
 		free(v);
-		if (ALLOC_GROW(h->ports, h->nports + 1, h->capports))
+		if (ALLOC_GROW(h->ports, h->nports + 1, h->capports) ||
+		    ALLOC_GROW(h->leaves, h->nports + 1, h->capleaves))
 			return -ENOMEM;
+		h->leaves[h->nports] = host_pf_leaf(c);
 		h->ports[h->nports++] = g;
 		if (!leaf_is(c, "DRIVER", "mlx4_core"))
 			continue;
@@ -361,11 +403,12 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 			h.id = id;
 			h.cluster = cluster;
 			*slot = h;
-			h.pf = h.ports = NULL;
+			h.pf = h.ports = h.leaves = NULL;
 		}
 	}
 	free(h.pf);
 	free(h.ports);
+	free(h.leaves);
 	return r;
 }
 
@@ -379,8 +422,9 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
  *   depth 1  <VM_POOL>, <HOST_POOL>, <VNET_POOL>   checked, kept (empty)
  *   depth 2  <VM>, <HOST>, <VNET>                   kept; read and freed at
  *                                                   its end tag
- *   below    a container (TEMPLATE, NIC)            kept, only some children
- *            a value (ID, MAC, IB_PKEY, IB_PF...)   kept whole: all it holds
+ *   below    a container (TEMPLATE, NIC,            kept, only some children
+ *            HISTORY_RECORDS, HISTORY)
+ *            a value (ID, MAC, IB_PKEY, IB_PF, HID)  kept whole: all it holds
  *            another child of a NIC                 kept bare: its name only,
  *                                                   for the NIC reader's
  *                                                   "given twice" rule
@@ -413,13 +457,18 @@ enum name {
 	N_IB_PF,
 	N_CLUSTERS,
 	N_IB_PORT,
+	N_HISTORY_RECORDS,
+	N_HISTORY,
+	N_HID,
 	N_COUNT
 };
 
 static const char *const name_text[N_COUNT] = {
-	"ID",	   "NAME",	 "STATE",      "LCM_STATE", "TEMPLATE",
-	"NIC",	   "VN_MAD",	 "NETWORK_ID", "NIC_ID",    "MAC",
-	"IB_PKEY", "CLUSTER_ID", "IB_PF",      "CLUSTERS",  "IB_PORT",
+	"ID",	    "NAME",	"STATE",   "LCM_STATE",
+	"TEMPLATE", "NIC",	"VN_MAD",  "NETWORK_ID",
+	"NIC_ID",   "MAC",	"IB_PKEY", "CLUSTER_ID",
+	"IB_PF",    "CLUSTERS", "IB_PORT", "HISTORY_RECORDS",
+	"HISTORY",  "HID",
 };
 
 #define B(x) (1u << (x))
@@ -442,9 +491,15 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	int i;
 
 	if (level == 2) {
-		if (name == nm[N_TEMPLATE])
+		if (name == nm[N_TEMPLATE] ||
+		    (kind == POOL_VM && name == nm[N_HISTORY_RECORDS]))
 			return CONTAINER;
 		set = values[kind];
+	} else if (level == 3 && parent == nm[N_HISTORY_RECORDS]) {
+		/* a VM's host: HISTORY/HID (vm_host) */
+		return name == nm[N_HISTORY] ? CONTAINER : SKIP;
+	} else if (level == 4 && parent == nm[N_HISTORY]) {
+		return name == nm[N_HID] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_TEMPLATE]) {
 		if (kind == POOL_VM)
 			return name == nm[N_NIC] ? CONTAINER : SKIP;

@@ -16,6 +16,8 @@ struct hop {
 	struct smp_path path;
 	uint64_t sw_guid;
 	uint16_t sw_enf_cap;
+	struct smp_port_vls sw_vls; /* PortInfo of the switch port left */
+	uint8_t sw_in; /* the switch's port the walk came in by */
 };
 
 /* The non-empty entries (low 15 bits set) of a CA port's P_Key table. */
@@ -63,15 +65,19 @@ static int end_port(struct smp_port *c, const struct hop *h,
 	fp->port_num = ni->local_port;
 	fp->type = ni->type;
 	fp->pcap = ni->pcap;
+	fp->path = *path;
 	if (path->hops) {
 		fp->sw_guid = h->sw_guid;
 		fp->sw_port = path->port[path->hops];
 		fp->sw_enf_cap = h->sw_enf_cap;
+		fp->sw_vls = h->sw_vls;
+		fp->sw_in_port = h->sw_in;
 	}
 	r = smp_get(c, path, SMP_ATTR_PORT_INFO, ni->local_port, d, err,
 		    errlen);
 	if (r)
 		return r;
+	smp_port_vls(d, &fp->vls);
 	fp->lid = be16(d + 16);
 	if (!path->hops)
 		f->sm_lid = be16(d + 18);
@@ -172,6 +178,12 @@ static int walk(struct smp_port *c, struct fabric *f, char *err, size_t errlen)
 			next->sw_guid =
 				ni.type == SMP_NODE_SWITCH ? ni.node_guid : 0;
 			next->sw_enf_cap = si.enf_cap;
+			smp_port_vls(d, &next->sw_vls);
+			/* from the local CA's switch on: the port our SMPs
+			 * came in by, the way traffic from here goes out */
+			next->sw_in = ni.type == SMP_NODE_SWITCH && path->hops
+					      ? ni.local_port
+					      : 0;
 		}
 	}
 	if (r == -ENOMEM)

@@ -32,6 +32,10 @@ struct fabric_port {
 	char desc[SMP_DESC_MAX + 1]; /* NodeDescription, printable ASCII */
 	uint16_t *pkeys; /* the non-empty entries of its P_Key table */
 	size_t npkeys;
+	struct smp_path path; /* the directed route to it */
+	struct smp_port_vls vls; /* its PortInfo's VLs */
+	struct smp_port_vls sw_vls; /* ... and the switch port's toward it */
+	uint8_t sw_in_port; /* that switch's port the walk came in by, 0 none */
 };
 
 struct fabric {

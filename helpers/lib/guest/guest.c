@@ -9,10 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/atomicfile.h"
 #include "guest/context.h"
 #include "guest/guest.h"
 #include "guest/guestapply.h"
 #include "guest/guestplan.h"
+#include "guest/guestsl.h"
 #include "core/guid.h"
 #include "guest/ibport.h"
 #include "guest/ipoib.h"
@@ -21,6 +23,8 @@
 
 /* How often a port waiting for its tenant P_Key is read again. */
 #define WAIT_STEP_NS 500000000L
+/* How long one SA query of guest_sl may wait (twice). */
+#define SA_TIMEOUT_MS 500
 
 struct run {
 	const struct guest_opts *o;
@@ -31,6 +35,7 @@ struct run {
 	struct nic_plan *plans;
 	size_t nplans;
 	int lockfd;
+	struct strbuf env; /* the environment file's text (guestsl.h) */
 };
 
 static void warn_line(void *arg, const char *msg)
@@ -327,13 +332,27 @@ static int run(struct run *r, FILE *out, char *err, size_t errlen)
 		return no_vmid(r, out, err, errlen);
 	if (ret || (ret = plan_all(r, err, errlen)))
 		return ret;
+	if (!r->o->dry_run)
+		wait_for_keys(r);
+	for (i = 0; i < r->nplans; i++)
+		guest_sl(&r->plans[i], SA_TIMEOUT_MS);
+	if (guest_sl_environment(r->plans, r->nplans, &r->env)) {
+		err_set(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	if (r->o->dry_run)
 		return dry_run(r, out);
-	wait_for_keys(r);
 	ret = guest_apply(r->plans, r->nplans, &r->old, &now, out, err, errlen);
 	if (ret < 0)
 		return ret;
 	fflush(out);
+	snprintf(path, sizeof(path), "%s/" GUEST_ENV_FILE, r->o->state_dir);
+	if (atomic_replace(path, NULL, r->env.buf, r->env.len, 0644, err,
+			   errlen)) {
+		log_msg("%s", err);
+		ret++;
+	}
+	snprintf(path, sizeof(path), "%s/state", r->o->state_dir);
 	if (gstate_save(path, &now, err, errlen)) {
 		log_msg("%s", err);
 		ret++; /* what was created cannot be taken back later */
@@ -351,6 +370,7 @@ int guest_run(const struct guest_opts *o, FILE *out, char *err, size_t errlen)
 	ipoib_devs_free(&r.devs);
 	gstate_free(&r.old);
 	free(r.plans);
+	sb_release(&r.env);
 	if (r.lockfd >= 0)
 		close(r.lockfd);
 	return ret;

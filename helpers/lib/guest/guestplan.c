@@ -198,6 +198,13 @@ void plan_nic(struct nic_plan *p, const struct ipoib_dev *dev,
 		return;
 	}
 	p->child = index != 0;
+	/* the SA is in the default partition (limited members reach it):
+	 * index 0 on ConnectX-4 and later, 1 on ConnectX-3 */
+	for (index = 0; index < f->npkeys; index++)
+		if ((f->pkeys[index] & 0x7fff) == PKEY_DEFAULT) {
+			p->sa_pkey_index = (uint16_t)index;
+			break;
+		}
 	/* the kernel makes every child a full member of the broadcast
 	 * group's key (ipoib_new_child_link: child_pkey |= 0x8000) and
 	 * names its own so: ib0.8104 for a limited 0x0104 too */
@@ -261,6 +268,9 @@ int plan_line(const struct nic_plan *p, struct strbuf *out)
 	r = r	     ? r
 	    : p->mtu ? sb_addf(out, " mtu %d", p->mtu)
 		     : sb_adds(out, " mtu -");
+	if (!r && p->sl_source != SLS_NONE)
+		r = sb_addf(out, " sl %d (%s)", p->sl,
+			    p->sl_source == SLS_SA ? "sa" : "context");
 	if (!r && c->has_ip4) {
 		inet_fmt(&c->ip4, true, a);
 		r = sb_addf(out, " ip %s", a);

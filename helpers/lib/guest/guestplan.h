@@ -4,7 +4,7 @@
  * NIC's settings, the IPoIB netdev whose port GUID is that NIC's, and that
  * port's facts; and the plan as one line (--dry-run):
  *
- *   ETH1 ib0 guid 0x02000000002a0001 pkey 0x8011 via ib0.8011 mode datagram mtu 2044 ip 10.11.0.5/24 gw 10.11.0.1
+ *   ETH1 ib0 guid 0x02000000002a0001 pkey 0x8011 via ib0.8011 mode datagram mtu 2044 sl 3 (sa) ip 10.11.0.5/24 gw 10.11.0.1
  *
  * The NIC's netdev: the IPoIB parent whose GUID is guid_for_nic(any cloud,
  * VMID, n) for ETH<n> (guid_is_nic). None: the NIC is not InfiniBand, the
@@ -39,6 +39,13 @@
 #include "core/pkey.h"
 #include "core/strbuf.h"
 
+/* Where a NIC's service level comes from (guestsl.h). */
+enum sl_source {
+	SLS_NONE, /* not known: the MPI stacks' own default (SL 0) */
+	SLS_SA, /* the SA's path record in the NIC's partition */
+	SLS_CONTEXT, /* ETH<n>_IB_SL, when the SA could not be asked */
+};
+
 enum plan_what {
 	PLAN_STOCK, /* no IPoIB netdev carries the NIC's GUID */
 	PLAN_SKIP, /* ETH<n>_METHOD skip */
@@ -63,6 +70,11 @@ struct nic_plan {
 	enum ipoib_mode mode;
 	int mtu; /* 0: left as it is */
 	bool ip6_off; /* ETH<n>_IP6_METHOD disable */
+	uint16_t sa_pkey_index; /* the default partition's: SA MADs go there */
+	enum sl_source sl_source;
+	int sl; /* with sl_source */
+	bool has_ipoib_sl;
+	int ipoib_sl; /* its IPoIB broadcast group's, as the SA answers */
 	char why[PLAN_TEXT]; /* for STOCK, SKIP, WAIT, ERROR */
 	char note[PLAN_NOTES][PLAN_TEXT]; /* clamps, fallbacks, oddities */
 	size_t nnotes;

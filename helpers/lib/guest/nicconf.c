@@ -300,10 +300,10 @@ static int ip6_part(const struct context *c, struct nic_conf *n, char *err,
 }
 
 /*
- * ETH<n>_IB_MODE and ETH<n>_IB_PKEY are the network's IB_MODE and IB_PKEY
- * passed through the template: ibattr.c's rules and words, the ones
- * vnet_create and deploy apply ("ETH1: IB_PKEY '0x0011' is a limited-member
- * key (write 0x8011 ...)").
+ * ETH<n>_IB_MODE, ETH<n>_IB_PKEY and ETH<n>_IB_SL are the network's
+ * IB_MODE, IB_PKEY and IB_SL passed through the template: ibattr.c's rules
+ * and words, the ones vnet_create and deploy apply ("ETH1: IB_PKEY
+ * '0x0011' is a limited-member key (write 0x8011 ...)").
  */
 static int ib_part(const struct context *c, struct nic_conf *n, char *err,
 		   size_t errlen)
@@ -325,6 +325,12 @@ static int ib_part(const struct context *c, struct nic_conf *n, char *err,
 			return -EINVAL;
 		n->has_pkey = true;
 		n->pkey = a.pkey;
+	}
+	if ((v = nic_var(c, n->id, "IB_SL", name))) {
+		if (ibattr_parse(IBA_SL, v, &a, who, err, errlen))
+			return -EINVAL;
+		n->has_sl = true;
+		n->sl = a.sl;
 	}
 	return 0;
 }

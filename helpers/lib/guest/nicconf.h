@@ -4,7 +4,7 @@
  * variables oned writes for the NIC with NIC_ID n (VirtualMachineContext.cc:
  * IP, MASK, GATEWAY, MTU from the network's GUEST_MTU, METHOD, IP6...),
  * the ROUTES one-context reads, and the InfiniBand ones a template passes
- * (ETH<n>_IB_MODE, ETH<n>_IB_PKEY), parsed into types at once:
+ * (ETH<n>_IB_MODE, ETH<n>_IB_PKEY, ETH<n>_IB_SL), parsed into types at once:
  *
  *   ETH1_IP='10.11.0.5'  ETH1_MASK='255.255.255.0'  ETH1_GATEWAY='10.11.0.1'
  *   ETH1_MTU='2044'      ETH1_ROUTES='10.12.0.0/16 via 10.11.0.254'
@@ -67,6 +67,9 @@ struct nic_conf {
 	enum ipoib_mode mode; /* IB_MODE */
 	bool has_pkey;
 	struct pkey pkey; /* IB_PKEY, full-member form */
+	/* IB_SL: what the template says; the SA's answer wins (guestsl.h) */
+	bool has_sl;
+	int sl;
 };
 
 /* A NIC the context speaks of: some ETH<n>_ variable, ETH<n>_MAC or not. */

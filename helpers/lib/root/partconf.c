@@ -295,10 +295,19 @@ static int render_one(const struct partition *p, struct strbuf *out)
 		r = sb_addf(out, ", rate=%d", p->rate);
 	if (!r && p->sl >= 0)
 		r = sb_addf(out, ", sl=%d", p->sl);
-	if (!r)
-		r = sb_adds(out, " :\n");
 	for (k = 0; k < PKW_COUNT; k++)
 		nkw += p->kw[k] != PM_NONE;
+	/*
+	 * No member: " : ;" on the header's line. opensm 3.3.23 refuses a
+	 * lone "\t;" line after a header (osm_prtn_config.c reads past the
+	 * line's end: "PARSE ERROR: no partition definition found") and then
+	 * falls back to its default configuration, every tenant partition
+	 * gone (measured, t0430).
+	 */
+	if (!r && !nkw && !p->n && !p->nlimited)
+		return sb_adds(out, " : ;\n");
+	if (!r)
+		r = sb_adds(out, " :\n");
 	for (k = 0; k < PKW_COUNT && !r; k++) {
 		if (p->kw[k] == PM_NONE)
 			continue;
@@ -311,9 +320,6 @@ static int render_one(const struct partition *p, struct strbuf *out)
 	while (!r && (pm = partition_next_member(p, &it, &g)))
 		r = render_guid(out, g, pm,
 				it.i == p->n && it.j == p->nlimited);
-	if (!r && !p->n && !p->nlimited && !p->kw[0] && !p->kw[1] &&
-	    !p->kw[2] && !p->kw[3] && !p->kw[4])
-		r = sb_adds(out, "\t;\n");
 	return r;
 }
 
@@ -1063,7 +1069,7 @@ int partconf_canonical(const char *text, size_t len, struct partitions *out,
 		       char *err, size_t errlen)
 {
 	struct strbuf again = STRBUF_INIT;
-	size_t i, line = 1;
+	size_t line;
 	int r = partconf_parse(text, len, 0, out, err, errlen);
 
 	if (r)
@@ -1071,10 +1077,7 @@ int partconf_canonical(const char *text, size_t len, struct partitions *out,
 	if (partconf_render(out, &again)) {
 		err_set(err, errlen, "out of memory");
 		r = -ENOMEM;
-	} else if (again.len != len || memcmp(again.buf, text, len)) {
-		for (i = 0; i < len && i < again.len && text[i] == again.buf[i];
-		     i++)
-			line += text[i] == '\n';
+	} else if ((line = sb_differs_at_line(&again, text, len))) {
 		err_set(err, errlen,
 			"partitions.conf line %zu: not as oneib-partitions "
 			"writes it (comments, blanks or order differ)",

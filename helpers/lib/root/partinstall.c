@@ -12,6 +12,7 @@
 #include "root/opensm.h"
 #include "root/partconf.h"
 #include "root/partinstall.h"
+#include "root/qospolicy.h"
 #include "core/strbuf.h"
 
 /* Tells opensm; 0, or -errno with rep->reload_err. */
@@ -78,12 +79,38 @@ static int unmark_pending(const char *pending, char *err, size_t errlen)
 	return r;
 }
 
+/* Is text exactly what the renderer writes for its kind? Counts into rep. */
+static int canonical(const struct install_opts *o, const char *text, size_t len,
+		     struct install_report *rep, char *err, size_t errlen)
+{
+	struct partitions m;
+	struct qos_policy q;
+	int r;
+
+	if (o->kind == INSTALL_QOS_POLICY) {
+		r = qospolicy_canonical(text, len, &q, err, errlen);
+		if (r)
+			return r;
+		rep->rules = q.n;
+		rep->default_sl = q.default_sl;
+		qospolicy_free(&q);
+		return 0;
+	}
+	r = partconf_canonical(text, len, &m, err, errlen);
+	if (r)
+		return r;
+	rep->partitions = m.n;
+	rep->members = partitions_members(&m);
+	rep->notes = m.nnotes;
+	partitions_free(&m);
+	return 0;
+}
+
 int partitions_install(const char *text, size_t len,
 		       const struct install_opts *o, struct install_report *rep,
 		       char *err, size_t errlen)
 {
 	struct strbuf bak = STRBUF_INIT, pend = STRBUF_INIT;
-	struct partitions m;
 	bool was_pending, mark = o->how != RELOAD_NONE;
 	struct stat st;
 	int r;
@@ -96,13 +123,9 @@ int partitions_install(const char *text, size_t len,
 	}
 	/* Only the exact text the renderer writes: the check is here, in
 	 * the one function that installs, so nothing gets around it. */
-	r = partconf_canonical(text, len, &m, err, errlen);
+	r = canonical(o, text, len, rep, err, errlen);
 	if (r)
 		return r;
-	rep->partitions = m.n;
-	rep->members = partitions_members(&m);
-	rep->notes = m.nnotes;
-	partitions_free(&m);
 
 	if (sb_addf(&pend, "%s" PARTINSTALL_PENDING_SUFFIX, o->path) ||
 	    (!o->backup && sb_addf(&bak, "%s.bak", o->path))) {

@@ -5,7 +5,11 @@
  * writes (partconf_canonical: strict opensm grammar, then re-rendered and
  * compared byte for byte), installed atomically beside the old one (kept
  * as FILE.bak, conffile.h), then opensm told to re-read it. It reads no
- * cloud XML and links no XML library.
+ * cloud XML and links no XML library. The QoS policy file beside it
+ * (design decision 13) goes the same way, checked by its own grammar
+ * (qospolicy_canonical): opensm drops a policy it cannot read silently,
+ * every partition's SL with it, so nothing else is ever installed; opensm
+ * re-reads the policy at every heavy sweep, which the same SIGHUP forces.
  *
  * A reload that fails is remembered, so the next run retries it even when
  * the text has not changed (opensm would otherwise keep the old partitions
@@ -36,7 +40,13 @@ enum reload_how {
 	RELOAD_NONE, /* someone else tells opensm */
 };
 
+enum install_kind {
+	INSTALL_PARTITIONS, /* partitions.conf (partconf.h) */
+	INSTALL_QOS_POLICY, /* qos-policy.conf (qospolicy.h) */
+};
+
 struct install_opts {
+	enum install_kind kind;
 	const char *path; /* /etc/opensm/partitions.conf */
 	const char *backup; /* NULL: path.bak */
 	enum reload_how how;
@@ -52,7 +62,9 @@ enum install_state {
 
 struct install_report {
 	enum install_state state;
-	size_t partitions, members, notes;
+	size_t partitions, members, notes; /* INSTALL_PARTITIONS */
+	size_t rules; /* INSTALL_QOS_POLICY: P_Keys with an SL */
+	int default_sl; /* ... and the SL of the rest */
 	bool retried; /* unchanged, but opensm had not been told before */
 	bool reloaded; /* opensm told (or none running: reads it at start) */
 	int signalled; /* how many subnet managers were signalled */

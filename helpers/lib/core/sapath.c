@@ -6,12 +6,13 @@
 
 #include "core/log.h"
 #include "core/mad.h"
-#include "fabric/sapath.h"
+#include "core/sapath.h"
 
 #define CLASS_SA 0x03
 #define SA_CLASS_VERSION 2
 #define METHOD_GET 0x01
 #define ATTR_PATH_RECORD 0x0035
+#define ATTR_MCMEMBER_RECORD 0x0038
 #define QP1_QKEY 0x80010000u
 #define SA_DATA 56
 
@@ -21,6 +22,8 @@
 #define PR_REVERSIBLE (1ull << 11)
 #define PR_NUMBPATH (1ull << 12)
 #define PR_PKEY (1ull << 13)
+/* MCMemberRecord component mask bits (IBA 15.2.5.17) */
+#define MCR_MGID (1ull << 0)
 
 int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
 	    char *err, size_t errlen)
@@ -74,12 +77,17 @@ int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
 	return 0;
 }
 
-int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
-		uint16_t pkey, struct sa_path *out, char *err, size_t errlen)
+/*
+ * One SubnAdmGet of attr with the record rec (SA_RECORD bytes) and mask,
+ * the answer's record back into rec. 1 with it; 0 when the SA has none
+ * (err says its MAD status); -errno when it does not answer.
+ */
+#define SA_RECORD 64
+static int sa_get(struct sa_conn *c, uint16_t attr, uint64_t mask,
+		  uint8_t rec[SA_RECORD], char *err, size_t errlen)
 {
-	uint8_t *mad = umad_get_mad(c->umad), *rec = mad + SA_DATA;
+	uint8_t *mad = umad_get_mad(c->umad);
 	uint32_t tid = ++c->tid;
-	uint64_t mask = PR_DGID | PR_SGID | PR_REVERSIBLE | PR_NUMBPATH;
 	int len, st;
 
 	memset(c->umad, 0, umad_size() + MAD_LEN);
@@ -88,18 +96,11 @@ int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
 	mad[2] = SA_CLASS_VERSION;
 	mad[3] = METHOD_GET;
 	put32(mad + 12, tid);
-	put16(mad + 16, ATTR_PATH_RECORD);
-	put64(rec + 8, c->prefix);
-	put64(rec + 16, dguid);
-	put64(rec + 24, c->prefix);
-	put64(rec + 32, sguid);
-	rec[49] = 0x80 | 1; /* reversible, one path */
-	if (pkey) {
-		put16(rec + 50, pkey);
-		mask |= PR_PKEY;
-	}
+	put16(mad + 16, attr);
 	put64(mad + 48, mask);
+	memcpy(mad + SA_DATA, rec, SA_RECORD);
 	umad_set_addr(c->umad, c->sm_lid, 1, c->sm_sl, (int)QP1_QKEY);
+	umad_set_pkey(c->umad, c->pkey_index);
 	if (umad_send(c->fd, c->agent, c->umad, MAD_LEN, c->timeout, 2) < 0) {
 		err_set(err, errlen, "SA query to LID %u: send failed",
 			c->sm_lid);
@@ -126,10 +127,60 @@ int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
 			be16(mad + 4));
 		return 0;
 	}
+	memcpy(rec, mad + SA_DATA, SA_RECORD);
+	return 1;
+}
+
+int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
+		uint16_t pkey, struct sa_path *out, char *err, size_t errlen)
+{
+	uint8_t rec[SA_RECORD] = { 0 };
+	uint64_t mask = PR_DGID | PR_SGID | PR_REVERSIBLE | PR_NUMBPATH;
+	int r;
+
+	put64(rec + 8, c->prefix);
+	put64(rec + 16, dguid);
+	put64(rec + 24, c->prefix);
+	put64(rec + 32, sguid);
+	rec[49] = 0x80 | 1; /* reversible, one path */
+	if (pkey) {
+		put16(rec + 50, pkey);
+		mask |= PR_PKEY;
+	}
+	r = sa_get(c, ATTR_PATH_RECORD, mask, rec, err, errlen);
+	if (r <= 0)
+		return r;
 	out->dlid = be16(rec + 40);
 	out->slid = be16(rec + 42);
 	out->pkey = be16(rec + 50);
 	out->sl = rec[53] & 0x0f;
+	return 1;
+}
+
+void sa_ipoib_mgid(uint16_t pkey, uint8_t mgid[16])
+{
+	memset(mgid, 0, 16);
+	mgid[0] = 0xff;
+	mgid[1] = 0x12; /* link-local scope, as IPoIB's default broadcast */
+	mgid[2] = 0x40;
+	mgid[3] = 0x1b;
+	put16(mgid + 4, (uint16_t)(pkey | 0x8000));
+	memset(mgid + 12, 0xff, 4);
+}
+
+int sa_mcmember_get(struct sa_conn *c, const uint8_t mgid[16],
+		    struct sa_mcmember *out, char *err, size_t errlen)
+{
+	uint8_t rec[SA_RECORD] = { 0 };
+	int r;
+
+	memcpy(rec, mgid, 16);
+	r = sa_get(c, ATTR_MCMEMBER_RECORD, MCR_MGID, rec, err, errlen);
+	if (r <= 0)
+		return r;
+	out->mlid = be16(rec + 36);
+	out->pkey = be16(rec + 40);
+	out->sl = rec[44] >> 4;
 	return 1;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Path records from the subnet administrator (opensm's SA), one pair at a
- * time, the way `saquery PR --sgid-to-dgid ... --pkey 0x8101` asks: a
+ * Records from the subnet administrator (opensm's SA): path records, one
+ * pair at a time, the way `saquery PR --sgid-to-dgid ... --pkey 0x8101` asks: a
  * SubnAdmGet(PathRecord) from a local port to the SM's LID (QP1, Q_Key
  * 0x80010000), SGID, DGID, Reversible, NumbPath 1 and (when given) the
  * P_Key in the component mask. A Get answers one record, which fits one
@@ -17,6 +17,16 @@
  * header, SM_Key at 36, AttributeOffset at 44, ComponentMask at 48, the
  * record at 56: DGID at +8, SGID at +24, DLID +40, SLID +42, P_Key +50,
  * SL the low 4 bits of +53.
+ *
+ * And the MCMemberRecord of one multicast group by its MGID (IBA
+ * 15.2.5.17: MGID at +0, MLID +36, P_Key +40, SL the high 4 bits of +44),
+ * which the SA answers to a port that holds the group's P_Key: the IPoIB
+ * broadcast group of a partition, ff12:401b:<P_Key>::ffff:ffff, keeps the
+ * SL it was created with until opensm makes it anew (opensm-facts §1).
+ *
+ * Used by verify on the SM's host (fabric/partverify.h) and by the guest
+ * (guest/guestsl.h), from its VF's own port: what the SA answers there is
+ * the SL its partition has, whatever its context says.
  */
 #ifndef ONEIB_SAPATH_H
 #define ONEIB_SAPATH_H
@@ -26,6 +36,8 @@
 
 struct sa_conn {
 	int fd, agent, timeout;
+	uint16_t pkey_index; /* of the local port's table, for the MADs sent:
+				the default partition's (the SA is in it) */
 	uint32_t tid;
 	void *umad;
 	uint16_t sm_lid;
@@ -53,6 +65,18 @@ int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
  */
 int sa_path_get(struct sa_conn *c, uint64_t sguid, uint64_t dguid,
 		uint16_t pkey, struct sa_path *out, char *err, size_t errlen);
+
+/* The IPoIB broadcast group's MGID of partition pkey (either form). */
+void sa_ipoib_mgid(uint16_t pkey, uint8_t mgid[16]);
+
+struct sa_mcmember {
+	uint16_t mlid, pkey;
+	uint8_t sl;
+};
+
+/* The group mgid's record: 1 with *out, 0 none, -errno no answer. */
+int sa_mcmember_get(struct sa_conn *c, const uint8_t mgid[16],
+		    struct sa_mcmember *out, char *err, size_t errlen);
 
 void sa_close(struct sa_conn *c);
 
