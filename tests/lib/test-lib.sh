@@ -62,6 +62,8 @@
 #   sim_opensm_reread      SIGHUP opensm, wait for the next heavy sweep.
 #   sim_opensm_sweeps      print how many heavy sweeps opensm has finished.
 #   sim_opensm_wait_sweep N  wait until more than N heavy sweeps finished.
+#   sim_opensm_settle      wait until the sweeps asked for are over (count
+#                          unchanged for 3 s).
 #   sim_client NODE cmd... run an IB client attached to fabric node NODE.
 #   sim_lid NODE           print the LID of NODE's port 1.
 #   sim_ibsim CMD...       send a command to the ibsim console (e.g. "Unlink \"Hca4\"").
@@ -691,6 +693,26 @@ sim_fabric() { # NETFILE [PARTITIONS_CONF]
 _tl_subnet_ups() { grep -c "SUBNET UP" "$SIM_OPENSM_LOG"; }
 _tl_subnet_ups_gt() { [ "$(_tl_subnet_ups)" -gt "$1" ]; }
 sim_opensm_sweeps() { _tl_subnet_ups; }
+
+# Wait (30 s at most) until opensm has finished the heavy sweeps it was
+# asked for, whoever asked: its count of finished sweeps the same for 3 s
+# running. For a test about to count sweeps after runs that may or may not
+# have signalled it.
+sim_opensm_settle() {
+	local last now same=0 end=$((SECONDS + 30))
+	last=$(_tl_subnet_ups)
+	while [ "$SECONDS" -lt "$end" ]; do
+		sleep 1
+		now=$(_tl_subnet_ups)
+		if [ "$now" = "$last" ]; then
+			same=$((same + 1))
+			[ "$same" -lt 3 ] || return 0
+		else
+			same=0 last=$now
+		fi
+	done
+	die "opensm kept sweeping for 30 s"
+}
 
 # Wait until opensm has finished more than N heavy sweeps (after something
 # else, e.g. the code under test, sent it SIGHUP).
