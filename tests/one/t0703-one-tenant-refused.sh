@@ -76,7 +76,7 @@ assert_eq 1 "$(one_leases hv1 | wc -l)" "and its one lease"
 # --- the networks are oneadmin's
 before=$(pool)
 refused "alice: create an ib network" "Not authorized to perform CREATE NET" \
-	as_user alice onevnet create "$TEST_TMP/net-a.tmpl"
+	as_user alice onevnet create "$TEST_TMP/net-ib-tenant-a.tmpl" # one_ib_network's
 echo 'IB_PKEY = "0x8105"' >"$TEST_TMP/upd" && chmod 0644 "$TEST_TMP/upd"
 refused "alice: change a network's IB_PKEY" "Not authorized to perform MANAGE NET \[0\]" \
 	as_user alice onevnet update 0 "$TEST_TMP/upd" --append
