@@ -322,31 +322,31 @@ static void canonical_only(void **state)
 		DEF ONEIB "vnet5_a=0x0101, ipoib, mtu=4 :\n"
 			  "\t0x02000000002a0000=full,\n"
 			  "\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b="
-								"0x0102, ipoib "
-								":\n\t;\n",
+			  "0x0102, ipoib "
+			  ":\n\t;\n",
 		HEAD "# hand-edited\n" DEF ONEIB "vnet5_a=0x0101, ipoib, mtu=4 "
-						 ":\n"
+		     ":\n"
 		     "\t0x02000000002a0000=full,\n"
 		     "\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b=0x0102, "
-							   "ipoib :\n\t;\n",
+		     "ipoib :\n\t;\n",
 		HEAD DEF ONEIB "vnet5_a=0x0101, ipoib, mtu=4 :\n"
 			       "\t0x02000000002a0000=full,\n"
 			       "\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b="
-								     "0x0102, "
-								     "ipoib "
-								     ":\n\t;",
+			       "0x0102, "
+			       "ipoib "
+			       ":\n\t;",
 		HEAD DEF ONEIB "vnet5_a=0x8101, ipoib, mtu=4 :\n"
 			       "\t0x02000000002a0000=full,\n"
 			       "\t0x02000000002b0000=full ;\n" ONEIB "vnet7_b="
-								     "0x0102, "
-								     "ipoib "
-								     ":\n\t;\n",
+			       "0x0102, "
+			       "ipoib "
+			       ":\n\t;\n",
 		HEAD DEF ONEIB "vnet5_a=0x0101, ipoib, mtu=4 :\n"
 			       "\t0x02000000002b0000=full,\n"
 			       "\t0x02000000002a0000=full ;\n" ONEIB "vnet7_b="
-								     "0x0102, "
-								     "ipoib "
-								     ":\n\t;\n",
+			       "0x0102, "
+			       "ipoib "
+			       ":\n\t;\n",
 	};
 	/* a network's partition without its mark is nobody's: its tenant
 	 * GUIDs may not be full members there */
@@ -355,7 +355,7 @@ static void canonical_only(void **state)
 						"\t0x02000000002a0000=full,\n"
 						"\t0x02000000002b0000=full "
 						";\n" ONEIB "vnet7_b=0x0102, "
-							    "ipoib :\n\t;\n";
+						"ipoib :\n\t;\n";
 	struct partitions m;
 	char err[256] = "";
 	size_t i;
