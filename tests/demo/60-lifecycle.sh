@@ -9,9 +9,6 @@
 # (libvirt's test driver lacks hot-plug, restore --xml and migration:
 # tests/lib/standin/virsh stands in, validating with the QEMU driver.)
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0

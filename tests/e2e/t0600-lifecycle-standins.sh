@@ -9,9 +9,6 @@
 # device that is not there, a migration of a domain holding a PCI hostdev,
 # a restore XML that does not parse), so the validation really validates.
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 

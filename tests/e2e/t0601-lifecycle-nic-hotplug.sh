@@ -18,9 +18,6 @@
 # QEMU driver (attach-device / detach-device --config on a copy of the
 # domain in qemu:///system).
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 # PF A (MLNX_OFED files) can be programmed here; PF B needs an IPoIB netdev

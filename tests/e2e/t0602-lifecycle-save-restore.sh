@@ -16,9 +16,6 @@
 # The test driver lacks `restore --xml`: tests/lib/standin/virsh stands in,
 # validating the XML with the QEMU driver (define).
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0 # programmable here (MLNX_OFED files)

@@ -20,9 +20,6 @@
 # `virsh migrate`, refusing a domain that holds a PCI hostdev as libvirt
 # does and validating the domain XML it moves with the QEMU driver.
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0 # programmable here (MLNX_OFED files)

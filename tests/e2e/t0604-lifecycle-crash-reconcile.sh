@@ -12,9 +12,6 @@
 # the actions work again. The grace is over when the ledger says so
 # (ledger_age: both clocks say taken long ago) and the grace is 1 s.
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 SIM_IB_PF=0000:3b:00.0 # programmable here (MLNX_OFED files)

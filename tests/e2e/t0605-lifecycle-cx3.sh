@@ -8,9 +8,6 @@
 # (GUID invalidated, every index none). The one-host details (retries,
 # refusals, failures) are in t0501-t0504 on ConnectX-5.
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx3
 iov=/sys/class/infiniband/mlx4_0/iov

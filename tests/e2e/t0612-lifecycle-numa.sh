@@ -18,9 +18,6 @@
 # its VFs are programmed for real too (rtnetlink needs an IPoIB netdev the
 # simulated hosts do not have).
 . "$(dirname "$0")/../lib/test-lib.sh"
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
-. "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/hosts.sh"
 sim_two_hvs cx5
 

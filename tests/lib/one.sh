@@ -120,8 +120,6 @@
 #     $ONE_SYSTEM_HOST sets monitord's SYSTEM_HOST period (the probes that
 #     publish IB_VFS_FREE; default OpenNebula's 600 s).
 
-. "$TOP/tests/lib/oneib.sh"
-. "$TOP/tests/lib/qemu.sh"
 . "$TOP/tests/lib/hosts.sh"
 
 ONE_VERSION=${ONEIB_ONE_VERSION:-6.10.0}
