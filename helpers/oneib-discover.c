@@ -355,7 +355,6 @@ static void apply_leases(struct hca_list *l, const char *dir,
 
 				if (pci_addr_cmp(&vf->addr, &led->v[k].vf))
 					continue;
-				vf->leased = true;
 				vf->vmid = led->v[k].vmid;
 			}
 }

@@ -82,18 +82,15 @@ int osmconf_parse(const char *text, size_t len, struct osm_conf *out, char *err,
 			if (number(value, UINT64_MAX, &v))
 				goto bad;
 			out->m_key = v;
-			out->m_key_given = true;
 		} else if (!strcmp(name, "m_key_protection_level")) {
 			if (number(value, 255, &v))
 				goto bad;
 			/* osm_subn_verify_config: more than 3 is 2 */
 			out->m_key_protection = v > 3 ? 2 : (int)v;
-			out->m_key_protection_given = true;
 		} else if (!strcmp(name, "m_key_lease_period")) {
 			if (number(value, 65535, &v))
 				goto bad;
 			out->m_key_lease = (unsigned)v;
-			out->m_key_lease_given = true;
 		} else if (!strcmp(name, "virt_enabled")) {
 			if (number(value, 255, &v))
 				goto bad;

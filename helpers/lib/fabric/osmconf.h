@@ -44,7 +44,6 @@ struct osm_conf {
 	uint64_t m_key;
 	int m_key_protection; /* 0..3 */
 	unsigned m_key_lease; /* seconds */
-	bool m_key_given, m_key_protection_given, m_key_lease_given;
 	int virt_enabled; /* -1: not given */
 	char policy_file[OSMCONF_PATH_MAX]; /* qos_policy_file */
 };

@@ -228,7 +228,6 @@ static void read_vf(const char *bdf, struct vf *vf)
 	vf->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
 	vf->ibdev[0] = '\0';
 	vf->vmid = -1;
-	vf->leased = false;
 }
 
 static int vf_cmp(const void *a, const void *b)

@@ -73,7 +73,6 @@ struct vf {
 	int numa_node;
 	char ibdev[HCA_NAME_MAX]; /* "" unless the host driver holds it */
 	int vmid; /* VM holding it by lease, -1: none */
-	bool leased; /* by a VM or adopted by a foreign domain */
 	bool unprobed; /* hca_inventory: driver not read yet (hca_vf_probe) */
 	bool absent; /* probed, and sysfs has no such function */
 };
