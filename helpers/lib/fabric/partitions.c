@@ -993,7 +993,7 @@ static size_t static_keys(const struct work *w, uint64_t g)
 static int limit_mlx4_ports(struct work *w)
 {
 	const struct cloud_facts *f = w->f;
-	size_t i, j, h, k, max;
+	size_t i, j, h, k, max, sk;
 	uint32_t *parts = NULL;
 	size_t capparts = 0;
 	int r = 0;
@@ -1017,7 +1017,8 @@ static int limit_mlx4_ports(struct work *w)
 		if (!is_pf(w, g))
 			continue;
 		max = PARTITIONS_MLX4_MAX_PKEYS - 1;
-		max -= static_keys(w, g) < max ? static_keys(w, g) : max;
+		sk = static_keys(w, g);
+		max -= sk < max ? sk : max;
 		if (nparts <= max)
 			continue;
 		qsort_r(parts, nparts, sizeof(*parts), cmp_part_by_vnet, w);
@@ -1116,8 +1117,7 @@ static int static_sl_warnings(const struct work *w, struct strbuf *sb)
 
 	sl_list_fmt(w->o->sls->pool, list);
 	for (i = 0; i <= w->stat->n && !r; i++) {
-		const struct partition *p = i < w->stat->n ? &w->stat->p[i]
-							   : w->stat->def;
+		const struct partition *p = partitions_at(w->stat, i);
 
 		if (!p || p->sl < 0 || !(w->o->sls->pool & (1u << p->sl)))
 			continue;
@@ -1403,8 +1403,7 @@ size_t partitions_foreign(const struct partitions *installed,
 	if (len)
 		buf[0] = '\0';
 	for (i = 0; i <= installed->n; i++) {
-		const struct partition *p = i < installed->n ? &installed->p[i]
-							     : installed->def;
+		const struct partition *p = partitions_at(installed, i);
 
 		/* one-ib's own default partition reads as NULL */
 		if (!p || written_by_oneib(installed, p, stat != NULL))

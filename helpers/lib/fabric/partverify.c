@@ -40,13 +40,13 @@ static const struct partition builtin_default = {
 
 static const struct partition *part_at(const struct partitions *m, size_t i)
 {
-	if (i < m->n)
-		return &m->p[i];
-	return m->def ? m->def : &builtin_default;
+	const struct partition *p = partitions_at(m, i);
+
+	return p ? p : &builtin_default;
 }
 
-static int push(struct membership *v, size_t *n, uint64_t g, uint16_t pkey,
-		enum pmember pm)
+static void push(struct membership *v, size_t *n, uint64_t g, uint16_t pkey,
+		 enum pmember pm)
 {
 	if (pm & PM_FULL) {
 		v[*n].guid = g;
@@ -56,7 +56,6 @@ static int push(struct membership *v, size_t *n, uint64_t g, uint16_t pkey,
 		v[*n].guid = g;
 		v[(*n)++].pkey = pkey;
 	}
-	return 0;
 }
 
 /* Every (member GUID, entry) of the model, sorted by GUID. */

@@ -22,12 +22,6 @@ const char *qos_fault_text(enum qos_fault f)
 	return "in force";
 }
 
-/* The partition at i of m, the default one last (NULL: one-ib's own). */
-static const struct partition *part_at(const struct partitions *m, size_t i)
-{
-	return i < m->n ? &m->p[i] : m->def;
-}
-
 static bool holds_key(const struct fabric_port *fp, uint16_t pkey)
 {
 	size_t j;
@@ -44,7 +38,7 @@ static bool matters(const struct partitions *m, const struct fabric_port *fp)
 	size_t i;
 
 	for (i = 0; i <= m->n; i++) {
-		const struct partition *p = part_at(m, i);
+		const struct partition *p = partitions_at(m, i);
 
 		if (p && p->sl >= 0 && holds_key(fp, p->pkey))
 			return true;
@@ -220,7 +214,7 @@ int qos_verify_judge(const struct partitions *m, const struct fabric *f,
 		return -ENOMEM;
 	}
 	for (i = 0; i <= m->n; i++) {
-		const struct partition *p = part_at(m, i);
+		const struct partition *p = partitions_at(m, i);
 
 		if (!p || p->sl < 0 || p->sl > 15)
 			continue;
@@ -266,7 +260,7 @@ size_t qos_policy_differs(const struct qos_policy *q,
 
 	*first = NULL;
 	for (i = 0; i <= m->n; i++) {
-		const struct partition *p = part_at(m, i);
+		const struct partition *p = partitions_at(m, i);
 		int got = q->default_sl;
 
 		if (!p || p->sl < 0)

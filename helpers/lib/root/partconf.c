@@ -1089,3 +1089,8 @@ int partconf_canonical(const char *text, size_t len, struct partitions *out,
 		partitions_free(out);
 	return r;
 }
+
+const struct partition *partitions_at(const struct partitions *m, size_t i)
+{
+	return i < m->n ? &m->p[i] : m->def;
+}

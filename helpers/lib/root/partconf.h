@@ -141,6 +141,12 @@ struct partitions {
 	int def_line; /* read: the line of its default partition, 0: none */
 };
 
+/*
+ * Partition i of m, the partitions first and the default one last
+ * (i == m->n: m->def, NULL when it is one-ib's own).
+ */
+const struct partition *partitions_at(const struct partitions *m, size_t i);
+
 /* The file text, appended to out. 0 or -ENOMEM. */
 int partconf_render(const struct partitions *m, struct strbuf *out);
 

@@ -44,7 +44,7 @@ int qospolicy_from_partitions(const struct partitions *m, int default_sl,
 	if (!out->r)
 		return -ENOMEM;
 	for (i = 0; i <= m->n; i++) {
-		const struct partition *p = i < m->n ? &m->p[i] : m->def;
+		const struct partition *p = partitions_at(m, i);
 
 		if (!p || p->sl < 0 || p->sl > 15)
 			continue;
