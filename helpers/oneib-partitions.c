@@ -697,7 +697,7 @@ static int cmd_verify(int argc, char **argv)
 	struct partitions m = { 0 };
 	struct verify_result res = { 0 };
 	struct sa_result sr = { 0 };
-	struct sa_conn sa = { .fd = -1, .agent = -1 };
+	struct sa_conn sa = { .mp = { .fd = -1, .agent = -1 } };
 	struct fabric f = { 0 };
 	struct port_tables *pt = NULL;
 	struct qos_result qr = { 0 };

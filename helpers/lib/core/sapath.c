@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <infiniband/umad.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,8 +33,7 @@ int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	c->fd = c->agent = -1;
-	c->timeout = timeout_ms;
+	c->mp.fd = c->mp.agent = -1;
 	if (umad_init() < 0) {
 		err_set(err, errlen,
 			"libibumad: cannot initialise (no ib_umad module?)");
@@ -51,30 +51,14 @@ int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
 	c->sm_sl = (uint8_t)up.sm_sl;
 	c->prefix = be64((const uint8_t *)&up.gid_prefix);
 	umad_release_port(&up);
+	umad_done();
 	if (!c->sm_lid) {
 		err_set(err, errlen, "%s port %d: no subnet manager known",
 			ca ? ca : "first InfiniBand device", port);
-		umad_done();
 		return -EHOSTUNREACH;
 	}
-	c->fd = umad_open_port(ca, port);
-	if (c->fd < 0) {
-		r = c->fd;
-		err_set(err, errlen,
-			"%s port %d: cannot open its umad device: %s",
-			ca ? ca : "first InfiniBand device", port,
-			strerror(-r));
-		umad_done();
-		return r;
-	}
-	c->agent = umad_register(c->fd, CLASS_SA, SA_CLASS_VERSION, 1, NULL);
-	c->umad = calloc(1, umad_size() + MAD_LEN);
-	if (c->agent < 0 || !c->umad) {
-		err_set(err, errlen, "libibumad: cannot register an SA agent");
-		sa_close(c);
-		return -EIO;
-	}
-	return 0;
+	return mad_port_open(&c->mp, ca, port, CLASS_SA, SA_CLASS_VERSION, 1,
+			     "SA", timeout_ms, err, errlen);
 }
 
 /*
@@ -86,11 +70,12 @@ int sa_open(struct sa_conn *c, const char *ca, int port, int timeout_ms,
 static int sa_get(struct sa_conn *c, uint16_t attr, uint64_t mask,
 		  uint8_t rec[SA_RECORD], char *err, size_t errlen)
 {
-	uint8_t *mad = umad_get_mad(c->umad);
-	uint32_t tid = ++c->tid;
-	int len, st;
+	uint8_t *mad = umad_get_mad(c->mp.umad);
+	uint32_t tid = c->mp.tid + 1;
+	char label[32];
+	int r;
 
-	memset(c->umad, 0, umad_size() + MAD_LEN);
+	memset(c->mp.umad, 0, umad_size() + MAD_LEN);
 	mad[0] = 1; /* base version */
 	mad[1] = CLASS_SA;
 	mad[2] = SA_CLASS_VERSION;
@@ -99,29 +84,12 @@ static int sa_get(struct sa_conn *c, uint16_t attr, uint64_t mask,
 	put16(mad + 16, attr);
 	put64(mad + 48, mask);
 	memcpy(mad + SA_DATA, rec, SA_RECORD);
-	umad_set_addr(c->umad, c->sm_lid, 1, c->sm_sl, (int)QP1_QKEY);
-	umad_set_pkey(c->umad, c->pkey_index);
-	if (umad_send(c->fd, c->agent, c->umad, MAD_LEN, c->timeout, 2) < 0) {
-		err_set(err, errlen, "SA query to LID %u: send failed",
-			c->sm_lid);
-		return -EIO;
-	}
-	for (;;) {
-		len = MAD_LEN;
-		if (umad_recv(c->fd, c->umad, &len, c->timeout * 4) < 0) {
-			err_set(err, errlen, "SA query to LID %u: no answer",
-				c->sm_lid);
-			return -ETIMEDOUT;
-		}
-		if ((uint32_t)be64(mad + 8) == tid)
-			break; /* the kernel put our agent in the high half */
-	}
-	st = umad_status(c->umad);
-	if (st) {
-		err_set(err, errlen, "SA query to LID %u: %s", c->sm_lid,
-			st == ETIMEDOUT ? "timed out" : strerror(st));
-		return -(st > 0 ? st : EIO);
-	}
+	umad_set_addr(c->mp.umad, c->sm_lid, 1, c->sm_sl, (int)QP1_QKEY);
+	umad_set_pkey(c->mp.umad, c->pkey_index);
+	snprintf(label, sizeof(label), "SA query to LID %u", c->sm_lid);
+	r = mad_port_call(&c->mp, tid, label, err, errlen);
+	if (r)
+		return r;
 	if (be16(mad + 4)) {
 		err_set(err, errlen, "the SA answers MAD status 0x%04x",
 			be16(mad + 4));
@@ -186,13 +154,5 @@ int sa_mcmember_get(struct sa_conn *c, const uint8_t mgid[16],
 
 void sa_close(struct sa_conn *c)
 {
-	free(c->umad);
-	c->umad = NULL;
-	if (c->agent >= 0)
-		umad_unregister(c->fd, c->agent);
-	if (c->fd >= 0) {
-		umad_close_port(c->fd);
-		umad_done();
-	}
-	c->fd = c->agent = -1;
+	mad_port_close(&c->mp);
 }

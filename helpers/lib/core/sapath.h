@@ -34,12 +34,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/madport.h"
+
 struct sa_conn {
-	int fd, agent, timeout;
+	struct mad_port mp;
 	uint16_t pkey_index; /* of the local port's table, for the MADs sent:
 				the default partition's (the SA is in it) */
-	uint32_t tid;
-	void *umad;
 	uint16_t sm_lid;
 	uint8_t sm_sl;
 	uint64_t prefix; /* the local port's GID prefix: fe80::/64 */

@@ -30,49 +30,14 @@ static void path_str(const struct smp_path *path, char *out, size_t len)
 int smp_open(struct smp_port *s, const char *ca, int port, int timeout_ms,
 	     char *err, size_t errlen)
 {
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	s->agent = -1;
-	s->timeout = timeout_ms;
-	if (umad_init() < 0) {
-		err_set(err, errlen,
-			"libibumad: cannot initialise (no ib_umad module?)");
-		return -ENODEV;
-	}
-	s->fd = umad_open_port(ca, port);
-	if (s->fd < 0) {
-		int r = s->fd;
-
-		err_set(err, errlen,
-			"%s port %d: cannot open its umad device: %s",
-			ca ? ca : "first InfiniBand device", port,
-			strerror(-r));
-		s->fd = -1;
-		umad_done();
-		return r;
-	}
-	s->agent = umad_register(s->fd, CLASS_SMI_DR, 1, 0, NULL);
-	s->umad = calloc(1, umad_size() + MAD_LEN);
-	if (s->agent < 0 || !s->umad) {
-		err_set(err, errlen, "libibumad: cannot register an SMP agent");
-		smp_close(s);
-		return -EIO;
-	}
-	return 0;
+	s->mkey = 0;
+	return mad_port_open(&s->mp, ca, port, CLASS_SMI_DR, 1, 0, "SMP",
+			     timeout_ms, err, errlen);
 }
 
 void smp_close(struct smp_port *s)
 {
-	if (s->fd < 0)
-		return;
-	free(s->umad);
-	s->umad = NULL;
-	if (s->agent >= 0)
-		umad_unregister(s->fd, s->agent);
-	umad_close_port(s->fd);
-	umad_done();
-	s->fd = -1;
-	s->agent = -1;
+	mad_port_close(&s->mp);
 }
 
 void smp_build_get(uint8_t mad[MAD_LEN], const struct smp_path *path,
@@ -99,34 +64,19 @@ void smp_build_get(uint8_t mad[MAD_LEN], const struct smp_path *path,
 int smp_get(struct smp_port *s, const struct smp_path *path, uint16_t attr,
 	    uint32_t mod, uint8_t data[SMP_DATA_LEN], char *err, size_t errlen)
 {
-	uint8_t *mad = umad_get_mad(s->umad);
-	char where[3 * SMP_MAX_HOPS + 4];
-	uint32_t tid = ++s->tid;
-	int len, st;
+	uint8_t *mad = umad_get_mad(s->mp.umad);
+	char where[3 * SMP_MAX_HOPS + 4], label[3 * SMP_MAX_HOPS + 16];
+	uint32_t tid = s->mp.tid + 1;
+	int r;
 
-	memset(s->umad, 0, umad_size());
+	memset(s->mp.umad, 0, umad_size());
 	smp_build_get(mad, path, attr, mod, tid, s->mkey);
-	umad_set_addr(s->umad, 0xffff, 0, 0, 0);
+	umad_set_addr(s->mp.umad, 0xffff, 0, 0, 0);
 	path_str(path, where, sizeof(where));
-	if (umad_send(s->fd, s->agent, s->umad, MAD_LEN, s->timeout, 2) < 0) {
-		err_set(err, errlen, "SMP to %s: send failed", where);
-		return -EIO;
-	}
-	for (;;) {
-		len = MAD_LEN;
-		if (umad_recv(s->fd, s->umad, &len, s->timeout * 4) < 0) {
-			err_set(err, errlen, "SMP to %s: no answer", where);
-			return -ETIMEDOUT;
-		}
-		if (be64(mad + 8) == tid || (uint32_t)be64(mad + 8) == tid)
-			break; /* the kernel put our agent in the high half */
-	}
-	st = umad_status(s->umad);
-	if (st) {
-		err_set(err, errlen, "SMP to %s: %s", where,
-			st == ETIMEDOUT ? "timed out" : strerror(st));
-		return -(st > 0 ? st : EIO);
-	}
+	snprintf(label, sizeof(label), "SMP to %s", where);
+	r = mad_port_call(&s->mp, tid, label, err, errlen);
+	if (r)
+		return r;
 	if (be16(mad + 4) & 0x7fff) {
 		err_set(err, errlen,
 			"SMP attribute 0x%04x to %s: MAD status 0x%04x", attr,

@@ -31,6 +31,7 @@
 #ifndef ONEIB_SMP_CORE_H
 #define ONEIB_SMP_CORE_H
 
+#include "core/madport.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,10 +64,8 @@ struct smp_path {
 
 /* A local port opened for SMPs, with its agent (smp_open). */
 struct smp_port {
-	int fd, agent, timeout;
-	uint32_t tid;
+	struct mad_port mp;
 	uint64_t mkey; /* the M_Key of every SMP: 0 after smp_open */
-	void *umad;
 };
 
 /*
