@@ -432,19 +432,29 @@ static void print_keys(const uint16_t *k, size_t n)
 		fputs(" (none)", stdout);
 }
 
-/* "port 0x02000000000a0000 (VM 10 NIC 0; lid 6, "node02-vf0")" */
-static void print_port(const char *what, const struct fabric_port *fp)
+/* "port 0x... (VM 10 NIC 0; lid 6, "vm10")" or its switch's port. */
+static void print_where(const struct fabric_port *fp, bool sw)
 {
 	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
 
+	if (sw) {
+		guid_fmt_hex(fp->sw_guid, g);
+		printf("switch %s port %u toward ", g, fp->sw_port);
+	}
 	guid_fmt_hex(fp->port_guid, g);
 	guid_describe(fp->port_guid, desc);
 	if (strcmp(desc, "-"))
-		printf("%s: port %s (%s; lid %u, \"%s\")", what, g, desc,
-		       fp->lid, fp->desc);
-	else
-		printf("%s: port %s (lid %u, \"%s\")", what, g, fp->lid,
+		printf("port %s (%s; lid %u, \"%s\")", g, desc, fp->lid,
 		       fp->desc);
+	else
+		printf("port %s (lid %u, \"%s\")", g, fp->lid, fp->desc);
+}
+
+/* "what: port 0x02000000000a0000 (VM 10 NIC 0; lid 6, "node02-vf0")" */
+static void print_port(const char *what, const struct fabric_port *fp)
+{
+	printf("%s: ", what);
+	print_where(fp, false);
 }
 
 static void print_drift(const struct port_drift *d)
@@ -607,24 +617,6 @@ static void print_policy(const struct osm_conf *oc, const struct partitions *m)
 		qospolicy_free(&q);
 	}
 	sb_release(&text);
-}
-
-/* "port 0x... (VM 10 NIC 0; lid 6, "vm10")" or its switch's port. */
-static void print_where(const struct fabric_port *fp, bool sw)
-{
-	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
-
-	if (sw) {
-		guid_fmt_hex(fp->sw_guid, g);
-		printf("switch %s port %u toward ", g, fp->sw_port);
-	}
-	guid_fmt_hex(fp->port_guid, g);
-	guid_describe(fp->port_guid, desc);
-	if (strcmp(desc, "-"))
-		printf("port %s (%s; lid %u, \"%s\")", g, desc, fp->lid,
-		       fp->desc);
-	else
-		printf("port %s (lid %u, \"%s\")", g, fp->lid, fp->desc);
 }
 
 /* A partition's SL in the tables opensm programmed; 1 when not in force. */
