@@ -57,6 +57,7 @@
 #   one_vm_state ID           "STATE LCM_STATE" names, e.g. "ACTIVE RUNNING",
 #                             "POWEROFF LCM_INIT"
 #   one_wait_vm ID REGEX [SECONDS]  until one_vm_state matches (die if not)
+#   one_wait_migrated ID [SECONDS]  until VM ID's migration is over
 #   one_wait_vnet ID [SECONDS]  until network ID is READY (vnet_create done)
 #   one_xml KIND ID           `one<KIND> show ID -x` (vm, host, vnet, ...)
 #   one_rpc METHOD ARG...     oned's XML-RPC METHOD (i:N, s:TEXT arguments) as
@@ -800,6 +801,24 @@ one_wait_vm() { # ID REGEX [SECONDS]
 		one_log
 		die "VM $1 did not reach /$2/ within ${3:-120} s"
 	fi
+}
+
+# one_wait_migrated ID: wait until VM ID's migration is over: RUNNING with
+# its last history record started (RSTIME set). The migrate request adds
+# that record and returns while the VM is still RUNNING on the old host
+# (oned moves it to MIGRATE later, from its life-cycle thread), so waiting
+# for RUNNING alone may return before the migration began.
+one_wait_migrated() { # ID [SECONDS]
+	local end=$((SECONDS + ${2:-120})) rs
+	one_wait_vm "$1" "^ACTIVE RUNNING$" "${2:-120}"
+	while :; do
+		rs=$(one_rpc one.vm.info i:"$1" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/RSTIME')
+		[ "${rs:-0}" != 0 ] && one_wait_vm "$1" "^ACTIVE RUNNING$" 5 && return 0
+		[ $SECONDS -ge $end ] && break
+		sleep 0.3
+	done
+	one_log
+	die "VM $1: its migration did not end within ${2:-120} s"
 }
 
 # Wait until virtual network ID is READY (vnet_create ran); die if it went

@@ -47,7 +47,7 @@ one_cloud_agrees "deploy"
 # --- live migration
 n=$(validated migrate)
 assert_ok "oneadmin: live migration to $dst" -- as_oneadmin onevm migrate --live 0 "$dst"
-one_wait_vm 0 "^ACTIVE RUNNING$"
+one_wait_migrated 0
 assert_eq "$dst" "$(host_of)" "the VM runs on $dst"
 assert_eq 1 "$(hostdevs "$dst")" "with its VF there"
 assert_fail "no domain left on $src" -- one_domxml "$src" 0
