@@ -119,7 +119,8 @@
 #   - The scheduler runs more often than by default (6.10 SCHED_INTERVAL,
 #     7.0 SCHED_MAX_WND_TIME: $ONE_SCHED_SECONDS, 2), so tests wait less;
 #     $ONE_SYSTEM_HOST sets monitord's SYSTEM_HOST period (the probes that
-#     publish IB_VFS_FREE; default OpenNebula's 600 s).
+#     publish IB_VFS_FREE; default OpenNebula's 600 s); $ONE_STATE_VM the
+#     VM state probe's (30; OpenNebula's 5).
 
 . "$TOP/tests/lib/hosts.sh"
 
@@ -292,6 +293,13 @@ _one_configure() {
 	else # 7.0: the scheduler driver of oned
 		_one_set "$e/oned.conf" SCHED_MAX_WND_TIME "${ONE_SCHED_SECONDS:-2}"
 	fi
+	# the VM state probe every $ONE_STATE_VM s (30; OpenNebula's 5): each
+	# run is a Ruby probe per host, a tenth of a core for nothing here, as
+	# every state change the tests wait for comes from a driver action
+	sed -i -E "s/^([[:space:]]*STATE_VM[[:space:]]*=[[:space:]]*)[0-9]+/\1${ONE_STATE_VM:-30}/" \
+		"$e/monitord.conf"
+	grep -Eq "^[[:space:]]*STATE_VM[[:space:]]*=[[:space:]]*${ONE_STATE_VM:-30}," "$e/monitord.conf" ||
+		die "monitord.conf has no STATE_VM to set"
 	if [ -n "${ONE_SYSTEM_HOST:-}" ]; then
 		sed -i -E "s/^([[:space:]]*SYSTEM_HOST[[:space:]]*=[[:space:]]*)[0-9]+/\1$ONE_SYSTEM_HOST/" \
 			"$e/monitord.conf"
@@ -470,6 +478,14 @@ _one_start() {
 	echo 'TM_MAD = "shared"' >"$TEST_TMP/ds0.tmpl" && chmod 0644 "$TEST_TMP/ds0.tmpl"
 	as_oneadmin onedatastore update 0 "$TEST_TMP/ds0.tmpl" --append >/dev/null ||
 		die "cannot make the system datastore shared"
+	# The image and file datastores hold nothing here (the VMs have no
+	# disks): their dummy drivers answer the 5 s monitoring without the
+	# Ruby the fs driver runs each time.
+	printf '%s\n' 'DS_MAD = "dummy"' 'TM_MAD = "dummy"' >"$TEST_TMP/ds-dummy.tmpl" &&
+		chmod 0644 "$TEST_TMP/ds-dummy.tmpl"
+	as_oneadmin onedatastore update 1 "$TEST_TMP/ds-dummy.tmpl" --append >/dev/null &&
+		as_oneadmin onedatastore update 2 "$TEST_TMP/ds-dummy.tmpl" --append >/dev/null ||
+		die "cannot give the image and file datastores the dummy drivers"
 	if ! wait_for 60 _one_ds_monitored; then
 		as_oneadmin onedatastore show 0 | sed 's/^/#   /'
 		die "the shared system datastore was not monitored within 60 s"
