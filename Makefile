@@ -9,6 +9,7 @@
 #   make demo       the simulated cloud, end to end
 #   make bench      speed and memory figures
 #   make stress     the randomized life cycle, long (STRESS_SEED, STRESS_SECONDS)
+#   make fuzz       every fuzzer, long (FUZZ_SECONDS each, 300; check: 5)
 #   make install    DESTDIR, REMOTES_DIR, PREFIX honoured (drivers/files.list)
 #   make install-guest  oneib-context and its hooks, for guest images (DESTDIR)
 #   make deb        Debian packages one-ib-{frontend,node,sm,guest} into build/deb
@@ -124,7 +125,7 @@ san_libs_oneib-vnet       = $(san_libs)
 # build/<flavour>/lib/lib<room>.a of a list of rooms
 archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
-.PHONY: all deps check demo bench stress install install-guest uninstall clean format \
+.PHONY: all deps check demo bench stress fuzz install install-guest uninstall clean format \
         one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
         house-rules
 
@@ -306,6 +307,12 @@ demo: deps
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	@$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/demo.sh
+
+# Every fuzzer for FUZZ_SECONDS (make check runs each for 5 s: a smoke
+# test of the parsers, not a hunt).
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash tests/run.sh fuzz_
 
 # The randomized life cycle on two simulated hosts (tests/lib/stress.sh),
 # long: every step, kill, refusal and violation printed, then the counts.

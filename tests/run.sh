@@ -12,7 +12,9 @@
 # build/fuzz, build/deb and installed the tree into build/destdir.
 #
 #   bash tests/run.sh                 everything
-#   bash tests/run.sh t0100 t0200     only e2e tests whose names start so
+#   bash tests/run.sh t0100 t0200     only the jobs whose names start so
+#                                     (e2e tests, fuzz_..., unit-..., asan-...,
+#                                     cppcheck, shellcheck, house-rules)
 #   bash tests/run.sh t07             the real front-end scenarios (tests/one),
 #                                     on every release, with their builds
 #
@@ -76,10 +78,11 @@ job_asan() { # binary label
 		UBSAN_OPTIONS=print_stacktrace=1 job_cmocka "$@"
 }
 
-# Fuzzing, bounded: FUZZ_SECONDS each (10 by default), fixed seed.
+# Fuzzing, bounded: FUZZ_SECONDS each (5 by default; `make fuzz`: 300),
+# fixed seed.
 job_fuzz() { # binary
 	local log=$out/$n.raw
-	if "$1" -seed=1 -max_total_time="${FUZZ_SECONDS:-10}" \
+	if "$1" -seed=1 -max_total_time="${FUZZ_SECONDS:-5}" \
 		-rss_limit_mb=1024 >"$log" 2>&1; then
 		echo "ok - fuzz $(basename "$1") ($(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log") runs)"
 		echo "1 0 0" >"$out/$n.cnt"
@@ -164,20 +167,18 @@ wanted() { # NAME: asked for on the command line (or no names given)
 }
 args=("$@") nargs=$#
 
-if [ $# -eq 0 ]; then
-	for t in build/tests/test_*; do
-		add "unit-$(basename "$t")" job_cmocka "$t" "unit $(basename "$t")"
-	done
-	for t in build/asan/tests/test_*; do
-		add "asan-$(basename "$t")" job_asan "$t" "unit+asan/ubsan $(basename "$t")"
-	done
-	for f in build/fuzz/fuzz_*; do
-		[ -x "$f" ] && add "$(basename "$f")" job_fuzz "$f"
-	done
-	add cppcheck job_make cppcheck "cppcheck helpers/"
-	add shellcheck job_make shellcheck "shellcheck (every shell script)"
-	add house-rules job_make house-rules "house rules (includes and libraries of helpers/)"
-fi
+for t in build/tests/test_*; do
+	wanted "unit-$(basename "$t")" && add "unit-$(basename "$t")" job_cmocka "$t" "unit $(basename "$t")"
+done
+for t in build/asan/tests/test_*; do
+	wanted "asan-$(basename "$t")" && add "asan-$(basename "$t")" job_asan "$t" "unit+asan/ubsan $(basename "$t")"
+done
+for f in build/fuzz/fuzz_*; do
+	[ -x "$f" ] && wanted "$(basename "$f")" && add "$(basename "$f")" job_fuzz "$f"
+done
+wanted cppcheck && add cppcheck job_make cppcheck "cppcheck helpers/"
+wanted shellcheck && add shellcheck job_make shellcheck "shellcheck (every shell script)"
+wanted house-rules && add house-rules job_make house-rules "house rules (includes and libraries of helpers/)"
 for t in tests/e2e/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	wanted "$name" || continue
