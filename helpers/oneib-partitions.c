@@ -97,7 +97,10 @@ struct desired {
 	struct partitions inst, st;
 };
 
-static int desired_opt(struct desired *d, int o, const char *cmd)
+/* An option of the cloud model render, plan and verify share: 0, or 2
+ * with one line (a bad value, or an option none of them has). */
+static int desired_opt(struct desired *d, int o, const char *cmd,
+		       const char *arg)
 {
 	switch (o) {
 	case 'c':
@@ -126,13 +129,10 @@ static int desired_opt(struct desired *d, int o, const char *cmd)
 		d->best_effort = optarg;
 		return 0;
 	}
+	log_msg("%s: %.40s: unknown option or missing value "
+		"(usage: oneib-partitions --help)",
+		cmd, arg);
 	return 2;
-}
-
-static bool desired_optchar(int o)
-{
-	return o == 'c' || o == 'l' || o == 'i' || o == 's' || o == 'h' ||
-	       o == 'S' || o == 'B';
 }
 
 /* The SL plan's settings, once the options are read: 0, or 2 (usage). */
@@ -325,13 +325,7 @@ static int cmd_render(int argc, char **argv)
 			*(o == 'o' ? &out : &policy) = optarg;
 			continue;
 		}
-		if (!desired_optchar(o)) {
-			log_msg("render: %.40s: unknown option or missing "
-				"value (usage: oneib-partitions --help)",
-				argv[optind - 1]);
-			return 2;
-		}
-		r = desired_opt(&d, o, "render");
+		r = desired_opt(&d, o, "render", argv[optind - 1]);
 		if (r)
 			return r;
 	}
@@ -386,13 +380,7 @@ static int cmd_plan(int argc, char **argv)
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
-		if (!desired_optchar(o)) {
-			log_msg("plan: %.40s: unknown option or missing value "
-				"(usage: oneib-partitions --help)",
-				argv[optind - 1]);
-			return 2;
-		}
-		r = desired_opt(&d, o, "plan");
+		r = desired_opt(&d, o, "plan", argv[optind - 1]);
 		if (r)
 			return r;
 	}
@@ -730,14 +718,7 @@ static int cmd_verify(int argc, char **argv)
 				return 2;
 			break;
 		default:
-			if (!desired_optchar(o)) {
-				log_msg("verify: %.40s: unknown option or "
-					"missing value (usage: "
-					"oneib-partitions --help)",
-					argv[optind - 1]);
-				return 2;
-			}
-			r = desired_opt(&d, o, "verify");
+			r = desired_opt(&d, o, "verify", argv[optind - 1]);
 			if (r)
 				return r;
 			break;
