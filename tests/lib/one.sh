@@ -826,15 +826,13 @@ one_wait_vm() { # ID REGEX [SECONDS]
 # for RUNNING alone may return before the migration began.
 one_wait_migrated() { # ID [SECONDS]
 	local end=$((SECONDS + ${2:-120})) rs
-	one_wait_vm "$1" "^ACTIVE RUNNING$" "${2:-120}"
 	while :; do
 		rs=$(one_rpc one.vm.info i:"$1" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/RSTIME')
-		[ "${rs:-0}" != 0 ] && one_wait_vm "$1" "^ACTIVE RUNNING$" 5 && return 0
-		[ $SECONDS -ge $end ] && break
+		[ "${rs:-0}" != 0 ] && break
+		[ $SECONDS -lt $end ] || { one_log; die "VM $1: its migration did not end within ${2:-120} s"; }
 		sleep 0.3
 	done
-	one_log
-	die "VM $1: its migration did not end within ${2:-120} s"
+	one_wait_vm "$1" "^ACTIVE RUNNING$" 10
 }
 
 # Wait until virtual network ID is READY (vnet_create ran); die if it went
