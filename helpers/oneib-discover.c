@@ -541,6 +541,7 @@ static void print_one_monitor(const struct hca_list *l,
 	int p;
 
 	tmpl_attr_long(stdout, "IB_VFS_FREE", fr->total);
+	tmpl_attr_long(stdout, "IB_VFS_USABLE", broken ? 0 : fr->usable);
 	tmpl_attr(stdout, "IB_ERROR", ledger_err);
 	for (i = 0; i < l->n; i++) {
 		const struct hca *h = &l->v[i];

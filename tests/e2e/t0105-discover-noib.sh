@@ -16,5 +16,6 @@ IB_NOT_READY=""
 IB_LEAVES=""
 IB_NO_LEAF=""
 IB_VFS_FREE=0
+IB_VFS_USABLE=0
 IB_ERROR=""' "$(cat "$TEST_TMP/one")" "monitoring attributes"
 test_done

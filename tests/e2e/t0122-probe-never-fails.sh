@@ -29,7 +29,9 @@ assert_eq "0 0" "$rc1 $rc2" "unreadable /sys: probes exit 0"
 err='IB_ERROR="oneib-discover failed on this host, see the monitoring log"'
 assert_eq "IB_SRIOV=\"NO\"
 IB_VFS_FREE=0
+IB_VFS_USABLE=0
 $err" "$(cat "$TEST_TMP/sys2")" "unreadable /sys: system probe"
 assert_eq "IB_VFS_FREE=0
+IB_VFS_USABLE=0
 $err" "$(cat "$TEST_TMP/mon2")" "unreadable /sys: monitor probe"
 test_done

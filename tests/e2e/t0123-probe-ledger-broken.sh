@@ -26,6 +26,7 @@ assert_eq 0 $? "deploy VM 5"
 run_probes "$probes/host/system" kvm-ib 0 node1 >"$TEST_TMP/sys"
 assert_eq 0 $? "system class succeeds"
 assert_eq 14 "$(tmpl_value "$TEST_TMP/sys" IB_VFS_FREE)" "healthy: 14 free in host/system"
+assert_eq 15 "$(tmpl_value "$TEST_TMP/sys" IB_VFS_USABLE)" "healthy: 15 usable (14 free, VM 5's leased)"
 assert_eq 'IB_ERROR=""' "$(grep '^IB_ERROR=' "$TEST_TMP/sys")" "healthy: IB_ERROR reported empty"
 
 # --- a damaged ledger: a line that is no lease, with a quote and "]]>" ------
@@ -42,6 +43,7 @@ for class in system monitor; do
 	run_probes "$probes/host/$class" kvm-ib 0 node1 >"$TEST_TMP/$class" 2>/dev/null
 	assert_eq 0 $? "$class class still succeeds"
 	assert_eq 0 "$(tmpl_value "$TEST_TMP/$class" IB_VFS_FREE)" "$class: IB_VFS_FREE=0"
+	assert_eq 0 "$(tmpl_value "$TEST_TMP/$class" IB_VFS_USABLE)" "$class: IB_VFS_USABLE=0"
 	assert_eq "ADDRESS=0000:3b:00.0|PORT=1|IB_VFS_FREE=0
 ADDRESS=0000:af:00.0|PORT=1|IB_VFS_FREE=0" "$(tmpl_vectors "$TEST_TMP/$class" IB_PF_FREE)" "$class: 0 per PF port"
 	assert_eq 1 "$(grep -c '^IB_ERROR=' "$TEST_TMP/$class")" "$class: one IB_ERROR line"

@@ -91,6 +91,27 @@ long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids)
 	return n;
 }
 
+/* The VFs of PF h, counted free or not by placement_pf_free, that a lease
+ * of one of the cloud's VMs holds (not an adopted one). */
+static long pf_leased(const struct hca *h, const struct ledger *l, bool guids)
+{
+	const struct ib_nic any = { .network_id = -1 };
+	const struct placement_request rq = { -1, &any, 0, guids };
+	long n = 0;
+	size_t j;
+	long k;
+
+	if (!pf_eligible(&rq, h))
+		return 0;
+	for (j = 0; j < h->nvfs; j++) {
+		if (!vf_assignable(&h->vfs[j]))
+			continue;
+		k = ledger_find_vf(l, &h->vfs[j].addr);
+		n += k >= 0 && !lease_adopted(&l->v[k]);
+	}
+	return n;
+}
+
 void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 			  bool guids, struct placement_free *out)
 {
@@ -106,6 +127,7 @@ void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 		for (p = 0; p < h->nports; p++)
 			ready = ready || ib_port_ready(&h->ports[p], guids);
 		out->total += n;
+		out->usable += n + pf_leased(h, l, guids);
 		if (!h->has_pci || !ready || h->numa_node < 0 ||
 		    h->numa_node >= PLACEMENT_MAX_NODES)
 			continue;

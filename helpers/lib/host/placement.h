@@ -89,6 +89,11 @@ long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids);
 /* placement_pf_free summed over a host's PFs. */
 struct placement_free {
 	long total; /* IB_VFS_FREE */
+	/*
+	 * IB_VFS_USABLE: the VFs the cloud may lease, free or leased to its
+	 * VMs; not those a foreign domain holds (adopted leases)
+	 */
+	long usable;
 	long node[PLACEMENT_MAX_NODES]; /* by the PF's NUMA node */
 	uint64_t nodes; /* bit n: node n has a PF with a ready port */
 };

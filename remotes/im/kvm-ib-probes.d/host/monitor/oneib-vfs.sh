@@ -28,6 +28,7 @@ if out=$(oneib_discover one-monitor); then
 	printf '%s\n' "$out"
 else
 	echo 'IB_VFS_FREE=0'
+	echo 'IB_VFS_USABLE=0'
 	echo 'IB_ERROR="oneib-discover failed on this host, see the monitoring log"'
 fi
 exit 0

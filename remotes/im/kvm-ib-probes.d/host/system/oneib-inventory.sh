@@ -43,6 +43,7 @@ if out=$(oneib_discover one); then
 else
 	echo 'IB_SRIOV="NO"'
 	echo 'IB_VFS_FREE=0'
+	echo 'IB_VFS_USABLE=0'
 	echo 'IB_ERROR="oneib-discover failed on this host, see the monitoring log"'
 fi
 exit 0
