@@ -28,6 +28,14 @@
  *       with --qos-policy FILE, into opensm's QoS policy beside it)
  *   oneib-partitions list [FILE]
  *       the partitions of a file, every member GUID decoded ("VM 42 NIC 1")
+ *   oneib-partitions counters XML...
+ *       the free-VF counters (fabric/vfcount.h) to write where they are not
+ *       current, one line each for the front-end hook:
+ *         host 3 IB_VFS_USED=2 IB_VFS_AVAIL=6 IB_SYNC_VMS=2 IB_SYNC_SUM=17
+ *         vm 42 SCHED_REQUIREMENTS="\"/HOST[...]/TEMPLATE/IB_VFS_AVAIL\" > 0"
+ *       (a template line for `onehost update --append`, `onevm update
+ *       --append`); "# " lines say what is left for the next run, a
+ *       requirement it cannot extend is one "warning:" line on stderr
  *
  * The root part on the SM's host, oneib-partitions-install, takes the
  * rendered file, re-parses it strictly, installs it and reloads opensm.
@@ -54,6 +62,7 @@
 #include "fabric/qosverify.h"
 #include "core/sapath.h"
 #include "fabric/smp.h"
+#include "fabric/vfcount.h"
 #include "root/partconf.h"
 #include "root/qospolicy.h"
 
@@ -81,6 +90,7 @@ static void usage(FILE *f)
 	      "[--port N]\n"
 	      "                               [--timeout MS]\n"
 	      "       oneib-partitions list [FILE]\n"
+	      "       oneib-partitions counters [XML...]\n"
 	      "XML: `onevm list -x --extended`, `onehost list -x`, `onevnet "
 	      "list -x` output,\nas files or on standard input (-, the "
 	      "default).\n",
@@ -907,6 +917,74 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/* A template value: "..." with each " escaped (no \\ nor newline in v). */
+static void print_quoted(const char *v)
+{
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"')
+			putchar('\\');
+		putchar(*v);
+	}
+	putchar('"');
+}
+
+static int cmd_counters(int argc, char **argv)
+{
+	struct cloud_facts f = { 0 };
+	char err[ERRLEN] = "";
+	size_t i;
+	int r;
+
+	r = poolread_files(&f, -1, argc - 2, argv + 2, err, sizeof(err));
+	if (!r)
+		r = cloud_facts_complete(
+			&f, 1u << POOL_VM | 1u << POOL_HOST, err, sizeof(err));
+	if (r) {
+		log_msg("counters: %s", err);
+		cloud_facts_free(&f);
+		return 1;
+	}
+	vfcount_prepare(&f);
+	for (i = 0; i < f.nhosts; i++) {
+		const struct host_fact *h = &f.hosts[i];
+		long c[HC_COUNT];
+
+		if (vfcount_host(&f, h, c)) {
+			printf("# HOST %d (%s): VMS holds a VM the listing "
+			       "does not: counted at the next run\n",
+			       h->id, f.texts[h->name]);
+			continue;
+		}
+		if (vfcount_current(h, c))
+			continue;
+		printf("host %d IB_VFS_USED=%ld IB_VFS_AVAIL=%ld "
+		       "IB_SYNC_VMS=%ld IB_SYNC_SUM=%ld\n",
+		       h->id, c[HC_USED], c[HC_AVAIL], c[HC_SYNC_VMS],
+		       c[HC_SYNC_SUM]);
+	}
+	for (i = 0; i < f.nvms; i++) {
+		char *req = NULL;
+
+		r = vfcount_requirement(&f, &f.vms[i], &req, err, sizeof(err));
+		if (r == -ENOMEM) {
+			log_msg("counters: %s", strerror(ENOMEM));
+			cloud_facts_free(&f);
+			return 1;
+		}
+		if (r < 0)
+			log_msg("warning: %s", err);
+		if (r <= 0)
+			continue;
+		printf("vm %d SCHED_REQUIREMENTS=", f.vms[i].id);
+		print_quoted(req);
+		putchar('\n');
+		free(req);
+	}
+	cloud_facts_free(&f);
+	return fflush(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -922,7 +1000,10 @@ int main(int argc, char **argv)
 		return cmd_list(argc, argv);
 	if (!strcmp(argv[1], "plan"))
 		return cmd_plan(argc, argv);
-	log_msg("unknown command '%.20s' (render, plan, verify, list)",
+	if (!strcmp(argv[1], "counters"))
+		return cmd_counters(argc, argv);
+	log_msg("unknown command '%.20s' (render, plan, verify, list, "
+		"counters)",
 		argv[1]);
 	return 2;
 }

@@ -22,8 +22,10 @@ void cloud_facts_free(struct cloud_facts *f)
 		free(f->hosts[i].pf);
 		free(f->hosts[i].ports);
 		free(f->hosts[i].leaves);
+		free(f->hosts[i].vms);
 	}
 	free(f->hosts);
+	free(f->vms);
 	for (i = 0; i < f->ntexts; i++)
 		free(f->texts[i]);
 	free(f->texts);
@@ -73,6 +75,15 @@ struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f)
 struct host_fact *cloud_facts_new_host(struct cloud_facts *f)
 {
 	return NEW_ZEROED(f->hosts, f->nhosts, f->caphosts);
+}
+
+struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f)
+{
+	struct vm_fact *v = NEW_ZEROED(f->vms, f->nvms, f->capvms);
+
+	if (v)
+		v->req = FACT_NONE;
+	return v;
 }
 
 void vnet_fact_label(const struct vnet_fact *v, char buf[VNET_LABEL_MAX])

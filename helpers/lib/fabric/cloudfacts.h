@@ -85,6 +85,31 @@ struct nic_fact {
 };
 
 /*
+ * A VM of the pool in any state but DONE, for the VF counters (vfcount.h):
+ * how many of its NICs are InfiniBand (VN_MAD "ib") and the requirement it
+ * is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS).
+ */
+struct vm_fact {
+	int id;
+	int state; /* STATE: 1 PENDING, 2 HOLD, 4 STOPPED, 9 UNDEPLOYED... */
+	int ib_nics;
+	int req; /* text index of SCHED_REQUIREMENTS, or FACT_NONE */
+};
+
+/*
+ * The VF counters a host shows (vfcount.h), as its template holds them:
+ * -1 when missing or not a count.
+ */
+enum host_count {
+	HC_USABLE, /* IB_VFS_USABLE: the probe's */
+	HC_USED, /* IB_VFS_USED and the rest: the front-end hook's */
+	HC_AVAIL,
+	HC_SYNC_VMS,
+	HC_SYNC_SUM,
+	HC_COUNT
+};
+
+/*
  * A host with InfiniBand PF ports (IB_PF with LINK_LAYER InfiniBand): all
  * of them join the operator's hosts partition (ONEIB_HOSTS_PARTITION);
  * the ConnectX-3 ones (DRIVER mlx4_core) every network of its cluster.
@@ -99,6 +124,9 @@ struct host_fact {
 	size_t nports, capports;
 	uint64_t *leaves; /* per port: its leaf switch (LEAF_GUID), 0 unknown */
 	size_t capleaves;
+	int *vms; /* VMS/ID: the VMs oned has put on it, in any state */
+	size_t nvms, capvms;
+	long count[HC_COUNT];
 };
 
 struct cloud_facts {
@@ -110,6 +138,8 @@ struct cloud_facts {
 	size_t nnics, capnics;
 	struct host_fact *hosts;
 	size_t nhosts, caphosts;
+	struct vm_fact *vms; /* listing order */
+	size_t nvms, capvms;
 	char **texts; /* reasons and names, one line each */
 	size_t ntexts, captexts;
 	int docs[POOL_KINDS]; /* documents read per pool */
@@ -126,6 +156,7 @@ struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f);
 struct vnet_claim *cloud_facts_new_claim(struct cloud_facts *f);
 struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f);
 struct host_fact *cloud_facts_new_host(struct cloud_facts *f);
+struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f);
 
 /* "VNET 7 (tenant-b)" or "VNET 7". */
 #define VNET_LABEL_MAX 96

@@ -270,6 +270,38 @@ static int vm_host(const xmlNode *vm)
 	return hid;
 }
 
+/*
+ * The VM for the VF counters: its InfiniBand NICs (by the one <NIC>
+ * reader, VN_MAD "ib") and its SCHED_REQUIREMENTS, whatever its state.
+ */
+static int vm_counted(const xmlNode *vm, const xmlNode *t, int id, int state,
+		      struct cloud_facts *f)
+{
+	const xmlNode *c, *ut;
+	struct vm_fact *v = cloud_facts_new_vm(f);
+	size_t k = 0;
+	char *req = NULL;
+	int count, r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	v->id = id;
+	v->state = state;
+	for (c = t ? t->children : NULL; c; c = c->next) {
+		struct one_nic x;
+
+		if (!xml_is_elem(c, "NIC"))
+			continue;
+		one_nic_read(c, id, ++k, &x);
+		v->ib_nics += x.ib;
+	}
+	ut = xml_only_child(vm, "USER_TEMPLATE", &count);
+	if (ut && !xml_only_leaf(ut, "SCHED_REQUIREMENTS", &req))
+		r = keep(f, &v->req, "%s", req);
+	free(req);
+	return r;
+}
+
 static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		      size_t errlen)
 {
@@ -285,11 +317,10 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
 		return -EINVAL;
 	}
-	if (!vm_has_host(state, lcm))
-		return 0;
 	t = xml_only_child(vm, "TEMPLATE", &count);
-	if (!t)
-		return 0;
+	r = vm_counted(vm, t, id, state, f);
+	if (r || !vm_has_host(state, lcm) || !t)
+		return r;
 	first = f->nnics;
 	for (c = t->children; c; c = c->next) {
 		if (!xml_is_elem(c, "NIC"))
@@ -372,6 +403,39 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 	return 0;
 }
 
+static const char *const host_count_name[HC_COUNT] = {
+	"IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL", "IB_SYNC_VMS",
+	"IB_SYNC_SUM",
+};
+
+/* TEMPLATE's VF counters (-1: missing, or not a count) and VMS/ID. */
+static int host_counted(const xmlNode *host, const xmlNode *t,
+			struct host_fact *h)
+{
+	const xmlNode *vms, *c;
+	int k, count, n;
+
+	for (k = 0; k < HC_COUNT; k++)
+		h->count[k] = leaf_uint(t, host_count_name[k], &n) ? -1 : n;
+	vms = xml_only_child(host, "VMS", &count);
+	for (c = vms ? vms->children : NULL; c; c = c->next) {
+		char *v;
+		int r;
+
+		if (!xml_is_elem(c, "ID"))
+			continue;
+		v = xml_leaf_text(c);
+		r = v && !dec_parse_int(v, &n) ? 0 : -EINVAL;
+		free(v);
+		if (r)
+			return r;
+		if (ALLOC_GROW(h->vms, h->nvms + 1, h->capvms))
+			return -ENOMEM;
+		h->vms[h->nvms++] = n;
+	}
+	return 0;
+}
+
 static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 			size_t errlen)
 {
@@ -392,6 +456,11 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
 		return 0;
 	r = host_pf_guids(t, id, &name, &h, err, errlen);
+	if (!r && h.nports && host_counted(host, t, &h) == -EINVAL) {
+		err_set(err, errlen, "HOST %d (%s): a VMS/ID is not a VM ID",
+			id, name.s);
+		r = -EINVAL;
+	}
 	if (!r && h.nports)
 		r = keep(f, &h.name, "%s", name.s);
 	if (!r && h.nports) {
@@ -404,11 +473,13 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 			h.cluster = cluster;
 			*slot = h;
 			h.pf = h.ports = h.leaves = NULL;
+			h.vms = NULL;
 		}
 	}
 	free(h.pf);
 	free(h.ports);
 	free(h.leaves);
+	free(h.vms);
 	return r;
 }
 
@@ -460,6 +531,14 @@ enum name {
 	N_HISTORY_RECORDS,
 	N_HISTORY,
 	N_HID,
+	N_USER_TEMPLATE,
+	N_SCHED_REQUIREMENTS,
+	N_VMS,
+	N_IB_VFS_USABLE,
+	N_IB_VFS_USED,
+	N_IB_VFS_AVAIL,
+	N_IB_SYNC_VMS,
+	N_IB_SYNC_SUM,
 	N_COUNT
 };
 
@@ -468,7 +547,9 @@ static const char *const name_text[N_COUNT] = {
 	"TEMPLATE", "NIC",	"VN_MAD",  "NETWORK_ID",
 	"NIC_ID",   "MAC",	"IB_PKEY", "CLUSTER_ID",
 	"IB_PF",    "CLUSTERS", "IB_PORT", "HISTORY_RECORDS",
-	"HISTORY",  "HID",
+	"HISTORY",  "HID",	"USER_TEMPLATE", "SCHED_REQUIREMENTS",
+	"VMS",	    "IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL",
+	"IB_SYNC_VMS", "IB_SYNC_SUM",
 };
 
 #define B(x) (1u << (x))
@@ -490,11 +571,22 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	unsigned set;
 	int i;
 
+	static const unsigned host_values =
+		B(N_IB_PF) | B(N_IB_VFS_USABLE) | B(N_IB_VFS_USED) |
+		B(N_IB_VFS_AVAIL) | B(N_IB_SYNC_VMS) | B(N_IB_SYNC_SUM);
+
 	if (level == 2) {
 		if (name == nm[N_TEMPLATE] ||
-		    (kind == POOL_VM && name == nm[N_HISTORY_RECORDS]))
+		    (kind == POOL_VM && (name == nm[N_HISTORY_RECORDS] ||
+					 name == nm[N_USER_TEMPLATE])) ||
+		    (kind == POOL_HOST && name == nm[N_VMS]))
 			return CONTAINER;
 		set = values[kind];
+	} else if (level == 3 && parent == nm[N_USER_TEMPLATE]) {
+		/* the requirement the VF counters' term goes into */
+		return name == nm[N_SCHED_REQUIREMENTS] ? WHOLE : SKIP;
+	} else if (level == 3 && parent == nm[N_VMS]) {
+		return name == nm[N_ID] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_HISTORY_RECORDS]) {
 		/* a VM's host: HISTORY/HID (vm_host) */
 		return name == nm[N_HISTORY] ? CONTAINER : SKIP;
@@ -503,8 +595,12 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	} else if (level == 3 && parent == nm[N_TEMPLATE]) {
 		if (kind == POOL_VM)
 			return name == nm[N_NIC] ? CONTAINER : SKIP;
-		if (kind == POOL_HOST)
-			return name == nm[N_IB_PF] ? WHOLE : SKIP;
+		if (kind == POOL_HOST) {
+			for (i = 0; i < N_COUNT; i++)
+				if ((host_values & B(i)) && name == nm[i])
+					return WHOLE;
+			return SKIP;
+		}
 		return ibattr_by_name((const char *)name) >= 0 ? WHOLE : SKIP;
 	} else if (level == 4 && kind == POOL_VM && parent == nm[N_NIC]) {
 		for (i = 0; i < N_COUNT; i++)

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The free-VF counters (fabric/vfcount.h), from pool listings read by the
+ * one pool reader: what a host shows (used by its VMs in any state,
+ * available, the fingerprint of VMS), when it is current, a host whose VMS
+ * names a VM the listing lacks left stale, and the requirement term each
+ * InfiniBand VM to be placed gets (added, kept, recounted, refused).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "fabric/poolread.h"
+#include "fabric/vfcount.h"
+
+#define TERM                                                                   \
+	"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "      \
+	"TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > "
+
+#define IB_NIC "<NIC><NIC_ID>%d</NIC_ID><VN_MAD>ib</VN_MAD></NIC>"
+#define ETH_NIC "<NIC><NIC_ID>9</NIC_ID><VN_MAD>bridge</VN_MAD></NIC>"
+
+/* A VM: ID, STATE, IB NICs, an Ethernet NIC, SCHED_REQUIREMENTS or NULL. */
+static void vm(char **pool, int id, int state, int ib, const char *req)
+{
+	char *nics = strdup(""), *p;
+	int i;
+
+	for (i = 0; i < ib; i++) {
+		assert_true(asprintf(&p, "%s" IB_NIC, nics, i) > 0);
+		free(nics);
+		nics = p;
+	}
+	assert_true(asprintf(&p,
+			     "%s<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d"
+			     "</LCM_STATE><TEMPLATE>%s" ETH_NIC
+			     "</TEMPLATE><USER_TEMPLATE>%s%s%s</USER_TEMPLATE>"
+			     "</VM>",
+			     *pool, id, state, state == 3 ? 3 : 0, nics,
+			     req ? "<SCHED_REQUIREMENTS><![CDATA[" : "",
+			     req ? req : "", req ? "]]></SCHED_REQUIREMENTS>" : "") >
+		    0);
+	free(nics);
+	free(*pool);
+	*pool = p;
+}
+
+/* A ConnectX-5 host with VMS vms ("<ID>3</ID>...") and template extra. */
+static char *host(int id, const char *vms, const char *extra)
+{
+	char *p;
+
+	assert_true(asprintf(&p,
+			     "<HOST_POOL><HOST><ID>%d</ID><NAME>hv%d</NAME>"
+			     "<CLUSTER_ID>0</CLUSTER_ID><VMS>%s</VMS><TEMPLATE>"
+			     "<IB_PF><PORT_GUID>0x0c42a10300001001</PORT_GUID>"
+			     "<LINK_LAYER>InfiniBand</LINK_LAYER>"
+			     "<DRIVER>mlx5_core</DRIVER></IB_PF>%s"
+			     "</TEMPLATE></HOST></HOST_POOL>",
+			     id, id, vms, extra) > 0);
+	return p;
+}
+
+static void read_pools(struct cloud_facts *f, const char *vms,
+		       const char *hosts)
+{
+	char err[256] = "";
+	char *pool;
+
+	assert_true(asprintf(&pool, "<VM_POOL>%s</VM_POOL>", vms) > 0);
+	assert_int_equal(poolread_mem(f, POOL_VM, pool, strlen(pool), "VM pool",
+				      err, sizeof(err)),
+			 0);
+	assert_int_equal(poolread_mem(f, POOL_HOST, hosts, strlen(hosts),
+				      "HOST pool", err, sizeof(err)),
+			 0);
+	free(pool);
+	vfcount_prepare(f);
+}
+
+static void counts_vms_in_any_state(void **state)
+{
+	struct cloud_facts f = { 0 };
+	char *vms = strdup("");
+	char *h = host(3, "<ID>7</ID><ID>5</ID><ID>2</ID>",
+		       "<IB_VFS_USABLE>8</IB_VFS_USABLE>");
+	long c[HC_COUNT];
+
+	(void)state;
+	vm(&vms, 7, 3, 2, NULL); /* RUNNING, two IB NICs */
+	vm(&vms, 2, 8, 1, NULL); /* POWEROFF: its VF comes back on resume */
+	vm(&vms, 5, 3, 0, NULL); /* Ethernet only */
+	vm(&vms, 9, 3, 3, NULL); /* on another host */
+	read_pools(&f, vms, h);
+	assert_int_equal(f.nhosts, 1);
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+	assert_int_equal(c[HC_USABLE], 8);
+	assert_int_equal(c[HC_USED], 3);
+	assert_int_equal(c[HC_AVAIL], 5);
+	assert_int_equal(c[HC_SYNC_VMS], 3);
+	assert_int_equal(c[HC_SYNC_SUM], 14);
+	assert_false(vfcount_current(&f.hosts[0], c));
+	cloud_facts_free(&f);
+	free(h);
+
+	/* the same counters in its template: current */
+	h = host(3, "<ID>7</ID><ID>5</ID><ID>2</ID>",
+		 "<IB_VFS_USABLE>8</IB_VFS_USABLE><IB_VFS_USED>3</IB_VFS_USED>"
+		 "<IB_VFS_AVAIL>5</IB_VFS_AVAIL><IB_SYNC_VMS>3</IB_SYNC_VMS>"
+		 "<IB_SYNC_SUM>14</IB_SYNC_SUM>");
+	read_pools(&f, vms, h);
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+	assert_true(vfcount_current(&f.hosts[0], c));
+	/* one more VM dispatched to it: not current any more */
+	f.hosts[0].vms[2] = 9;
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+	assert_int_equal(c[HC_USED], 5);
+	assert_int_equal(c[HC_AVAIL], 3);
+	assert_int_equal(c[HC_SYNC_SUM], 21);
+	assert_false(vfcount_current(&f.hosts[0], c));
+	cloud_facts_free(&f);
+	free(h);
+	free(vms);
+}
+
+static void bounds_and_unknowns(void **state)
+{
+	struct cloud_facts f = { 0 };
+	char *vms = strdup("");
+	char *h = host(1, "<ID>4</ID>", "<IB_VFS_USABLE>1</IB_VFS_USABLE>");
+	long c[HC_COUNT];
+
+	(void)state;
+	vm(&vms, 4, 3, 2, NULL);
+	read_pools(&f, vms, h);
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+	assert_int_equal(c[HC_USED], 2);
+	assert_int_equal(c[HC_AVAIL], 0); /* never below 0 */
+	cloud_facts_free(&f);
+	free(h);
+
+	/* no IB_VFS_USABLE yet (a probe from before): nothing to give out */
+	h = host(1, "", "");
+	read_pools(&f, vms, h);
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+	assert_int_equal(c[HC_AVAIL], 0);
+	assert_int_equal(c[HC_SYNC_VMS], 0);
+	cloud_facts_free(&f);
+	free(h);
+
+	/* VMS names a VM the listing does not hold: left stale */
+	h = host(1, "<ID>4</ID><ID>6</ID>", "<IB_VFS_USABLE>8</IB_VFS_USABLE>");
+	read_pools(&f, vms, h);
+	assert_int_equal(vfcount_host(&f, &f.hosts[0], c), -ENOENT);
+	cloud_facts_free(&f);
+	free(h);
+	free(vms);
+}
+
+static void malformed_vms_refused(void **state)
+{
+	struct cloud_facts f = { 0 };
+	char *h = host(1, "<ID>x</ID>", "");
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(poolread_mem(&f, POOL_HOST, h, strlen(h), "HOST pool",
+				      err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "HOST 1 (hv1): a VMS/ID is not a VM ID");
+	cloud_facts_free(&f);
+	free(h);
+}
+
+/* VM id's new requirement, or "=" when unchanged, or "!reason". */
+static void requirement(struct cloud_facts *f, int id, char *out, size_t len)
+{
+	char err[256] = "", *req = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < f->nvms && f->vms[i].id != id; i++)
+		;
+	assert_true(i < f->nvms);
+	r = vfcount_requirement(f, &f->vms[i], &req, err, sizeof(err));
+	if (r < 0)
+		snprintf(out, len, "!%s", err);
+	else
+		snprintf(out, len, "%s", r ? req : "=");
+	free(req);
+}
+
+static void requirement_terms(void **state)
+{
+	struct cloud_facts f = { 0 };
+	char *vms = strdup(""), *h = host(1, "", "");
+	char got[1024];
+
+	(void)state;
+	vm(&vms, 1, 1, 1, NULL); /* PENDING, nothing written */
+	vm(&vms, 2, 2, 2, "CPU > 1"); /* HOLD, the user's own */
+	vm(&vms, 3, 1, 1, TERM "0"); /* has it */
+	vm(&vms, 4, 9, 3, TERM "0 & (CPU > 1)"); /* UNDEPLOYED, a NIC more */
+	vm(&vms, 5, 3, 1, NULL); /* RUNNING: not being placed */
+	vm(&vms, 6, 1, 0, NULL); /* no IB NIC */
+	vm(&vms, 7, 1, 1, "NAME = \"a\\b\""); /* a backslash */
+	vm(&vms, 8, 4, 1, TERM "2 | CPU > 1"); /* ours, then something else */
+	vm(&vms, 10, 1, 1, TERM "0 & (ID > 1)"); /* has it, with the user's */
+	read_pools(&f, vms, h);
+
+	requirement(&f, 1, got, sizeof(got));
+	assert_string_equal(got, TERM "0");
+	requirement(&f, 2, got, sizeof(got));
+	assert_string_equal(got, TERM "1 & (CPU > 1)");
+	requirement(&f, 3, got, sizeof(got));
+	assert_string_equal(got, "=");
+	requirement(&f, 4, got, sizeof(got));
+	assert_string_equal(got, TERM "2 & (CPU > 1)");
+	requirement(&f, 5, got, sizeof(got));
+	assert_string_equal(got, "=");
+	requirement(&f, 6, got, sizeof(got));
+	assert_string_equal(got, "=");
+	requirement(&f, 7, got, sizeof(got));
+	assert_string_equal(got, "!VM 7: SCHED_REQUIREMENTS holds a newline or "
+				 "a backslash: the free-VF term is not added");
+	requirement(&f, 8, got, sizeof(got));
+	assert_string_equal(got, "!VM 8: SCHED_REQUIREMENTS starts with "
+				 "one-ib's VF term but goes on unlike it: left "
+				 "as it is");
+	requirement(&f, 10, got, sizeof(got));
+	assert_string_equal(got, "=");
+	cloud_facts_free(&f);
+	free(h);
+	free(vms);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(counts_vms_in_any_state),
+		cmocka_unit_test(bounds_and_unknowns),
+		cmocka_unit_test(malformed_vms_refused),
+		cmocka_unit_test(requirement_terms),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
