@@ -32,13 +32,20 @@ mkdir -p "$TEST_TMP/etc" "$TEST_TMP/bin"
 cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
 
 # Stand-ins: CLI list -x ... prints $TEST_TMP/POOL.xml and appends its
-# arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; with
+# arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; CLI update ID
+# FILE --append appends "ID --append" and FILE to $TEST_TMP/updates.CLI
+# (with $TEST_TMP/CLI.update.fail it fails as when oned refuses); with
 # $TEST_TMP/CLI.fail it fails as the CLI does when oned is away, with
 # $TEST_TMP/CLI.hang it hangs.
 for c in onevm:vms onehost:hosts onevnet:vnets; do
 	cli=${c%%:*} pool=${c#*:}
 	cat >"$TEST_TMP/bin/$cli" <<-EOF
 	#!/bin/sh
+	if [ "\$1" = update ]; then
+		[ -e "$TEST_TMP/$cli.update.fail" ] && { echo "[one.\$1] User couldn't be authenticated" >&2; exit 255; }
+		{ echo "\$2 \$4"; cat "\$3"; } >>"$TEST_TMP/updates.$cli"
+		exit 0
+	fi
 	echo "\$* ONE_POOL_PAGE_SIZE=\${ONE_POOL_PAGE_SIZE-unset}" >>"$TEST_TMP/calls.$cli"
 	[ -e "$TEST_TMP/$cli.hang" ] && exec sleep 60
 	if [ -e "$TEST_TMP/$cli.fail" ]; then
@@ -87,6 +94,31 @@ assert_match "^list( .*)? --extended( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP
 	"onevm lists the full VM bodies: the NICs' IB_PKEY"
 assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevnet")" \
 	"onevnet lists all users' networks"
+# the free-VF counters (fabric/vfcount.h): the hosts with IB PFs, none
+# counted yet, no IB_VFS_USABLE (a probe from before issue 22): 0 to give
+# out; VM 43, PENDING with one IB NIC, gets the requirement's term
+term='"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > 0"'
+counted="IB_VFS_USED=0
+IB_VFS_AVAIL=0
+IB_SYNC_VMS=0
+IB_SYNC_SUM=0"
+assert_eq "0 --append
+$counted
+1 --append
+$counted
+2 --append
+$counted" "$(cat "$TEST_TMP/updates.onehost")" "each IB host's counters written, --append"
+assert_eq "43 --append
+SCHED_REQUIREMENTS=$term" "$(cat "$TEST_TMP/updates.onevm")" "VM 43 (PENDING, one IB NIC) given the free-VF term"
+rm "$TEST_TMP"/updates.*
+# oned refuses the counters: named in one line after the partitions
+: >"$TEST_TMP/onehost.update.fail"
+assert_fail "a counter update fails" -- run_hook
+assert_eq "oneib-partitions: onehost update 0 --append failed (exit 255): [one.update] User couldn't be authenticated" \
+	"$(cat "$LAST_ERR")" "one line naming the update and oned's reason"
+assert_eq "$CONF: unchanged (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "the partitions still follow"
+assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "the VM's term still written"
+rm "$TEST_TMP/onehost.update.fail" "$TEST_TMP"/updates.*
 
 # --- again, nothing changed: not rewritten
 before=$(state)
@@ -116,7 +148,7 @@ rm "$TEST_TMP/onevnet.fail"
 
 # --- the renderer refuses the cloud: its reason, the old file stays
 sed 's/0x0002c90300a1b2c1/0x0002c9zz00a1b2c1/' "$DATA/hosts.xml" >"$TEST_TMP/hosts.xml"
-refused "malformed host GUID" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
+refused "malformed host GUID" "oneib-partitions counters failed \(exit 1\): oneib-partitions: counters: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "nothing was installed"
 cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
 

@@ -40,11 +40,13 @@ NET_STATES="READY LOCK_CREATE LOCK_DELETE DONE ERROR UPDATE_FAILURE"
 # in 6.x); the ones a hook of ours may name.
 API_CALLS="one.vm.attachnic one.vm.detachnic one.vn.allocate one.vn.delete
 one.vn.update one.vn.rename one.host.allocate one.host.delete
-one.cluster.addhost one.cluster.delhost one.cluster.addvnet one.cluster.delvnet"
+one.cluster.addhost one.cluster.delhost one.cluster.addvnet one.cluster.delvnet
+one.vm.allocate one.template.instantiate"
 
 # What must be covered (design decision 7): a VM placed on a host, moved,
 # settled, taken off it, failed; NICs changed; InfiniBand networks, hosts
-# and cluster membership changed.
+# and cluster membership changed; and (decision 12) a VM created, held or
+# not, which gets the free-VF term.
 NEED_STATE="VM/ACTIVE/PROLOG VM/ACTIVE/BOOT VM/ACTIVE/RUNNING
 VM/ACTIVE/BOOT_POWEROFF VM/ACTIVE/BOOT_SUSPENDED
 VM/ACTIVE/PROLOG_RESUME VM/ACTIVE/PROLOG_UNDEPLOY VM/ACTIVE/MIGRATE
