@@ -118,6 +118,8 @@
 #     front-end's $ONE_DIR/var/datastores, as on a cloud with shared storage.
 #   - The scheduler runs more often than by default (6.10 SCHED_INTERVAL,
 #     7.0 SCHED_MAX_WND_TIME: $ONE_SCHED_SECONDS, 2), so tests wait less;
+#     7.0 places waiting VMs again every $ONE_SCHED_RETRY s (60);
+#     its drivers start at the suite's priority, not nice 19 (defaultrc);
 #     $ONE_SYSTEM_HOST sets monitord's SYSTEM_HOST period (the probes that
 #     publish IB_VFS_FREE; default OpenNebula's 600 s); $ONE_STATE_VM the
 #     VM state probe's (30; OpenNebula's 5).
@@ -284,6 +286,13 @@ _one_configure() {
 		"$ONE_DIR/var/remotes/etc/vmm/kvm/kvmrc"
 	grep -q "^export LIBVIRT_URI='$SIM_HV_URI'\$" "$ONE_DIR/var/remotes/etc/vmm/kvm/kvmrc" ||
 		die "kvmrc has no LIBVIRT_URI to set"
+	# the drivers at the suite's own priority: OpenNebula starts them at nice
+	# 19 (defaultrc PRIORITY), and oned gives each 10 s to answer INIT; on a
+	# machine loaded by the suite's other jobs a nice-19 Ruby start missed
+	# that three times in a row (measured with one core kept busy beside
+	# make check), and oned never listened
+	grep -q '^PRIORITY=19$' "$e/defaultrc" || die "$e/defaultrc sets no PRIORITY=19"
+	sed -i 's/^PRIORITY=19$/PRIORITY=0/' "$e/defaultrc"
 	# datastores monitored every 5 s (not 300): the system datastore is made
 	# shared after oned's start, and the scheduler needs its capacity
 	_one_set "$e/oned.conf" MANAGER_TIMER 5
@@ -292,6 +301,9 @@ _one_configure() {
 		_one_set "$e/sched.conf" SCHED_INTERVAL "${ONE_SCHED_SECONDS:-2}"
 	else # 7.0: the scheduler driver of oned
 		_one_set "$e/oned.conf" SCHED_MAX_WND_TIME "${ONE_SCHED_SECONDS:-2}"
+		# pending VMs placed again every $ONE_SCHED_RETRY s (OpenNebula's
+		# 60): a VM waiting for a free VF is not placed by an event
+		_one_set "$e/oned.conf" SCHED_RETRY_TIME "${ONE_SCHED_RETRY:-60}"
 	fi
 	# the VM state probe every $ONE_STATE_VM s (30; OpenNebula's 5): each
 	# run is a Ruby probe per host, a tenth of a core for nothing here, as
