@@ -445,9 +445,14 @@ _one_start() {
 	# oned gives each driver 10 s to answer INIT (a Ruby start, slow on a
 	# machine loaded by other work); when one does not, oned gives up its
 	# start (7.0 exits, 6.10 stays without listening): it is stopped and
-	# started again, at most three times in all.
+	# started again, at most three times in all. One front-end starts at a
+	# time on the machine (fd 8, not inherited by oned): two scenarios'
+	# fifteen Ruby drivers starting together on 2 cores missed the 10 s.
+	local lock=${ONEIB_ONE_CACHE:-${ONEIB_CACHE:-/var/cache/one-ib}/opennebula}/.oned-start.lock
+	exec 8>>"$lock" || die "cannot open $lock"
+	flock -w 600 8 || die "$lock still locked after 600 s"
 	for try in 1 2 3; do
-		_one_daemon oned "$v/oned.out" "$ONE_DIR/bin/oned" -f
+		_one_daemon oned "$v/oned.out" "$ONE_DIR/bin/oned" -f 8>&-
 		# shellcheck disable=SC2154 # test-lib.sh's
 		pid=${_tl_daemons[-1]}
 		end=$((SECONDS + 90)) rc=1
@@ -471,9 +476,11 @@ _one_start() {
 			fi
 			;;
 		esac
+		exec 8>&-
 		one_log
 		die "oned did not listen on 2633 within 90 s"
 	done
+	exec 8>&-
 	if [ -x "$ONE_DIR/bin/mm_sched" ]; then
 		_one_daemon mm_sched "$v/sched.out" "$ONE_DIR/bin/mm_sched"
 	fi
