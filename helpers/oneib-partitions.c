@@ -938,8 +938,8 @@ static int cmd_counters(int argc, char **argv)
 
 	r = poolread_files(&f, -1, argc - 2, argv + 2, err, sizeof(err));
 	if (!r)
-		r = cloud_facts_complete(
-			&f, 1u << POOL_VM | 1u << POOL_HOST, err, sizeof(err));
+		r = cloud_facts_complete(&f, 1u << POOL_VM | 1u << POOL_HOST,
+					 err, sizeof(err));
 	if (r) {
 		log_msg("counters: %s", err);
 		cloud_facts_free(&f);

@@ -41,13 +41,16 @@ static void vm(char **pool, int id, int state, int ib, const char *req)
 	}
 	assert_true(asprintf(&p,
 			     "%s<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d"
-			     "</LCM_STATE><TEMPLATE>%s" ETH_NIC
-			     "</TEMPLATE><USER_TEMPLATE>%s%s%s</USER_TEMPLATE>"
+			     "</LCM_STATE><TEMPLATE>%s" ETH_NIC "</"
+								"TEMPLATE><"
+								"USER_TEMPLATE>"
+								"%s%s%s</"
+								"USER_TEMPLATE>"
 			     "</VM>",
 			     *pool, id, state, state == 3 ? 3 : 0, nics,
 			     req ? "<SCHED_REQUIREMENTS><![CDATA[" : "",
-			     req ? req : "", req ? "]]></SCHED_REQUIREMENTS>" : "") >
-		    0);
+			     req ? req : "",
+			     req ? "]]></SCHED_REQUIREMENTS>" : "") > 0);
 	free(nics);
 	free(*pool);
 	*pool = p;

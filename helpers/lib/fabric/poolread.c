@@ -404,8 +404,8 @@ static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
 }
 
 static const char *const host_count_name[HC_COUNT] = {
-	"IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL", "IB_SYNC_VMS",
-	"IB_SYNC_SUM",
+	"IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL",
+	"IB_SYNC_VMS",	 "IB_SYNC_SUM",
 };
 
 /* TEMPLATE's VF counters (-1: missing, or not a count) and VMS/ID. */
@@ -543,12 +543,12 @@ enum name {
 };
 
 static const char *const name_text[N_COUNT] = {
-	"ID",	    "NAME",	"STATE",   "LCM_STATE",
-	"TEMPLATE", "NIC",	"VN_MAD",  "NETWORK_ID",
-	"NIC_ID",   "MAC",	"IB_PKEY", "CLUSTER_ID",
-	"IB_PF",    "CLUSTERS", "IB_PORT", "HISTORY_RECORDS",
-	"HISTORY",  "HID",	"USER_TEMPLATE", "SCHED_REQUIREMENTS",
-	"VMS",	    "IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL",
+	"ID",	       "NAME",		"STATE",	 "LCM_STATE",
+	"TEMPLATE",    "NIC",		"VN_MAD",	 "NETWORK_ID",
+	"NIC_ID",      "MAC",		"IB_PKEY",	 "CLUSTER_ID",
+	"IB_PF",       "CLUSTERS",	"IB_PORT",	 "HISTORY_RECORDS",
+	"HISTORY",     "HID",		"USER_TEMPLATE", "SCHED_REQUIREMENTS",
+	"VMS",	       "IB_VFS_USABLE", "IB_VFS_USED",	 "IB_VFS_AVAIL",
 	"IB_SYNC_VMS", "IB_SYNC_SUM",
 };
 

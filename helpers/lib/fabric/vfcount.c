@@ -105,7 +105,8 @@ int vfcount_requirement(const struct cloud_facts *f, const struct vm_fact *v,
 			user = rest + 4;
 		else if (*rest) {
 			err_set(err, errlen,
-				"VM %d: SCHED_REQUIREMENTS starts with one-ib's "
+				"VM %d: SCHED_REQUIREMENTS starts with "
+				"one-ib's "
 				"VF term but goes on unlike it: left as it is",
 				v->id);
 			return -EINVAL;
