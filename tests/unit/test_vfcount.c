@@ -27,30 +27,27 @@
 
 #define IB_NIC "<NIC><NIC_ID>%d</NIC_ID><VN_MAD>ib</VN_MAD></NIC>"
 #define ETH_NIC "<NIC><NIC_ID>9</NIC_ID><VN_MAD>bridge</VN_MAD></NIC>"
+/* pool so far, ID, STATE, LCM_STATE, IB NICs, the requirement's parts */
+#define VM_FMT                                                                 \
+	"%s<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d</LCM_STATE>"          \
+	"<TEMPLATE>%s" ETH_NIC "</TEMPLATE>"                                   \
+	"<USER_TEMPLATE>%s%s%s</USER_TEMPLATE></VM>"
 
 /* A VM: ID, STATE, IB NICs, an Ethernet NIC, SCHED_REQUIREMENTS or NULL. */
 static void vm(char **pool, int id, int state, int ib, const char *req)
 {
 	char *nics = strdup(""), *p;
-	int i;
+	int i, r;
 
 	for (i = 0; i < ib; i++) {
 		assert_true(asprintf(&p, "%s" IB_NIC, nics, i) > 0);
 		free(nics);
 		nics = p;
 	}
-	assert_true(asprintf(&p,
-			     "%s<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d"
-			     "</LCM_STATE><TEMPLATE>%s" ETH_NIC "</"
-								"TEMPLATE><"
-								"USER_TEMPLATE>"
-								"%s%s%s</"
-								"USER_TEMPLATE>"
-			     "</VM>",
-			     *pool, id, state, state == 3 ? 3 : 0, nics,
-			     req ? "<SCHED_REQUIREMENTS><![CDATA[" : "",
-			     req ? req : "",
-			     req ? "]]></SCHED_REQUIREMENTS>" : "") > 0);
+	r = asprintf(&p, VM_FMT, *pool, id, state, state == 3 ? 3 : 0, nics,
+		     req ? "<SCHED_REQUIREMENTS><![CDATA[" : "", req ? req : "",
+		     req ? "]]></SCHED_REQUIREMENTS>" : "");
+	assert_true(r > 0);
 	free(nics);
 	free(*pool);
 	*pool = p;
