@@ -216,38 +216,35 @@ static bool vm_has_host(int state, int lcm)
  * by the one <NIC> reader deploy uses (core/onenic.h); a rule it breaks
  * leaves the NIC out, a bad MAC only where the MAC is used.
  */
-static int vm_nic(const xmlNode *nic, int vm_id, size_t nth,
-		  struct cloud_facts *f)
+static int vm_nic(const struct one_nic *x, int vm_id, struct cloud_facts *f)
 {
-	struct one_nic x;
 	struct nic_fact *n;
 
-	one_nic_read(nic, vm_id, nth, &x);
-	if (x.network_id < 0 && !x.ib)
+	if (x->network_id < 0 && !x->ib)
 		return 0; /* not on a network of the pool */
 	n = cloud_facts_new_nic(f);
 	if (!n)
 		return -ENOMEM;
 	n->vm = vm_id;
-	n->ib = x.ib;
-	n->net = x.network_id < 0 ? FACT_NONE : x.network_id;
-	n->nic = x.nic_id < 0 ? FACT_NONE : x.nic_id;
-	if (x.why_id[0])
-		return keep(f, &n->bad, "%s", x.why_id);
-	if (x.why_net[0])
-		return keep(f, &n->bad, "%s", x.why_net);
+	n->ib = x->ib;
+	n->net = x->network_id < 0 ? FACT_NONE : x->network_id;
+	n->nic = x->nic_id < 0 ? FACT_NONE : x->nic_id;
+	if (x->why_id[0])
+		return keep(f, &n->bad, "%s", x->why_id);
+	if (x->why_net[0])
+		return keep(f, &n->bad, "%s", x->why_net);
 	if (n->net == FACT_NONE)
 		return keep(f, &n->bad, "VM %d NIC %d: no NETWORK_ID", vm_id,
 			    n->nic);
-	n->has_mac = x.has_mac;
-	n->mac = x.mac;
-	if (x.why_mac[0] && keep(f, &n->bad_mac, "%s", x.why_mac))
+	n->has_mac = x->has_mac;
+	n->mac = x->mac;
+	if (x->why_mac[0] && keep(f, &n->bad_mac, "%s", x->why_mac))
 		return -ENOMEM;
-	if (x.why_attr[0])
-		return keep(f, &n->bad, "%s", x.why_attr);
+	if (x->why_attr[0])
+		return keep(f, &n->bad, "%s", x->why_attr);
 	/* Only the full listing (--extended) carries the inherited key. */
-	n->has_pkey = ibattr_has(&x.a, IBA_PKEY);
-	n->pkey = x.a.pkey;
+	n->has_pkey = ibattr_has(&x->a, IBA_PKEY);
+	n->pkey = x->a.pkey;
 	return 0;
 }
 
@@ -271,43 +268,39 @@ static int vm_host(const xmlNode *vm)
 }
 
 /*
- * The VM for the VF counters: its InfiniBand NICs (by the one <NIC>
- * reader, VN_MAD "ib") and its SCHED_REQUIREMENTS, whatever its state.
+ * The VM for the VF counters, whatever its state: its SCHED_REQUIREMENTS
+ * (its InfiniBand NICs are counted as vm_element reads them).
  */
-static int vm_counted(const xmlNode *vm, const xmlNode *t, int id, int state,
-		      struct cloud_facts *f)
+static struct vm_fact *vm_counted(const xmlNode *vm, int id, int state,
+				  struct cloud_facts *f)
 {
-	const xmlNode *c, *ut;
+	const xmlNode *ut;
 	struct vm_fact *v = cloud_facts_new_vm(f);
-	size_t k = 0;
 	char *req = NULL;
 	int count, r = 0;
 
 	if (!v)
-		return -ENOMEM;
+		return NULL;
 	v->id = id;
 	v->state = state;
-	for (c = t ? t->children : NULL; c; c = c->next) {
-		struct one_nic x;
-
-		if (!xml_is_elem(c, "NIC"))
-			continue;
-		one_nic_read(c, id, ++k, &x);
-		v->ib_nics += x.ib;
-	}
 	ut = xml_only_child(vm, "USER_TEMPLATE", &count);
 	if (ut && !xml_only_leaf(ut, "SCHED_REQUIREMENTS", &req))
 		r = keep(f, &v->req, "%s", req);
 	free(req);
-	return r;
+	return r ? NULL : v;
 }
 
+/*
+ * Each <NIC> is read once (the one <NIC> reader): counted for the VF
+ * counters in any state, a NIC fact only while the VM has a host.
+ */
 static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		      size_t errlen)
 {
-	size_t nth = ++f->nth[POOL_VM], k = 0, first;
+	size_t nth = ++f->nth[POOL_VM], k = 0, first, vi;
 	const xmlNode *t, *c;
 	int id, state, lcm = 0, count, r, host;
+	bool placed;
 
 	r = elem_id(vm, POOL_VM, nth, &id, err, errlen);
 	if (r)
@@ -317,18 +310,25 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
 		return -EINVAL;
 	}
+	if (!vm_counted(vm, id, state, f))
+		return -ENOMEM;
+	vi = f->nvms - 1;
 	t = xml_only_child(vm, "TEMPLATE", &count);
-	r = vm_counted(vm, t, id, state, f);
-	if (r || !vm_has_host(state, lcm) || !t)
-		return r;
+	placed = vm_has_host(state, lcm);
 	first = f->nnics;
-	for (c = t->children; c; c = c->next) {
+	for (c = t ? t->children : NULL; c; c = c->next) {
+		struct one_nic x;
+
 		if (!xml_is_elem(c, "NIC"))
 			continue;
-		r = vm_nic(c, id, ++k, f);
+		one_nic_read(c, id, ++k, &x);
+		f->vms[vi].ib_nics += x.ib;
+		r = placed ? vm_nic(&x, id, f) : 0;
 		if (r)
 			return r;
 	}
+	if (!placed)
+		return 0;
 	host = vm_host(vm);
 	for (; first < f->nnics; first++)
 		f->nics[first].host = host;
