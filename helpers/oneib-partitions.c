@@ -63,6 +63,7 @@
 #include "core/sapath.h"
 #include "fabric/smp.h"
 #include "fabric/vfcount.h"
+#include "core/onetmpl.h"
 #include "root/partconf.h"
 #include "root/qospolicy.h"
 
@@ -917,18 +918,6 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-/* A template value: "..." with each " escaped (no \\ nor newline in v). */
-static void print_quoted(const char *v)
-{
-	putchar('"');
-	for (; *v; v++) {
-		if (*v == '"')
-			putchar('\\');
-		putchar(*v);
-	}
-	putchar('"');
-}
-
 static int cmd_counters(int argc, char **argv)
 {
 	struct cloud_facts f = { 0 };
@@ -976,9 +965,8 @@ static int cmd_counters(int argc, char **argv)
 			log_msg("warning: %s", err);
 		if (r <= 0)
 			continue;
-		printf("vm %d SCHED_REQUIREMENTS=", f.vms[i].id);
-		print_quoted(req);
-		putchar('\n');
+		printf("vm %d ", f.vms[i].id);
+		tmpl_attr(stdout, "SCHED_REQUIREMENTS", req);
 		free(req);
 	}
 	cloud_facts_free(&f);
