@@ -248,6 +248,28 @@ static void service_attributes(void **state)
 		"(1 to 31 letters, digits, '-' or '_', no digit first)");
 }
 
+/* Leaf packing (design decision 12): how a network's VMs are placed. */
+static void placement_attribute(void **state)
+{
+	struct ib_attrs o;
+	char err[256] = "";
+
+	(void)state;
+	accepted(IBA_PLACEMENT, "spread", &o);
+	assert_int_equal(o.placement, IB_PLACE_SPREAD);
+	accepted(IBA_PLACEMENT, "none", &o);
+	assert_int_equal(o.placement, IB_PLACE_NONE);
+	assert_int_equal(ibattr_parse(IBA_PLACEMENT, "pack", &o, "VNET 7", err,
+				      sizeof(err)),
+			 0);
+	assert_int_equal(o.placement, IB_PLACE_PACK);
+	refused(IBA_PLACEMENT, "Pack",
+		"VNET 7: IB_PLACEMENT 'Pack' is not pack, spread or none");
+	refused(IBA_PLACEMENT, "",
+		"VNET 7: IB_PLACEMENT '' is not pack, spread or none");
+	assert_int_equal(ibattr_by_name("IB_PLACEMENT"), IBA_PLACEMENT);
+}
+
 static void from_xml(void **state)
 {
 	struct ib_attrs a;
@@ -300,6 +322,7 @@ int main(void)
 		cmocka_unit_test(mtu_rate_sl),
 		cmocka_unit_test(mode_pf_port),
 		cmocka_unit_test(service_attributes),
+		cmocka_unit_test(placement_attribute),
 		cmocka_unit_test(from_xml),
 	};
 

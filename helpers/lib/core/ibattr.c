@@ -19,6 +19,7 @@ const char *const ib_attr_name[IBA_COUNT] = {
 	[IBA_MEMBERSHIP] = "IB_MEMBERSHIP",
 	[IBA_SERVICE_GUIDS] = "IB_SERVICE_GUIDS",
 	[IBA_SERVICE_PARTITION] = "IB_SERVICE_PARTITION",
+	[IBA_PLACEMENT] = "IB_PLACEMENT",
 };
 
 static int refuse(enum ib_attr a, const char *v, const char *why,
@@ -249,6 +250,19 @@ int ibattr_parse(enum ib_attr a, const char *v, struct ib_attrs *out,
 				 "is not a partition name (1 to %d letters, "
 				 "digits, '-' or '_', no digit first)",
 				 IB_PARTITION_NAME_MAX);
+		break;
+	case IBA_PLACEMENT:
+		if (!strcmp(v, "pack")) {
+			t.placement = IB_PLACE_PACK;
+		} else if (!strcmp(v, "spread")) {
+			t.placement = IB_PLACE_SPREAD;
+		} else if (!strcmp(v, "none")) {
+			t.placement = IB_PLACE_NONE;
+		} else {
+			snprintf(why, sizeof(why),
+				 "is not pack, spread or none");
+			r = -EINVAL;
+		}
 		break;
 	default:
 		err_set(err, errlen, "%s: unknown attribute", who);

@@ -26,6 +26,11 @@
  *   IB_SERVICE_PARTITION "storage"
  *                            a partition of the operator's static file
  *                            whose full members are the endpoints too
+ *   IB_PLACEMENT "pack"      where the scheduler puts the network's VMs
+ *                            (fabric/leafpack.h): pack (the default:
+ *                            under the leaf switches it already uses,
+ *                            then those with the most room), spread (the
+ *                            leaves it uses least) or none (anywhere)
  *
  * A limited-member key ("0x0101", "257") is refused, never quietly read as
  * full membership: the VFs of a tenant network must reach each other, and
@@ -54,6 +59,7 @@ enum ib_attr {
 	IBA_MEMBERSHIP,
 	IBA_SERVICE_GUIDS,
 	IBA_SERVICE_PARTITION,
+	IBA_PLACEMENT,
 	IBA_COUNT,
 };
 
@@ -67,6 +73,12 @@ enum ib_mode {
 	IB_MODE_UNSET,
 	IB_MODE_DATAGRAM,
 	IB_MODE_CONNECTED,
+};
+
+enum ib_placement {
+	IB_PLACE_PACK, /* the default */
+	IB_PLACE_SPREAD,
+	IB_PLACE_NONE,
 };
 
 /* Opensm's rate= and sl= ranges, which IB_RATE and IB_SL are. */
@@ -89,6 +101,7 @@ struct ib_attrs {
 	uint64_t svc[IB_SERVICE_GUIDS_MAX]; /* IB_SERVICE_GUIDS, as given */
 	size_t nsvc;
 	char svc_part[IB_PARTITION_NAME_MAX + 1]; /* IB_SERVICE_PARTITION */
+	enum ib_placement placement;
 };
 
 static inline bool ibattr_has(const struct ib_attrs *a, enum ib_attr x)
