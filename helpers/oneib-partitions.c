@@ -30,12 +30,15 @@
  *       the partitions of a file, every member GUID decoded ("VM 42 NIC 1")
  *   oneib-partitions counters XML...
  *       the free-VF counters (fabric/vfcount.h) to write where they are not
- *       current, one line each for the front-end hook:
+ *       current, and the requirements (fabric/schedreq.h) of the VMs to be
+ *       placed whose VF or leaf term (fabric/leafpack.h) is not what it
+ *       should be, one line each for the front-end hook:
  *         host 3 IB_VFS_USED=2 IB_VFS_AVAIL=6 IB_SYNC_VMS=2 IB_SYNC_SUM=17
- *         vm 42 SCHED_REQUIREMENTS="\"/HOST[...]/TEMPLATE/IB_VFS_AVAIL\" > 0"
+ *         vm 42 SCHED_REQUIREMENTS="\"/HOST[...]/TEMPLATE/IB_VFS_AVAIL\" > 0 & IB_LEAVES = \"*,0x0002c90200000a00,*\""
  *       (a template line for `onehost update --append`, `onevm update
  *       --append`); "# " lines say what is left for the next run, a
- *       requirement it cannot extend is one "warning:" line on stderr
+ *       requirement it cannot extend is one "warning:" line on stderr.
+ *       Without the VNET listing no VM gets a leaf term.
  *
  * The root part on the SM's host, oneib-partitions-install, takes the
  * rendered file, re-parses it strictly, installs it and reloads opensm.
@@ -62,6 +65,8 @@
 #include "fabric/qosverify.h"
 #include "core/sapath.h"
 #include "fabric/smp.h"
+#include "fabric/leafpack.h"
+#include "fabric/schedreq.h"
 #include "fabric/vfcount.h"
 #include "core/onetmpl.h"
 #include "root/partconf.h"
@@ -921,6 +926,7 @@ static int cmd_list(int argc, char **argv)
 static int cmd_counters(int argc, char **argv)
 {
 	struct cloud_facts f = { 0 };
+	struct leaf_pick *pick;
 	char err[ERRLEN] = "";
 	size_t i;
 	int r;
@@ -952,12 +958,26 @@ static int cmd_counters(int argc, char **argv)
 		       h->id, c[HC_USED], c[HC_AVAIL], c[HC_SYNC_VMS],
 		       c[HC_SYNC_SUM]);
 	}
+	pick = calloc(f.nvms + 1, sizeof(*pick));
+	if (!pick || leafpack_plan(&f, pick)) {
+		log_msg("counters: %s", strerror(ENOMEM));
+		free(pick);
+		cloud_facts_free(&f);
+		return 1;
+	}
 	for (i = 0; i < f.nvms; i++) {
+		const struct vm_fact *v = &f.vms[i];
 		char *req = NULL;
 
-		r = vfcount_requirement(&f, &f.vms[i], &req, err, sizeof(err));
+		if (!pick[i].to_place)
+			continue;
+		r = schedreq_update(v->id,
+				    v->req == FACT_NONE ? "" : f.texts[v->req],
+				    v->ib_nics, pick[i].has, pick[i].leaf, &req,
+				    err, sizeof(err));
 		if (r == -ENOMEM) {
 			log_msg("counters: %s", strerror(ENOMEM));
+			free(pick);
 			cloud_facts_free(&f);
 			return 1;
 		}
@@ -965,10 +985,11 @@ static int cmd_counters(int argc, char **argv)
 			log_msg("warning: %s", err);
 		if (r <= 0)
 			continue;
-		printf("vm %d ", f.vms[i].id);
+		printf("vm %d ", v->id);
 		tmpl_attr(stdout, "SCHED_REQUIREMENTS", req);
 		free(req);
 	}
+	free(pick);
 	cloud_facts_free(&f);
 	return fflush(stdout) ? 1 : 0;
 }

@@ -3,8 +3,8 @@
  * The free-VF counters (fabric/vfcount.h), from pool listings read by the
  * one pool reader: what a host shows (used by its VMs in any state,
  * available, the fingerprint of VMS), when it is current, a host whose VMS
- * names a VM the listing lacks left stale, and the requirement term each
- * InfiniBand VM to be placed gets (added, kept, recounted, refused).
+ * names a VM the listing lacks left stale (the requirement is
+ * test_schedreq's).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,10 +20,6 @@
 
 #include "fabric/poolread.h"
 #include "fabric/vfcount.h"
-
-#define TERM                                                                   \
-	"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "      \
-	"TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > "
 
 #define IB_NIC "<NIC><NIC_ID>%d</NIC_ID><VN_MAD>ib</VN_MAD></NIC>"
 #define ETH_NIC "<NIC><NIC_ID>9</NIC_ID><VN_MAD>bridge</VN_MAD></NIC>"
@@ -180,75 +176,12 @@ static void malformed_vms_refused(void **state)
 	free(h);
 }
 
-/* VM id's new requirement, or "=" when unchanged, or "!reason". */
-static void requirement(struct cloud_facts *f, int id, char *out, size_t len)
-{
-	char err[256] = "", *req = NULL;
-	size_t i;
-	int r;
-
-	for (i = 0; i < f->nvms && f->vms[i].id != id; i++)
-		;
-	assert_true(i < f->nvms);
-	r = vfcount_requirement(f, &f->vms[i], &req, err, sizeof(err));
-	if (r < 0)
-		snprintf(out, len, "!%s", err);
-	else
-		snprintf(out, len, "%s", r ? req : "=");
-	free(req);
-}
-
-static void requirement_terms(void **state)
-{
-	struct cloud_facts f = { 0 };
-	char *vms = strdup(""), *h = host(1, "", "");
-	char got[1024];
-
-	(void)state;
-	vm(&vms, 1, 1, 1, NULL); /* PENDING, nothing written */
-	vm(&vms, 2, 2, 2, "CPU > 1"); /* HOLD, the user's own */
-	vm(&vms, 3, 1, 1, TERM "0"); /* has it */
-	vm(&vms, 4, 9, 3, TERM "0 & (CPU > 1)"); /* UNDEPLOYED, a NIC more */
-	vm(&vms, 5, 3, 1, NULL); /* RUNNING: not being placed */
-	vm(&vms, 6, 1, 0, NULL); /* no IB NIC */
-	vm(&vms, 7, 1, 1, "NAME = \"a\\b\""); /* a backslash */
-	vm(&vms, 8, 4, 1, TERM "2 | CPU > 1"); /* ours, then something else */
-	vm(&vms, 10, 1, 1, TERM "0 & (ID > 1)"); /* has it, with the user's */
-	read_pools(&f, vms, h);
-
-	requirement(&f, 1, got, sizeof(got));
-	assert_string_equal(got, TERM "0");
-	requirement(&f, 2, got, sizeof(got));
-	assert_string_equal(got, TERM "1 & (CPU > 1)");
-	requirement(&f, 3, got, sizeof(got));
-	assert_string_equal(got, "=");
-	requirement(&f, 4, got, sizeof(got));
-	assert_string_equal(got, TERM "2 & (CPU > 1)");
-	requirement(&f, 5, got, sizeof(got));
-	assert_string_equal(got, "=");
-	requirement(&f, 6, got, sizeof(got));
-	assert_string_equal(got, "=");
-	requirement(&f, 7, got, sizeof(got));
-	assert_string_equal(got, "!VM 7: SCHED_REQUIREMENTS holds a newline or "
-				 "a backslash: the free-VF term is not added");
-	requirement(&f, 8, got, sizeof(got));
-	assert_string_equal(got, "!VM 8: SCHED_REQUIREMENTS starts with "
-				 "one-ib's VF term but goes on unlike it: left "
-				 "as it is");
-	requirement(&f, 10, got, sizeof(got));
-	assert_string_equal(got, "=");
-	cloud_facts_free(&f);
-	free(h);
-	free(vms);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_vms_in_any_state),
 		cmocka_unit_test(bounds_and_unknowns),
 		cmocka_unit_test(malformed_vms_refused),
-		cmocka_unit_test(requirement_terms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

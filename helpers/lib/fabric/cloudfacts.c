@@ -81,8 +81,10 @@ struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f)
 {
 	struct vm_fact *v = NEW_ZEROED(f->vms, f->nvms, f->capvms);
 
-	if (v)
+	if (v) {
 		v->req = FACT_NONE;
+		v->net = FACT_NONE;
+	}
 	return v;
 }
 

@@ -85,16 +85,24 @@ struct nic_fact {
 };
 
 /*
- * A VM of the pool in any state but DONE, for the VF counters (vfcount.h):
- * how many of its NICs are InfiniBand (VN_MAD "ib") and the requirement it
- * is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS).
+ * A VM of the pool in any state but DONE, for the VF counters (vfcount.h)
+ * and its leaf (leafpack.h): how many of its NICs are InfiniBand (VN_MAD
+ * "ib"), the network of the first, whose virtual cluster it belongs to,
+ * and the requirement it is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS).
  */
 struct vm_fact {
 	int id;
 	int state; /* STATE: 1 PENDING, 2 HOLD, 4 STOPPED, 9 UNDEPLOYED... */
 	int ib_nics;
+	int net; /* NETWORK_ID of its first InfiniBand NIC, or FACT_NONE */
 	int req; /* text index of SCHED_REQUIREMENTS, or FACT_NONE */
 };
+
+/* PENDING, HOLD, STOPPED, UNDEPLOYED: the scheduler places it (again). */
+static inline bool vm_fact_to_place(const struct vm_fact *v)
+{
+	return v->state == 1 || v->state == 2 || v->state == 4 || v->state == 9;
+}
 
 /*
  * The VF counters a host shows (vfcount.h), as its template holds them:
@@ -124,6 +132,7 @@ struct host_fact {
 	size_t nports, capports;
 	uint64_t *leaves; /* per port: its leaf switch (LEAF_GUID), 0 unknown */
 	size_t capleaves;
+	bool schedulable; /* STATE MONITORED (or no STATE): the scheduler's */
 	int *vms; /* VMS/ID: the VMs oned has put on it, in any state */
 	size_t nvms, capvms;
 	long count[HC_COUNT];

@@ -323,6 +323,8 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 			continue;
 		one_nic_read(c, id, ++k, &x);
 		f->vms[vi].ib_nics += x.ib;
+		if (x.ib && x.network_id >= 0 && f->vms[vi].net == FACT_NONE)
+			f->vms[vi].net = x.network_id;
 		r = placed ? vm_nic(&x, id, f) : 0;
 		if (r)
 			return r;
@@ -444,7 +446,7 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 	struct san_str name;
 	const xmlNode *t;
 	char *v = NULL;
-	int id, cluster, count, r;
+	int id, cluster, count, r, st;
 
 	r = elem_id(host, POOL_HOST, nth, &id, err, errlen);
 	if (r)
@@ -463,6 +465,8 @@ static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
 	}
 	if (!r && h.nports)
 		r = keep(f, &h.name, "%s", name.s);
+	/* MONITORED or MONITORING_MONITORED: the hosts the scheduler uses */
+	h.schedulable = leaf_uint(host, "STATE", &st) || st == 1 || st == 2;
 	if (!r && h.nports) {
 		struct host_fact *slot = cloud_facts_new_host(f);
 
@@ -562,7 +566,7 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	/* the values of each pool element, and of a VM's NIC */
 	static const unsigned values[POOL_KINDS] = {
 		B(N_ID) | B(N_STATE) | B(N_LCM_STATE),
-		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID),
+		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID) | B(N_STATE),
 		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS),
 	};
 	static const unsigned nic_values =

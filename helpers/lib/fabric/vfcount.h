@@ -29,7 +29,7 @@
  * room: a host just given a VM waits for the hook's next count, and the
  * scheduler's MAX_HOST (1 by default in both releases: one VM per host per
  * scheduling cycle) keeps one cycle from giving a host two VMs on one
- * count.
+ * count. schedreq.h reads and writes that requirement.
  */
 #ifndef ONEIB_VFCOUNT_H
 #define ONEIB_VFCOUNT_H
@@ -55,17 +55,5 @@ int vfcount_host(const struct cloud_facts *f, const struct host_fact *h,
 
 /* Does the host show exactly these counters already? */
 bool vfcount_current(const struct host_fact *h, const long want[HC_COUNT]);
-
-/*
- * Whether VM v is one the scheduler will place (PENDING, HOLD, STOPPED,
- * UNDEPLOYED) with InfiniBand NICs, and its requirement lacks the term for
- * its count: then 1, with *out (malloc'd) its new SCHED_REQUIREMENTS:
- * the term alone, or "TERM & (what it had)", an earlier term of another
- * count replaced. 0: nothing to change. -EINVAL (one line in err) for a
- * requirement the term cannot be put into as a template value (a newline,
- * a backslash); -ENOMEM.
- */
-int vfcount_requirement(const struct cloud_facts *f, const struct vm_fact *v,
-			char **out, char *err, size_t errlen);
 
 #endif

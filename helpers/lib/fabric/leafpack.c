@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/grow.h"
+#include "fabric/leafpack.h"
+#include "fabric/vfcount.h"
+
+#define VM_PENDING 1
+
+/* How many VMs of network net are under leaf switch leaf[l]. */
+struct use {
+	int net;
+	size_t l;
+	long n;
+};
+
+/* What one run knows and has given so far. */
+struct plan {
+	const struct cloud_facts *f;
+	uint64_t *leaf; /* the distinct leaf switches, ascending */
+	size_t nleaf;
+	long *rem; /* per host: VFs free by the counters, less those given */
+	const struct vnet_fact **net; /* by network ID */
+	size_t nnet;
+	struct use *use; /* by (net, l) */
+	size_t nuse, capuse;
+	long *room; /* per leaf, for the VM being placed */
+	bool *fits;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_net(const void *a, const void *b)
+{
+	const struct vnet_fact *x = *(const struct vnet_fact *const *)a;
+	const struct vnet_fact *y = *(const struct vnet_fact *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct use *x = a, *y = b;
+
+	if (x->net != y->net)
+		return (x->net > y->net) - (x->net < y->net);
+	return (x->l > y->l) - (x->l < y->l);
+}
+
+static const struct vnet_fact *net_of(const struct plan *p, int id)
+{
+	const struct vnet_fact key = { .id = id }, *k = &key, *const * hit;
+
+	hit = bsearch(&k, p->net, p->nnet, sizeof(*p->net), cmp_net);
+	return hit ? *hit : NULL;
+}
+
+static const struct vm_fact *vm_of(const struct cloud_facts *f, int id)
+{
+	const struct vm_fact key = { .id = id };
+	size_t lo = 0, hi = f->nvms;
+
+	while (lo < hi) { /* f->vms is by ID (vfcount_prepare) */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->vms[mid].id == key.id)
+			return &f->vms[mid];
+		if (f->vms[mid].id < key.id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static long leaf_index(const struct plan *p, uint64_t g)
+{
+	const uint64_t *hit;
+
+	if (!g)
+		return -1;
+	hit = bsearch(&g, p->leaf, p->nleaf, sizeof(*p->leaf), cmp_u64);
+	return hit ? hit - p->leaf : -1;
+}
+
+static struct use *use_find(const struct plan *p, int net, size_t l)
+{
+	const struct use key = { .net = net, .l = l };
+
+	if (!p->nuse)
+		return NULL;
+	return bsearch(&key, p->use, p->nuse, sizeof(*p->use), cmp_use);
+}
+
+static long uses(const struct plan *p, int net, size_t l)
+{
+	const struct use *u = use_find(p, net, l);
+
+	return u ? u->n : 0;
+}
+
+/* One VM more of net under leaf l (kept in order: few are added). */
+static int use_add(struct plan *p, int net, size_t l)
+{
+	const struct use key = { .net = net, .l = l, .n = 1 };
+	struct use *u = use_find(p, net, l);
+	size_t at = 0;
+
+	if (u) {
+		u->n++;
+		return 0;
+	}
+	if (ALLOC_GROW(p->use, p->nuse + 1, p->capuse))
+		return -ENOMEM;
+	while (at < p->nuse && cmp_use(&p->use[at], &key) < 0)
+		at++;
+	memmove(&p->use[at + 1], &p->use[at], (p->nuse - at) * sizeof(*p->use));
+	p->use[at] = key;
+	p->nuse++;
+	return 0;
+}
+
+/* Port k of h is the first of h's ports under its leaf (a leaf counts
+ * once per host), and that leaf is known. */
+static bool first_port_of_leaf(const struct host_fact *h, size_t k)
+{
+	size_t j;
+
+	if (!h->leaves[k])
+		return false;
+	for (j = 0; j < k; j++)
+		if (h->leaves[j] == h->leaves[k])
+			return false;
+	return true;
+}
+
+/* May the scheduler put a VM of network n on h? */
+static bool host_serves(const struct host_fact *h, const struct vnet_fact *n)
+{
+	size_t i;
+
+	if (!h->schedulable)
+		return false;
+	if (!n->nclusters)
+		return true;
+	for (i = 0; i < n->nclusters; i++)
+		if (n->clusters[i] == h->cluster)
+			return true;
+	return false;
+}
+
+static void plan_free(struct plan *p)
+{
+	free(p->leaf);
+	free(p->rem);
+	free(p->net);
+	free(p->use);
+	free(p->room);
+	free(p->fits);
+}
+
+/* The leaves, each host's room, the networks and who uses which leaf. */
+static int plan_init(struct plan *p, const struct cloud_facts *f)
+{
+	size_t i, j, k, n = 0;
+
+	p->f = f;
+	for (i = 0; i < f->nhosts; i++)
+		n += f->hosts[i].nports;
+	p->leaf = calloc(n + 1, sizeof(*p->leaf));
+	p->rem = calloc(f->nhosts + 1, sizeof(*p->rem));
+	p->net = calloc(f->nv + 1, sizeof(*p->net));
+	p->room = calloc(n + 1, sizeof(*p->room));
+	p->fits = calloc(n + 1, sizeof(*p->fits));
+	if (!p->leaf || !p->rem || !p->net || !p->room || !p->fits)
+		return -ENOMEM;
+	for (i = 0; i < f->nhosts; i++)
+		for (k = 0; k < f->hosts[i].nports; k++)
+			if (f->hosts[i].leaves[k])
+				p->leaf[p->nleaf++] = f->hosts[i].leaves[k];
+	qsort(p->leaf, p->nleaf, sizeof(*p->leaf), cmp_u64);
+	for (i = j = 0; i < p->nleaf; i++)
+		if (!j || p->leaf[j - 1] != p->leaf[i])
+			p->leaf[j++] = p->leaf[i];
+	p->nleaf = j;
+	for (i = 0; i < f->nv; i++)
+		p->net[p->nnet++] = &f->v[i];
+	qsort(p->net, p->nnet, sizeof(*p->net), cmp_net);
+
+	for (i = 0; i < f->nhosts; i++) {
+		const struct host_fact *h = &f->hosts[i];
+		long c[HC_COUNT];
+
+		/* a host VMS names a VM unknown to: no room until counted */
+		p->rem[i] = vfcount_host(f, h, c) ? 0 : c[HC_AVAIL];
+		for (j = 0; j < h->nvms; j++) {
+			const struct vm_fact *v = vm_of(f, h->vms[j]);
+
+			if (!v || v->net == FACT_NONE || !v->ib_nics)
+				continue;
+			for (k = 0; k < h->nports; k++) {
+				if (!first_port_of_leaf(h, k))
+					continue;
+				if (ALLOC_GROW(p->use, p->nuse + 1, p->capuse))
+					return -ENOMEM;
+				p->use[p->nuse++] = (struct use){
+					.net = v->net,
+					.l = (size_t)leaf_index(p,
+								h->leaves[k]),
+					.n = 1,
+				};
+			}
+		}
+	}
+	if (p->nuse)
+		qsort(p->use, p->nuse, sizeof(*p->use), cmp_use);
+	for (i = j = 0; i < p->nuse; i++) {
+		if (j && !cmp_use(&p->use[j - 1], &p->use[i]))
+			p->use[j - 1].n++;
+		else
+			p->use[j++] = p->use[i];
+	}
+	p->nuse = j;
+	return 0;
+}
+
+/*
+ * Gives VM v (network n) VFs under leaf l: from the host there with the
+ * most free (the lowest index on a tie). false when no host under l
+ * has them.
+ */
+static bool take(struct plan *p, const struct vm_fact *v,
+		 const struct vnet_fact *n, size_t l)
+{
+	const struct cloud_facts *f = p->f;
+	size_t i, k;
+	long best = -1;
+
+	for (i = 0; i < f->nhosts; i++) {
+		const struct host_fact *h = &f->hosts[i];
+
+		if (p->rem[i] < v->ib_nics || !host_serves(h, n) ||
+		    (best >= 0 && p->rem[i] <= p->rem[best]))
+			continue;
+		for (k = 0; k < h->nports; k++)
+			if (h->leaves[k] == p->leaf[l])
+				break;
+		if (k < h->nports)
+			best = (long)i;
+	}
+	if (best < 0)
+		return false;
+	p->rem[best] -= v->ib_nics;
+	return true;
+}
+
+/* Is leaf a better than leaf b for network net (pack or spread)? */
+static bool better(const struct plan *p, int net, bool spread, size_t a,
+		   size_t b)
+{
+	long ua = uses(p, net, a), ub = uses(p, net, b);
+
+	if (ua != ub)
+		return spread ? ua < ub : ua > ub;
+	if (p->room[a] != p->room[b])
+		return p->room[a] > p->room[b];
+	return a < b; /* the lower GUID */
+}
+
+/* The best leaf that fits v, or -1 when none does. */
+static long choose(struct plan *p, const struct vm_fact *v,
+		   const struct vnet_fact *n)
+{
+	const struct cloud_facts *f = p->f;
+	size_t i, k;
+	long best = -1;
+
+	memset(p->room, 0, p->nleaf * sizeof(*p->room));
+	memset(p->fits, 0, p->nleaf * sizeof(*p->fits));
+	for (i = 0; i < f->nhosts; i++) {
+		const struct host_fact *h = &f->hosts[i];
+
+		if (p->rem[i] <= 0 || !host_serves(h, n))
+			continue;
+		for (k = 0; k < h->nports; k++) {
+			long l = leaf_index(p, h->leaves[k]);
+
+			if (l < 0 || !first_port_of_leaf(h, k))
+				continue;
+			p->room[l] += p->rem[i];
+			p->fits[l] |= p->rem[i] >= v->ib_nics;
+		}
+	}
+	for (i = 0; i < p->nleaf; i++)
+		if (p->fits[i] &&
+		    (best < 0 ||
+		     better(p, v->net, n->a.placement == IB_PLACE_SPREAD, i,
+			    (size_t)best)))
+			best = (long)i;
+	return best;
+}
+
+/* The network v's leaf is chosen for, or NULL: none of one-ib's. */
+static const struct vnet_fact *placed_by_leaf(const struct plan *p,
+					      const struct vm_fact *v)
+{
+	const struct vnet_fact *n;
+
+	if (v->net == FACT_NONE)
+		return NULL;
+	n = net_of(p, v->net);
+	return n && n->a.placement != IB_PLACE_NONE ? n : NULL;
+}
+
+int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
+{
+	struct plan p = { 0 };
+	size_t i;
+	int r = plan_init(&p, f), pass;
+
+	for (i = 0; i < f->nvms; i++) {
+		const struct vm_fact *v = &f->vms[i];
+		const struct vnet_fact *n = placed_by_leaf(&p, v);
+
+		pick[i] = (struct leaf_pick){
+			.to_place = v->ib_nics && vm_fact_to_place(v),
+		};
+		if (pick[i].to_place && n && v->state != VM_PENDING)
+			pick[i].has = SR_GATE;
+	}
+	/* pass 0: PENDING VMs keep the leaf they have while it fits; 1: the
+	 * rest get the best */
+	for (pass = 0; !r && pass < 2; pass++) {
+		for (i = 0; !r && i < f->nvms; i++) {
+			const struct vm_fact *v = &f->vms[i];
+			const struct vnet_fact *n = placed_by_leaf(&p, v);
+			struct schedreq had = { 0 };
+			long l = -1;
+
+			if (!pick[i].to_place || !n || v->state != VM_PENDING ||
+			    pick[i].has == SR_LEAF)
+				continue;
+			if (pass == 0) {
+				if (v->req == FACT_NONE ||
+				    schedreq_parse(f->texts[v->req], &had) ||
+				    had.has != SR_LEAF)
+					continue;
+				l = leaf_index(&p, had.leaf);
+				if (l < 0 || !take(&p, v, n, (size_t)l))
+					continue;
+			} else {
+				l = choose(&p, v, n);
+				if (l < 0 || !take(&p, v, n, (size_t)l))
+					continue;
+			}
+			pick[i].has = SR_LEAF;
+			pick[i].leaf = p.leaf[l];
+			r = use_add(&p, v->net, (size_t)l);
+		}
+	}
+	plan_free(&p);
+	return r;
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/guid.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "fabric/schedreq.h"
+
+/* The free-VF term, up to its count: TERM_HEAD "N" */
+#define TERM_HEAD                                                              \
+	"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "      \
+	"TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > "
+#define LEAF_HEAD " & IB_LEAVES = \"*,"
+#define LEAF_TAIL ",*\""
+#define USER_HEAD " & ("
+
+/* s starts with p: what follows it, else NULL */
+static const char *skip(const char *s, const char *p)
+{
+	size_t n = strlen(p);
+
+	return strncmp(s, p, n) ? NULL : s + n;
+}
+
+/* " & IB_LEAVES = \"*,X,*\"" at s: the leaf term, *s moved past it */
+static void parse_leaf(const char **s, struct schedreq *out)
+{
+	const char *p = skip(*s, LEAF_HEAD), *q;
+	char g[GUID_STRLEN];
+	size_t n;
+
+	if (!p)
+		return;
+	if ((q = skip(p, SCHEDREQ_GATE LEAF_TAIL))) {
+		out->has = SR_GATE;
+		*s = q;
+		return;
+	}
+	/* 0x and 16 hex digits, as the probe writes IB_LEAVES */
+	n = strspn(p, "0123456789abcdefx");
+	if (n != 18 || !(q = skip(p + n, LEAF_TAIL)))
+		return;
+	memcpy(g, p, n);
+	g[n] = '\0';
+	if (guid_parse_hex(g, &out->leaf) || !out->leaf)
+		return;
+	out->has = SR_LEAF;
+	*s = q;
+}
+
+int schedreq_parse(const char *req, struct schedreq *out)
+{
+	const char *p = skip(req, TERM_HEAD);
+	char *end;
+	size_t n;
+
+	*out = (struct schedreq){ .vfs = -1, .user = req, .ulen = strlen(req) };
+	if (!p || *p < '0' || *p > '9')
+		return 0;
+	out->vfs = strtol(p, &end, 10);
+	p = end;
+	parse_leaf(&p, out);
+	out->user = p;
+	out->ulen = 0;
+	if (!*p)
+		return 0;
+	n = strlen(p);
+	if (!skip(p, USER_HEAD) || n <= strlen(USER_HEAD) || p[n - 1] != ')')
+		return -EINVAL;
+	out->user = p + strlen(USER_HEAD);
+	out->ulen = n - strlen(USER_HEAD) - 1;
+	return 0;
+}
+
+char *schedreq_format(const struct schedreq *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int e = 0;
+
+	if (r->vfs >= 0) {
+		e |= sb_addf(&sb, TERM_HEAD "%ld", r->vfs);
+		if (r->has == SR_GATE)
+			e |= sb_adds(&sb, LEAF_HEAD SCHEDREQ_GATE LEAF_TAIL);
+		if (r->has == SR_LEAF) {
+			char g[GUID_STRLEN];
+
+			guid_fmt_hex(r->leaf, g);
+			e |= sb_addf(&sb, LEAF_HEAD "%s" LEAF_TAIL, g);
+		}
+		if (r->ulen)
+			e |= sb_adds(&sb, USER_HEAD);
+	}
+	e |= sb_add(&sb, r->user, r->ulen);
+	if (r->vfs >= 0 && r->ulen)
+		e |= sb_adds(&sb, ")");
+	if (e) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb.buf ? sb.buf : strdup("");
+}
+
+int schedreq_update(int vm, const char *old, int nics, enum schedreq_leaf has,
+		    uint64_t leaf, char **out, char *err, size_t errlen)
+{
+	struct schedreq r;
+
+	*out = NULL;
+	if (schedreq_parse(old, &r)) {
+		err_set(err, errlen,
+			"VM %d: SCHED_REQUIREMENTS starts with one-ib's VF "
+			"term but goes on unlike it: left as it is",
+			vm);
+		return -EINVAL;
+	}
+	if (strpbrk(old, "\n\r\\")) {
+		err_set(err, errlen,
+			"VM %d: SCHED_REQUIREMENTS holds a newline or a "
+			"backslash: the free-VF term is not added",
+			vm);
+		return -EINVAL;
+	}
+	r.vfs = nics - 1;
+	r.has = has;
+	r.leaf = has == SR_LEAF ? leaf : 0;
+	*out = schedreq_format(&r);
+	if (!*out)
+		return -ENOMEM;
+	if (strcmp(*out, old))
+		return 1;
+	free(*out);
+	*out = NULL;
+	return 0;
+}

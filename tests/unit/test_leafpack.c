@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Virtual clusters packed by leaf (fabric/leafpack.h), from pool listings
+ * read by the one pool reader: on two leaves of two hosts with four VFs
+ * each, a cluster lands under one leaf, a second tenant's under the other,
+ * a third that fits under neither spreads with the fewest VMs across; two
+ * bursts that come together part; a waiting VM keeps its leaf while it
+ * fits; spread and none; the gate for VMs not yet PENDING; hosts the
+ * scheduler does not use or that serve other clusters give no room.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "fabric/leafpack.h"
+#include "fabric/poolread.h"
+#include "fabric/vfcount.h"
+
+#define LEAF_A "0x0002c90200000a00"
+#define LEAF_B "0x0002c90200000b00"
+
+struct cloud {
+	char *vms, *hosts, *nets;
+};
+
+static void append(char **s, const char *fmt, ...) ONEIB_PRINTF(2, 3);
+static void append(char **s, const char *fmt, ...)
+{
+	char *add, *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&add, fmt, ap) >= 0);
+	va_end(ap);
+	assert_true(asprintf(&p, "%s%s", *s ? *s : "", add) >= 0);
+	free(add);
+	free(*s);
+	*s = p;
+}
+
+/* An InfiniBand network of cluster 0 (1 too when wide), IB_PLACEMENT. */
+static void net(struct cloud *c, int id, const char *placement, bool wide)
+{
+	append(&c->nets,
+	       "<VNET><ID>%d</ID><NAME>n%d</NAME><CLUSTERS><ID>0</ID>%s"
+	       "</CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>0x%x"
+	       "</IB_PKEY>%s%s%s</TEMPLATE></VNET>",
+	       id, id, wide ? "<ID>1</ID>" : "", 0x8100 + id,
+	       placement ? "<IB_PLACEMENT>" : "", placement ? placement : "",
+	       placement ? "</IB_PLACEMENT>" : "");
+}
+
+/* A ConnectX-5 host of cluster, STATE, under leaf, usable VFs, VMS. */
+static void host(struct cloud *c, int id, int cluster, int state,
+		 const char *leaf, int usable, const char *vms)
+{
+	append(&c->hosts,
+	       "<HOST><ID>%d</ID><NAME>hv%d</NAME><STATE>%d</STATE>"
+	       "<CLUSTER_ID>%d</CLUSTER_ID><VMS>%s</VMS><TEMPLATE>"
+	       "<IB_PF><PORT_GUID>0x0c42a1030000%04x</PORT_GUID>"
+	       "<LINK_LAYER>InfiniBand</LINK_LAYER><DRIVER>mlx5_core</DRIVER>"
+	       "<LEAF_GUID>%s</LEAF_GUID></IB_PF>"
+	       "<IB_VFS_USABLE>%d</IB_VFS_USABLE></TEMPLATE></HOST>",
+	       id, id, state, cluster, vms, id, leaf, usable);
+}
+
+/* A VM: ID, STATE (3: RUNNING), nics IB NICs on network net, its
+ * SCHED_REQUIREMENTS or NULL. */
+static void vm(struct cloud *c, int id, int state, int net, int nics,
+	       const char *req)
+{
+	int i;
+
+	append(&c->vms,
+	       "<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d"
+	       "</LCM_STATE><TEMPLATE>",
+	       id, state, state == 3 ? 3 : 0);
+	for (i = 0; i < nics; i++)
+		append(&c->vms,
+		       "<NIC><NIC_ID>%d</NIC_ID><NETWORK_ID>%d"
+		       "</NETWORK_ID><VN_MAD>ib</VN_MAD></NIC>",
+		       i, net);
+	append(&c->vms, "</TEMPLATE><USER_TEMPLATE>");
+	if (req)
+		append(&c->vms,
+		       "<SCHED_REQUIREMENTS><![CDATA[%s]]>"
+		       "</SCHED_REQUIREMENTS>",
+		       req);
+	append(&c->vms, "</USER_TEMPLATE></VM>");
+}
+
+static void read_pool(struct cloud_facts *f, int kind, const char *tag,
+		      const char *body)
+{
+	char err[256] = "", *xml;
+
+	assert_true(asprintf(&xml, "<%s>%s</%s>", tag, body ? body : "", tag) >
+		    0);
+	if (poolread_mem(f, kind, xml, strlen(xml), tag, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(xml);
+}
+
+/*
+ * The leaf term of each VM, in ID order: "A", "B" (a leaf), "-" (no leaf
+ * term), "G" (the gate), "." (not one to place), e.g. "AAAB.".
+ */
+static void plan(struct cloud *c, char *out)
+{
+	struct cloud_facts f = { 0 };
+	struct leaf_pick *pick;
+	size_t i;
+
+	read_pool(&f, POOL_VM, "VM_POOL", c->vms);
+	read_pool(&f, POOL_HOST, "HOST_POOL", c->hosts);
+	read_pool(&f, POOL_VNET, "VNET_POOL", c->nets);
+	vfcount_prepare(&f);
+	pick = calloc(f.nvms + 1, sizeof(*pick));
+	assert_non_null(pick);
+	assert_int_equal(leafpack_plan(&f, pick), 0);
+	for (i = 0; i < f.nvms; i++) {
+		char k = '.';
+
+		if (pick[i].to_place && pick[i].has == SR_NO_LEAF)
+			k = '-';
+		if (pick[i].to_place && pick[i].has == SR_GATE)
+			k = 'G';
+		if (pick[i].to_place && pick[i].has == SR_LEAF)
+			k = pick[i].leaf == 0x0002c90200000a00ULL   ? 'A'
+			    : pick[i].leaf == 0x0002c90200000b00ULL ? 'B'
+								    : '?';
+		out[i] = k;
+	}
+	out[f.nvms] = '\0';
+	free(pick);
+	cloud_facts_free(&f);
+}
+
+static void cloud_free(struct cloud *c)
+{
+	free(c->vms);
+	free(c->hosts);
+	free(c->nets);
+	memset(c, 0, sizeof(*c));
+}
+
+/* hv1, hv2 under leaf A, hv3, hv4 under B, four VFs each; VMS as given */
+static void two_leaves(struct cloud *c, const char *v1, const char *v2,
+		       const char *v3, const char *v4)
+{
+	host(c, 1, 0, 2, LEAF_A, 4, v1);
+	host(c, 2, 0, 2, LEAF_A, 4, v2);
+	host(c, 3, 0, 2, LEAF_B, 4, v3);
+	host(c, 4, 0, 2, LEAF_B, 4, v4);
+}
+
+/* The acceptance of issue 22, item 3, one cluster after the other. */
+static void clusters_packed(void **state)
+{
+	struct cloud c = { 0 };
+	char got[64];
+	int i;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	net(&c, 7, "pack", false);
+	two_leaves(&c, "", "", "", "");
+	for (i = 10; i < 14; i++)
+		vm(&c, i, 1, 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "AAAA");
+
+	/* placed on hv1 and hv2: the second tenant goes to the other leaf */
+	cloud_free(&c);
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	net(&c, 7, "pack", false);
+	two_leaves(&c, "<ID>10</ID><ID>11</ID>", "<ID>12</ID><ID>13</ID>", "",
+		   "");
+	for (i = 10; i < 14; i++)
+		vm(&c, i, 3, 5, 1, NULL);
+	for (i = 20; i < 24; i++)
+		vm(&c, i, 1, 6, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "....BBBB");
+
+	/* both placed: six VMs fit under neither, four go under one */
+	cloud_free(&c);
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	net(&c, 7, "pack", false);
+	two_leaves(&c, "<ID>10</ID><ID>11</ID>", "<ID>12</ID><ID>13</ID>",
+		   "<ID>20</ID><ID>21</ID>", "<ID>22</ID><ID>23</ID>");
+	for (i = 10; i < 14; i++)
+		vm(&c, i, 3, 5, 1, NULL);
+	for (i = 20; i < 24; i++)
+		vm(&c, i, 3, 6, 1, NULL);
+	for (i = 30; i < 36; i++)
+		vm(&c, i, 1, 7, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "........AAAABB");
+	cloud_free(&c);
+}
+
+/* Two tenants' bursts at once, their VMs interleaved: they part. */
+static void bursts_part(void **state)
+{
+	struct cloud c = { 0 };
+	char got[64];
+	int i;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "", "", "", "");
+	for (i = 10; i < 18; i++)
+		vm(&c, i, 1, i % 2 ? 6 : 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "ABABABAB");
+	/* a cluster that has a VM under B already follows it there */
+	cloud_free(&c);
+	net(&c, 5, NULL, false);
+	two_leaves(&c, "", "", "<ID>9</ID>", "");
+	vm(&c, 9, 8, 5, 1, NULL); /* POWEROFF: still its leaf */
+	vm(&c, 10, 1, 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, ".B");
+	cloud_free(&c);
+}
+
+/* A waiting VM keeps the leaf it has while it fits, then moves. */
+static void waiting_vm_keeps_its_leaf(void **state)
+{
+	static const char req_b[] = "\"/HOST[count(VMS/ID) = "
+				    "TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) "
+				    "= "
+				    "TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+				    "IB_VFS_AVAIL\" > 0 & "
+				    "IB_LEAVES = \"*,0x0002c90200000b00,*\"";
+	struct cloud c = { 0 };
+	char got[64];
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	two_leaves(&c, "<ID>1</ID>", "", "", "");
+	vm(&c, 1, 3, 5, 1, NULL); /* the cluster is under A... */
+	vm(&c, 10, 1, 5, 1, req_b); /* ...but VM 10 was given B */
+	vm(&c, 11, 1, 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, ".BA");
+	/* B full (hv3, hv4 hold other VMs): VM 10 moves */
+	cloud_free(&c);
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "<ID>1</ID>", "", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 1, 3, 5, 1, NULL);
+	vm(&c, 2, 3, 6, 4, NULL);
+	vm(&c, 3, 3, 6, 4, NULL);
+	vm(&c, 10, 1, 5, 1, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "...A");
+	cloud_free(&c);
+}
+
+/* spread, none, the gate, VMs not to place, two NICs on one host. */
+static void modes_and_states(void **state)
+{
+	struct cloud c = { 0 };
+	char got[64];
+
+	(void)state;
+	net(&c, 5, "spread", false);
+	net(&c, 6, "none", false);
+	net(&c, 7, NULL, false);
+	two_leaves(&c, "<ID>1</ID><ID>2</ID><ID>3</ID>", "<ID>4</ID>", "", "");
+	vm(&c, 1, 3, 5, 1, NULL); /* spread: one under A already */
+	vm(&c, 2, 3, 7, 1, NULL);
+	vm(&c, 3, 3, 7, 1, NULL);
+	vm(&c, 4, 3, 7, 3, NULL); /* hv1 1 free, hv2 0: A has room 1 */
+	vm(&c, 10, 1, 5, 1, NULL); /* spread: B, used least */
+	vm(&c, 11, 1, 5, 1, NULL); /* A 1, B 1: the most room, B */
+	vm(&c, 12, 1, 6, 1, NULL); /* none */
+	vm(&c, 13, 2, 7, 1, NULL); /* HOLD: the gate */
+	vm(&c, 14, 4, 6, 1, NULL); /* STOPPED, none: no gate */
+	vm(&c, 15, 1, 7, 2, NULL); /* two NICs: no host under A has two */
+	vm(&c, 16, 1, 8, 1, NULL); /* a network not listed: no leaf */
+	vm(&c, 17, 9, 7, 1, NULL); /* UNDEPLOYED: the gate */
+	vm(&c, 18, 3, 7, 1, NULL); /* RUNNING (no host: not counted) */
+	plan(&c, got);
+	assert_string_equal(got, "....BB-G-B-G.");
+	cloud_free(&c);
+}
+
+/* Only hosts the scheduler uses, in the network's clusters, give room. */
+static void room_only_where_it_may_go(void **state)
+{
+	struct cloud c = { 0 };
+	char got[64];
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, true);
+	host(&c, 1, 0, 4, LEAF_A, 4, ""); /* DISABLED */
+	host(&c, 2, 1, 2, LEAF_A, 8, ""); /* cluster 1 */
+	host(&c, 3, 0, 2, LEAF_B, 1, "");
+	vm(&c, 10, 1, 5, 1, NULL); /* B: the only room in cluster 0 */
+	vm(&c, 11, 1, 5, 1, NULL); /* none left: no leaf term */
+	vm(&c, 12, 1, 6, 1, NULL); /* clusters 0 and 1: A */
+	plan(&c, got);
+	assert_string_equal(got, "B-A");
+	/* no leaf known at all: no leaf term, the gate taken off */
+	cloud_free(&c);
+	net(&c, 5, NULL, false);
+	host(&c, 1, 0, 2, "", 4, "");
+	vm(&c, 10, 1, 5, 1, NULL);
+	vm(&c, 11, 2, 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "-G");
+	cloud_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(clusters_packed),
+		cmocka_unit_test(bursts_part),
+		cmocka_unit_test(waiting_vm_keeps_its_leaf),
+		cmocka_unit_test(modes_and_states),
+		cmocka_unit_test(room_only_where_it_may_go),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
