@@ -13,7 +13,9 @@
  *       exit 0. It refuses (exit 1, nothing printed) a static file that
  *       breaks the rules (partconf.h), and an installed file holding
  *       partitions one-ib did not write that the static file does not
- *       hold: it never drops them
+ *       hold: it never drops them; with --counters FILE it writes into
+ *       FILE what `counters` prints, from the same reading of the cloud
+ *       (also when it refuses the render, once the listings were read)
  *   oneib-partitions verify --conf /etc/opensm/partitions.conf
  *       the P_Key tables and capacities of the fabric's ports (needs access
  *       to /dev/infiniband/umad*) against the file, or against the cloud's
@@ -83,7 +85,8 @@ static void usage(FILE *f)
 	      "                               [--sls LIST [--sl-best-effort "
 	      "SL]]\n"
 	      "                               [--output FILE] [--qos-policy "
-	      "FILE] [XML...]\n"
+	      "FILE]\n"
+	      "                               [--counters FILE] [XML...]\n"
 	      "       oneib-partitions plan --sls LIST [--sl-best-effort SL] "
 	      "[render's options] [XML...]\n"
 	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
@@ -109,6 +112,7 @@ struct desired {
 	const char *installed; /* --installed FILE */
 	const char *stat; /* --static FILE */
 	const char *sls, *best_effort; /* --sls LIST, --sl-best-effort SL */
+	const char *counters; /* render --counters FILE */
 	struct sl_opts so;
 	struct partitions inst, st;
 };
@@ -230,26 +234,124 @@ static int read_installed(struct desired *d, const char *cmd)
 	return r ? 1 : 0;
 }
 
+/* --- counters -------------------------------------------------------------- */
+
+/*
+ * What the front-end hook writes for the scheduler (fabric/vfcount.h,
+ * leafpack.h, schedreq.h), from one reading of the cloud, to out: 0, or 1
+ * with one line (the VM and HOST listings incomplete, no memory, out not
+ * written).
+ */
+static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
+{
+	struct leaf_pick *pick = NULL;
+	char err[ERRLEN] = "";
+	size_t i;
+	int r;
+
+	r = cloud_facts_complete(f, 1u << POOL_VM | 1u << POOL_HOST, err,
+				 sizeof(err));
+	if (r) {
+		log_msg("%s: %s", cmd, err);
+		return 1;
+	}
+	vfcount_prepare(f);
+	for (i = 0; i < f->nhosts; i++) {
+		const struct host_fact *h = &f->hosts[i];
+		long c[HC_COUNT];
+
+		if (vfcount_host(f, h, c)) {
+			fprintf(out,
+				"# HOST %d (%s): VMS holds a VM the listing "
+				"does not: counted at the next run\n",
+				h->id, f->texts[h->name]);
+			continue;
+		}
+		if (vfcount_current(h, c))
+			continue;
+		fprintf(out,
+			"host %d IB_VFS_USED=%ld IB_VFS_AVAIL=%ld "
+			"IB_SYNC_VMS=%ld IB_SYNC_SUM=%ld\n",
+			h->id, c[HC_USED], c[HC_AVAIL], c[HC_SYNC_VMS],
+			c[HC_SYNC_SUM]);
+	}
+	pick = calloc(f->nvms + 1, sizeof(*pick));
+	r = !pick || leafpack_plan(f, pick) ? -ENOMEM : 0;
+	for (i = 0; !r && i < f->nvms; i++) {
+		const struct vm_fact *v = &f->vms[i];
+		char *req = NULL;
+
+		if (!pick[i].to_place)
+			continue;
+		r = schedreq_update(v->id,
+				    v->req == FACT_NONE ? "" : f->texts[v->req],
+				    v->ib_nics, pick[i].has, pick[i].leaf, &req,
+				    err, sizeof(err));
+		if (r == -EINVAL)
+			log_msg("warning: %s", err);
+		if (r > 0) {
+			fprintf(out, "vm %d ", v->id);
+			tmpl_attr(out, "SCHED_REQUIREMENTS", req);
+		}
+		free(req);
+		r = r == -ENOMEM ? r : 0;
+	}
+	free(pick);
+	if (r) {
+		log_msg("%s: %s", cmd, strerror(ENOMEM));
+		return 1;
+	}
+	if (fflush(out) || ferror(out)) {
+		log_msg("%s: cannot write the counters", cmd);
+		return 1;
+	}
+	return 0;
+}
+
+/* render --counters FILE: print_counters into FILE. */
+static int write_counters(struct cloud_facts *f, const char *path,
+			  const char *cmd)
+{
+	FILE *out = fopen(path, "w");
+	int r;
+
+	if (!out) {
+		log_msg("%s: --counters %.200s: %s", cmd, path,
+			strerror(errno));
+		return 1;
+	}
+	r = print_counters(f, out, cmd);
+	if (fclose(out) && !r) {
+		log_msg("%s: --counters %.200s: %s", cmd, path,
+			strerror(errno));
+		r = 1;
+	}
+	return r;
+}
+
 static int desired_from_xml(struct desired *d, int n, char **args,
 			    struct partitions *m, struct partitions_plan *pp,
 			    const char *cmd)
 {
 	struct cloud_facts f = { 0 };
 	char err[ERRLEN] = "";
-	int r = read_static(d, cmd);
+	int r = read_static(d, cmd), rd;
 
 	if (!r)
 		r = read_installed(d, cmd);
 	if (r)
 		goto out;
-	r = poolread_files(&f, -1, n, args, err, sizeof(err));
-	if (!r)
-		r = partitions_desired_plan(&f, &d->o, m, pp, err, sizeof(err));
-	cloud_facts_free(&f);
+	rd = poolread_files(&f, -1, n, args, err, sizeof(err));
+	r = rd ? rd
+	       : partitions_desired_plan(&f, &d->o, m, pp, err, sizeof(err));
 	if (r) {
 		log_msg("%s: %s", cmd, err);
 		r = 1;
 	}
+	/* the counters from the same reading, also when the render refused */
+	if (d->counters && !rd)
+		r |= write_counters(&f, d->counters, cmd);
+	cloud_facts_free(&f);
 out:
 	partitions_free(&d->inst);
 	partitions_free(&d->st);
@@ -271,6 +373,7 @@ static const struct option desired_opts[] = {
 	{ "sls", required_argument, NULL, 'S' },
 	{ "sl-best-effort", required_argument, NULL, 'B' },
 	{ "qos-policy", required_argument, NULL, 'Q' },
+	{ "counters", required_argument, NULL, 'K' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -339,6 +442,10 @@ static int cmd_render(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
 		if (o == 'o' || o == 'Q') {
 			*(o == 'o' ? &out : &policy) = optarg;
+			continue;
+		}
+		if (o == 'K') {
+			d.counters = optarg;
 			continue;
 		}
 		r = desired_opt(&d, o, "render", argv[optind - 1]);
@@ -926,72 +1033,18 @@ static int cmd_list(int argc, char **argv)
 static int cmd_counters(int argc, char **argv)
 {
 	struct cloud_facts f = { 0 };
-	struct leaf_pick *pick;
 	char err[ERRLEN] = "";
-	size_t i;
 	int r;
 
 	r = poolread_files(&f, -1, argc - 2, argv + 2, err, sizeof(err));
-	if (!r)
-		r = cloud_facts_complete(&f, 1u << POOL_VM | 1u << POOL_HOST,
-					 err, sizeof(err));
 	if (r) {
 		log_msg("counters: %s", err);
 		cloud_facts_free(&f);
 		return 1;
 	}
-	vfcount_prepare(&f);
-	for (i = 0; i < f.nhosts; i++) {
-		const struct host_fact *h = &f.hosts[i];
-		long c[HC_COUNT];
-
-		if (vfcount_host(&f, h, c)) {
-			printf("# HOST %d (%s): VMS holds a VM the listing "
-			       "does not: counted at the next run\n",
-			       h->id, f.texts[h->name]);
-			continue;
-		}
-		if (vfcount_current(h, c))
-			continue;
-		printf("host %d IB_VFS_USED=%ld IB_VFS_AVAIL=%ld "
-		       "IB_SYNC_VMS=%ld IB_SYNC_SUM=%ld\n",
-		       h->id, c[HC_USED], c[HC_AVAIL], c[HC_SYNC_VMS],
-		       c[HC_SYNC_SUM]);
-	}
-	pick = calloc(f.nvms + 1, sizeof(*pick));
-	if (!pick || leafpack_plan(&f, pick)) {
-		log_msg("counters: %s", strerror(ENOMEM));
-		free(pick);
-		cloud_facts_free(&f);
-		return 1;
-	}
-	for (i = 0; i < f.nvms; i++) {
-		const struct vm_fact *v = &f.vms[i];
-		char *req = NULL;
-
-		if (!pick[i].to_place)
-			continue;
-		r = schedreq_update(v->id,
-				    v->req == FACT_NONE ? "" : f.texts[v->req],
-				    v->ib_nics, pick[i].has, pick[i].leaf, &req,
-				    err, sizeof(err));
-		if (r == -ENOMEM) {
-			log_msg("counters: %s", strerror(ENOMEM));
-			free(pick);
-			cloud_facts_free(&f);
-			return 1;
-		}
-		if (r < 0)
-			log_msg("warning: %s", err);
-		if (r <= 0)
-			continue;
-		printf("vm %d ", v->id);
-		tmpl_attr(stdout, "SCHED_REQUIREMENTS", req);
-		free(req);
-	}
-	free(pick);
+	r = print_counters(&f, stdout, "counters");
 	cloud_facts_free(&f);
-	return fflush(stdout) ? 1 : 0;
+	return r;
 }
 
 int main(int argc, char **argv)

@@ -70,6 +70,13 @@ assert_match "^ONEIB_PARTITIONS_CMD=\"echo run .*--no-reload -\"$" "$(cat "$R/et
 assert_match "^ONEIB_PARTITIONS_READ_CMD=\"test ! -e .* cat $CONF\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
 	"ibrc has ONEIB_PARTITIONS_READ_CMD to set"
 
+# Which of the renderer's commands each run calls, in $TEST_TMP/used.renderer
+# (not a calls.* file: those count what a refused run must not do).
+mkdir "$R/ib/bin/real" && mv "$R/ib/bin/oneib-partitions" "$R/ib/bin/real/" || die "no renderer in $R"
+printf '#!/bin/sh\necho "$1" >>"%s/used.renderer"\nexec "%s" "$@"\n' \
+	"$TEST_TMP" "$R/ib/bin/real/oneib-partitions" >"$R/ib/bin/oneib-partitions"
+chmod +x "$R/ib/bin/oneib-partitions"
+
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
 calls() { cat "$TEST_TMP"/calls.* 2>/dev/null | wc -l; }
@@ -81,6 +88,8 @@ assert_ok "first run" -- run_hook
 assert_eq "$CONF: installed (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says what it installed"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing on stderr"
 assert_file_eq "$DATA/expected.conf" "$CONF" "partitions.conf is exactly the expected one"
+assert_eq "render" "$(cat "$TEST_TMP/used.renderer")" \
+	"the listings parsed once: render writes the counters too"
 
 # every user's VMs (filter flag "all"), never paginated
 for cli in onevm onehost onevnet; do
@@ -148,9 +157,33 @@ rm "$TEST_TMP/onevnet.fail"
 
 # --- the renderer refuses the cloud: its reason, the old file stays
 sed 's/0x0002c90300a1b2c1/0x0002c9zz00a1b2c1/' "$DATA/hosts.xml" >"$TEST_TMP/hosts.xml"
-refused "malformed host GUID" "oneib-partitions counters failed \(exit 1\): oneib-partitions: counters: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
+rm -f "$TEST_TMP"/updates.*
+refused "malformed host GUID" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "nothing was installed"
+assert_eq "" "$(cat "$TEST_TMP"/updates.* 2>/dev/null)" "a listing that cannot be read: no counter written"
 cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
+
+# --- the partitions cannot follow, placement still does: the renderer
+# refuses an installed file with a partition one-ib did not write (before
+# it parses the listings), or reading the installed file fails, and
+# `counters` alone writes them
+cp "$CONF" "$TEST_TMP/good.conf"
+echo 'lab=0x0300, ipoib : 0x0002c90300000001=full ;' >>"$CONF"
+refused "a partition one-ib did not write" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\)"
+assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "render refused: the VM's term written from its parse"
+assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "render refused: the hosts' counters written"
+assert_eq "render counters" "$(tail -n 2 "$TEST_TMP/used.renderer" | paste -sd' ')" \
+	"render refused before its parse: counters alone"
+cp "$TEST_TMP/good.conf" "$CONF"
+rm "$TEST_TMP"/updates.*
+cp "$R/etc/vnm/ib/ibrc" "$TEST_TMP/ibrc.good"
+sed -i 's|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD="echo the SM host is down >\&2; exit 3"|' "$R/etc/vnm/ib/ibrc"
+refused "reading the installed file fails" "echo the SM host is down >&2; exit 3 failed \(exit 3\): the SM host is down$"
+assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "no installed file: the VM's term written by counters alone"
+assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "no installed file: the hosts' counters written"
+assert_eq "counters" "$(tail -n 1 "$TEST_TMP/used.renderer")" "no installed file: counters alone"
+cp "$TEST_TMP/ibrc.good" "$R/etc/vnm/ib/ibrc"
+rm "$TEST_TMP"/updates.*
 
 # --- one tenant's bad network: the rest is installed, the warning passed on,
 # the network keeps the partition read back from the installed file
