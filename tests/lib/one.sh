@@ -686,6 +686,29 @@ qos_policy_file /etc/opensm/qos-policy.conf" sim_fabric "$net" "$TEST_TMP/defaul
 # namespace) answers that question with the fabric's opensm, as systemd
 # does for opensm@<port GUID>.service, and anything else as systemctl
 # without systemd does.
+# one_peer_ibsim: the hosts learn their leaf switch from the ibsim fabric.
+# It stands in for exactly "sudo -n /usr/sbin/oneib-peer" (ONEIB_PEER of
+# kvm-ibrc, which the hosts get with the remotes): the node package's own
+# oneib-peer, run as oneadmin under libumad2sim attached to the host's
+# fabric node (its host name, one_fabric's HCA), which it reaches through
+# the fixture's ibsim0, the one device libumad2sim shows (cx5-four-ibsim).
+# The probe, oneib-discover and oneib-peer's two SMPs are the production
+# ones. Call it after one_fabric and before one_host_create.
+one_peer_ibsim() {
+	local peer=$TEST_TMP/peer rc=$ONE_DIR/var/remotes/etc/vmm/kvm-ib/kvm-ibrc
+	[ -n "$UMAD2SIM" ] || die "one_peer_ibsim: call one_fabric first"
+	grep -q '^ONEIB_PEER=' "$rc" || die "one_peer_ibsim: $rc sets no ONEIB_PEER"
+	mkdir -p "$TEST_TMP/peer-client" && chmod 0777 "$TEST_TMP/peer-client" ||
+		die "one_peer_ibsim: cannot make $TEST_TMP/peer-client"
+	cat >"$peer" <<-EOF
+	#!/bin/sh
+	h=\$(hostname) && d=$TEST_TMP/peer-client/\$h && mkdir -p "\$d" && cd "\$d" &&
+		exec env LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME SIM_HOST="\$h" /usr/sbin/oneib-peer "\$@"
+	EOF
+	chmod 0755 "$peer" && sed -i "s|^ONEIB_PEER=.*|ONEIB_PEER=\"$peer\"|" "$rc" ||
+		die "one_peer_ibsim: cannot set ONEIB_PEER in $rc"
+}
+
 _one_opensm_unit() {
 	cat >"$TEST_TMP/systemctl" <<EOS
 #!/bin/sh

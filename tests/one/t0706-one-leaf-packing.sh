@@ -1,0 +1,121 @@
+#!/bin/bash
+# Virtual clusters packed by leaf (design decision 12, fabric/leafpack.h)
+# through the real OpenNebula front-end: four hosts of four VFs each
+# (fixture cx5-four-ibsim), hv1 and hv2 under leaf 1, hv3 and hv4 under
+# leaf 2 of an ibsim fabric, which the hosts learn with oneib-peer
+# (one_peer_ibsim), one-ib's hooks, three InfiniBand networks with the
+# default IB_PLACEMENT (pack), VMs instantiated in bursts from the shipped
+# template (its requirement holds the free-VF term and the gate: no VM is
+# placed before the hook has chosen its leaf):
+#   - 4 VMs of tenant a at once, room for them under either leaf: all
+#     under one leaf (the lower GUID on a tie: leaf 1);
+#   - 4 VMs of tenant b: all under the other leaf (the most room);
+#   - 6 VMs of tenant c, which fit under neither (4 free under each): 4
+#     under one leaf and 2 under the other, the fewest across;
+#   - all 14 run, each with one history record (no deploy tried without
+#     a VF, none failed), the hosts agree with oned, every hook run
+#     succeeded;
+#   - the requirement of a running VM names the leaf it is under.
+# 6.10's mm_sched and 7.0's scheduler driver alike, MAX_HOST 1.
+. "$(dirname "$0")/../lib/test-lib.sh"
+. "$TOP/tests/lib/one.sh"
+ONE_SCHED_RETRY=3 # 7.0: waiting VMs placed again every 3 s, not 60
+one_sim
+one_frontend
+one_host hv1 cx5-four-ibsim --leaf 1
+one_host hv2 cx5-four-ibsim --leaf 1
+one_host hv3 cx5-four-ibsim --leaf 2
+one_host hv4 cx5-four-ibsim --leaf 2
+one_fabric 2
+one_peer_ibsim
+one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
+	oneib-vm-boot-failure oneib-vm-prolog-failure oneib-api-vn-allocate oneib-vnet-ready \
+	oneib-api-host-allocate oneib-host-monitored oneib-api-vm-allocate oneib-api-template-instantiate
+for h in hv1 hv2 hv3 hv4; do one_host_create "$h"; done
+LEAF1=0x0002c90200000001
+LEAF2=0x0002c90200000002
+_leaves_known() {
+	local h
+	for h in hv1 hv2 hv3 hv4; do
+		[ -n "$(one_xml host "$h" | one_xpath /HOST/TEMPLATE/IB_VFS_AVAIL)" ] || { sleep 1; return 1; }
+	done
+}
+wait_for 90 _leaves_known
+for h in hv1 hv2 hv3 hv4; do
+	why=$(one_xml host "$h" | one_xpath /HOST/TEMPLATE/IB_NO_LEAF)
+	[ -z "$why" ] || say "$h: IB_NO_LEAF=$why"
+done
+for h in hv1 hv2; do
+	assert_eq ",$LEAF1," "$(one_xml host "$h" | one_xpath /HOST/TEMPLATE/IB_LEAVES)" "$h is under leaf 1"
+done
+for h in hv3 hv4; do
+	assert_eq ",$LEAF2," "$(one_xml host "$h" | one_xpath /HOST/TEMPLATE/IB_LEAVES)" "$h is under leaf 2"
+done
+T=$ONE_DIR/share/one-ib/templates
+assert_match 'IB_LEAVES = \\"\*,chosen-by-one-ib,\*\\"' "$(grep '^SCHED_REQUIREMENTS' "$T/ib-vm.tmpl")" \
+	"the shipped template carries the gate"
+
+# tenant NET: a template as shipped (no disk, no Ethernet: this cloud has
+# neither) on network ib-NET; prints its ID
+tenant_template() {
+	one_ib_network "ib-$1" >/dev/null
+	grep -v -e '^DISK' -e 'NETWORK = "public"' "$T/ib-vm.tmpl" |
+		sed -e 's/^CPU .*/CPU = "0.1"/' -e 's/^MEMORY .*/MEMORY = "64"/' \
+			-e "s/^NAME .*/NAME = \"vm-$1\"/" -e "s/ib-tenant-a/ib-$1/" >"$TEST_TMP/$1.tmpl"
+	chmod 0644 "$TEST_TMP/$1.tmpl"
+	local id
+	id=$(as_oneadmin onetemplate create "$TEST_TMP/$1.tmpl") || die "onetemplate create $1"
+	echo "${id#ID: }"
+}
+
+# the VMs from FIRST, N of them, all RUNNING
+_running() {
+	local i
+	for ((i = $1; i < $1 + $2; i++)); do
+		[ "$(one_vm_state "$i")" = "ACTIVE RUNNING" ] || { sleep 1; return 1; }
+	done
+}
+# "leaf1 leaf2" counts of the VMs FIRST..FIRST+N-1, e.g. "4 0"
+leaf_counts() {
+	local i h one=0 two=0
+	for ((i = $1; i < $1 + $2; i++)); do
+		h=$(one_xml vm "$i" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME')
+		case $h in
+		hv1 | hv2) one=$((one + 1)) ;;
+		hv3 | hv4) two=$((two + 1)) ;;
+		*) say "VM $i is on '$h'" ;;
+		esac
+	done
+	echo "$one $two"
+}
+
+ta=$(tenant_template a)
+assert_ok "tenant a: four VMs at once" -- as_oneadmin onetemplate instantiate "$ta" --multiple 4
+wait_for 180 _running 0 4
+assert_ok "tenant a: its 4 VMs run" -- _running 0 4
+assert_eq "4 0" "$(leaf_counts 0 4)" "tenant a: all four under leaf 1"
+assert_match "IB_LEAVES = \"\\*,$LEAF1,\\*\"" \
+	"$(one_xml vm 0 | one_xpath /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)" \
+	"VM 0: its requirement names the leaf it is under"
+
+tb=$(tenant_template b)
+assert_ok "tenant b: four VMs at once" -- as_oneadmin onetemplate instantiate "$tb" --multiple 4
+wait_for 180 _running 4 4
+assert_ok "tenant b: its 4 VMs run" -- _running 4 4
+assert_eq "0 4" "$(leaf_counts 4 4)" "tenant b: all four under the other leaf"
+
+tc=$(tenant_template c)
+assert_ok "tenant c: six VMs at once" -- as_oneadmin onetemplate instantiate "$tc" --multiple 6
+wait_for 240 _running 8 6
+assert_ok "tenant c: its 6 VMs run" -- _running 8 6
+assert_eq "4 2" "$(leaf_counts 8 6)" "tenant c: fits under neither leaf, 4 under one, 2 across"
+
+for i in $(seq 0 13); do
+	n=$(one_xml vm "$i" | one_xpath 'count(/VM/HISTORY_RECORDS/HISTORY)')
+	[ "$n" = 1 ] || say "VM $i has $n history records"
+	echo "$n"
+done | sort -u >"$TEST_TMP/histories"
+assert_eq 1 "$(cat "$TEST_TMP/histories")" "no deploy attempted without a free VF: one history record per VM"
+one_cloud_agrees "14 VMs in three clusters"
+assert_eq "" "$(one_hook_log | grep -v ' 0$' | sort -u)" "every hook run succeeded"
+test_done
