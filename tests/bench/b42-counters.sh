@@ -1,15 +1,21 @@
 #!/bin/bash
-# The free-VF counters (oneib-partitions counters, fabric/vfcount.h) the
-# front-end hook computes at every VM event, on a synthetic cloud of about
-# 10,000 VMs and 1,000 hosts (tests/bench/genpools.sh, the `extended` shape
-# of `onevm list -x --extended`, the listing the hook reads): wall time
+# The free-VF counters and leaf terms (oneib-partitions counters,
+# fabric/vfcount.h, leafpack.h, schedreq.h) the front-end hook computes at
+# every VM event, on a synthetic cloud of about 10,000 VMs and 1,000 hosts
+# (tests/bench/genpools.sh, the `extended` shape of `onevm list -x
+# --extended`, the listing the hook reads; every host given 64 usable VFs,
+# so the 10 % of VMs waiting to be placed get leaves chosen): wall time
 # (p50, p99 over B42_RUNS runs, 10) and peak RSS of
-#   oneib-partitions counters vms.xml hosts.xml
-# and, for scale, of the render the same run does on the same files. The
-# hosts of genpools have no VMS, so every host's counters are written: the
-# most output a run can have. Printed, never asserted; checked only that a
-# run succeeds and names every host with IB PFs once. The listing itself
-# (`onevm list`, Ruby, about 4 s at 10,000 VMs, issue 22) is not in it.
+#   oneib-partitions counters vms.xml hosts.xml vnets.xml
+#       the placement decisions of one event (counters and leaves)
+#   oneib-partitions render --counters FILE vms.xml hosts.xml vnets.xml
+#       the hook's whole share of a VM event: one parse, the partitions
+#       and the counters
+# and of the render alone, for scale. Printed, never asserted; checked
+# only that a run succeeds, names every host with IB PFs once, gives
+# waiting VMs requirements under several leaves, and that render writes
+# what counters prints. The listing itself (`onevm list`, Ruby, about 4 s
+# at 10,000 VMs, issue 22) is not in it.
 . "$(dirname "$0")/../lib/test-lib.sh"
 
 PART=${ONEIB_PARTITIONS:-$TOP/build/bin/oneib-partitions}
@@ -22,10 +28,20 @@ d=$TEST_TMP/cloud
 assert_ok "genpools.sh: 10,000 VMs, 1,000 hosts" -- \
 	bash "$TOP/tests/bench/genpools.sh" -n 2000 -g 14000 -H 1000 -f extended "$d" || test_done
 say "cloud: $(cat "$LAST_OUT")"
-assert_ok "counters succeeds" -- "$PART" counters "$d/vms.xml" "$d/hosts.xml"
+sed -i 's|<TEMPLATE>|<TEMPLATE><IB_VFS_USABLE>64</IB_VFS_USABLE>|' "$d/hosts.xml"
+pools=("$d/vms.xml" "$d/hosts.xml" "$d/vnets.xml")
+assert_ok "counters succeeds" -- "$PART" counters "${pools[@]}"
+cp "$LAST_OUT" "$TEST_TMP/counters.out"
 hosts=$(grep -c '^host ' "$LAST_OUT")
+vms=$(grep -c '^vm ' "$LAST_OUT")
 assert_eq "$(grep -c '<IB_PF>' "$d/hosts.xml" | awk '{ print ($1 > 0) }')" "$((hosts > 0))" "counters name hosts"
 assert_eq "$hosts" "$(grep '^host ' "$LAST_OUT" | sort -u | wc -l)" "each host once"
-echo "# b42 counters: hosts=$hosts vms_bytes=$(stat -c %s "$d/vms.xml") $("$RUNSTAT" "$RUNS" "$PART" counters "$d/vms.xml" "$d/hosts.xml")"
-echo "# b42 render (same files): $("$RUNSTAT" "$RUNS" "$PART" render --output "$TEST_TMP/p.conf" "$d/vms.xml" "$d/hosts.xml" "$d/vnets.xml")"
+leaves=$(grep -o 'IB_LEAVES = [^,]*,0x[0-9a-f]*' "$LAST_OUT" | sort -u | wc -l)
+assert_eq 1 "$((vms > 0 && leaves > 1))" "waiting VMs get requirements, under several leaves"
+assert_ok "render --counters succeeds" -- "$PART" render --output "$TEST_TMP/p.conf" \
+	--counters "$TEST_TMP/render-counters.out" "${pools[@]}"
+assert_file_eq "$TEST_TMP/counters.out" "$TEST_TMP/render-counters.out" "render --counters writes what counters prints"
+echo "# b42 counters and leaves: hosts=$hosts vms_given_terms=$vms leaves_chosen=$leaves vms_bytes=$(stat -c %s "$d/vms.xml") $("$RUNSTAT" "$RUNS" "$PART" counters "${pools[@]}")"
+echo "# b42 the hook's one parse (render --counters): $("$RUNSTAT" "$RUNS" "$PART" render --output "$TEST_TMP/p.conf" --counters "$TEST_TMP/c.out" "${pools[@]}")"
+echo "# b42 render alone (same files): $("$RUNSTAT" "$RUNS" "$PART" render --output "$TEST_TMP/p.conf" "${pools[@]}")"
 test_done
