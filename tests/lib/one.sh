@@ -1011,6 +1011,17 @@ _one_view() { # VMS_XML
 # that brought it there has returned (a powered-off domain is gone before
 # kvm-ib's shutdown has released its VFs: "VM reported SHUTDOWN by the
 # drivers"), so the two are compared until they agree, for up to 20 s.
+# one_deployed_once FIRST LAST MSG: VMs FIRST..LAST each have one history
+# record: no deploy was tried and failed (on a host without a free VF)
+one_deployed_once() {
+	local i n
+	for i in $(seq "$1" "$2"); do
+		n=$(one_xml vm "$i" | one_xpath 'count(/VM/HISTORY_RECORDS/HISTORY)')
+		[ "$n" = 1 ] || say "VM $i has $n history records"
+		echo "$n"
+	done | sort -u >"$TEST_TMP/histories"
+	assert_eq 1 "$(cat "$TEST_TMP/histories")" "$3"
+}
 one_cloud_agrees() { # MSG
 	wait_for 20 _one_agree
 	assert_eq "$(cat "$TEST_TMP/oned.view")" "$(cat "$TEST_TMP/real.view")" \
