@@ -22,6 +22,7 @@ DEMO_HOST=cx3 run "$top/tests/demo/30-pkey.sh"
 DEMO_HOST=cx5 run "$top/tests/demo/30-pkey.sh"
 run "$top/tests/demo/40-partitions.sh"
 run "$top/tests/demo/45-shared-fabric.sh"
+run "$top/tests/demo/47-placement.sh"
 run "$top/tests/demo/50-guest.sh"
 run "$top/tests/demo/60-lifecycle.sh"
 if changes=$(machine_changes "$before"); then
