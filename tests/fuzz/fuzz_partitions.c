@@ -7,7 +7,9 @@
  * error line; whatever the listings give renders to a file the strict
  * reader reads back as that same model and the installer's canonical
  * check accepts (so the install-time checks only ever fail on a bug, never
- * on input); and no GUID of a tenant NIC is ever in two partitions.
+ * on input); and no GUID of a tenant NIC is ever in two partitions. From
+ * the same facts the leaf of each VM to be placed (fabric/leafpack.h): a
+ * leaf term only for those, only a leaf some host is under.
  *
  * Input: first byte = options (bit 0 legacy GUIDs, bits 1-7 cloud id),
  * then the listings; the same bytes are also read as an installed file.
@@ -16,10 +18,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/leafpack.h"
 #include "fabric/partitions.h"
 #include "fabric/poolread.h"
+#include "fabric/vfcount.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int is_leaf(const struct cloud_facts *f, uint64_t g)
+{
+	size_t h, i;
+
+	for (h = 0; h < f->nhosts; h++)
+		for (i = 0; i < f->hosts[h].nports; i++)
+			if (f->hosts[h].leaves[i] == g)
+				return 1;
+	return 0;
+}
+
+static void leaves_chosen(struct cloud_facts *f)
+{
+	struct leaf_pick *pick = calloc(f->nvms + 1, sizeof(*pick));
+	size_t i;
+
+	vfcount_prepare(f);
+	if (!pick || leafpack_plan(f, pick))
+		abort();
+	for (i = 0; i < f->nvms; i++) {
+		if (!pick[i].to_place && pick[i].has != SR_NO_LEAF)
+			abort();
+		if (pick[i].has == SR_LEAF &&
+		    (!pick[i].leaf || !is_leaf(f, pick[i].leaf)))
+			abort();
+	}
+	free(pick);
+}
 
 static int is_pf(const struct cloud_facts *f, uint64_t g)
 {
@@ -117,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		goto out;
 	}
+	leaves_chosen(&f);
 	if (partitions_desired(&f, &o, &m, err, sizeof(err))) {
 		if (!err[0])
 			abort();
