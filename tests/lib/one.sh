@@ -1017,7 +1017,11 @@ one_deployed_once() {
 	local i n
 	for i in $(seq "$1" "$2"); do
 		n=$(one_xml vm "$i" | one_xpath 'count(/VM/HISTORY_RECORDS/HISTORY)')
-		[ "$n" = 1 ] || say "VM $i has $n history records"
+		if [ "$n" != 1 ]; then
+			say "VM $i has $n history records: $(one_xml vm "$i" |
+				one_xpath 'concat(/VM/HISTORY_RECORDS/HISTORY[1]/HOSTNAME, " ", /VM/HISTORY_RECORDS/HISTORY[1]/ACTION, " ", /VM/HISTORY_RECORDS/HISTORY[2]/HOSTNAME)')"
+			one_vm_log "$i" 2>/dev/null | tail -n 15 | sed 's/^/#   /' >&2
+		fi
 		echo "$n"
 	done | sort -u >"$TEST_TMP/histories"
 	assert_eq 1 "$(cat "$TEST_TMP/histories")" "$3"

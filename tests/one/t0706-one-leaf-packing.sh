@@ -15,11 +15,18 @@
 #   - all 14 run, each with one history record (no deploy tried without
 #     a VF, none failed), the hosts agree with oned, every hook run
 #     succeeded;
-#   - the requirement of a running VM names the leaf it is under.
+#   - the requirement of a running VM names the leaf it is under;
+#   - the host facts the scheduler reads, as oned shows them: the leaf
+#     (LEAF_GUID, LEAF_PORT, LEAF_DESC), P_Key headroom (PKEY_CAP,
+#     PKEY_USED), free VFs per NUMA node (IB_NUMA); a host whose ledger is
+#     damaged shows 0 usable VFs and IB_ERROR at its next system probe
+#     run, and 0 available once the hook has run (any VM event; here a VM
+#     created on hold).
 # 6.10's mm_sched and 7.0's scheduler driver alike, MAX_HOST 1.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
 ONE_SCHED_RETRY=3 # 7.0: waiting VMs placed again every 3 s, not 60
+ONE_SYSTEM_HOST=20 # the system probes (leaf, usable VFs) every 20 s, not 600
 one_sim
 one_frontend
 one_host hv1 cx5-four-ibsim --leaf 1
@@ -112,5 +119,30 @@ assert_eq "4 2" "$(leaf_counts 8 6)" "tenant c: fits under neither leaf, 4 under
 
 one_deployed_once 0 13 "no deploy attempted without a free VF: one history record per VM"
 one_cloud_agrees "14 VMs in three clusters"
+
+# --- what the scheduler reads of a host, as oned shows it
+t=$(one_xml host hv3)
+assert_eq "$LEAF2 1 leaf2" "$(echo "$t" | one_xpath 'concat(/HOST/TEMPLATE/IB_PF/LEAF_GUID, " ", /HOST/TEMPLATE/IB_PF/LEAF_PORT, " ", /HOST/TEMPLATE/IB_PF/LEAF_DESC)')" \
+	"hv3: its leaf, the switch port its cable is in, the switch's name"
+assert_match '^[1-9][0-9]* [1-9][0-9]*$' "$(echo "$t" | one_xpath 'concat(/HOST/TEMPLATE/IB_PF/PKEY_CAP, " ", /HOST/TEMPLATE/IB_PF/PKEY_USED)')" \
+	"hv3: P_Key table size and entries in use"
+assert_match '^[0-9]+ [0-9]+$' "$(echo "$t" | one_xpath 'concat(/HOST/TEMPLATE/IB_NUMA/NODE, " ", /HOST/TEMPLATE/IB_NUMA/VFS_FREE)')" \
+	"hv3: free VFs per NUMA node"
+# hv4's ledger damaged: 0 usable and IB_ERROR at the next system probe run
+on hv4 sh -c 'printf "vf=0000:3b:00.4 pf=0000:3b:00.0 port=1 vm=7 nic=0 since=1 mac=02:zz\n" >>/var/lib/one/ib/leases' ||
+	die "cannot damage hv4's ledger"
+_damaged() {
+	[ "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_USABLE)" = 0 ] || { sleep 1; return 1; }
+}
+wait_for 90 _damaged
+assert_eq 0 "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_USABLE)" "hv4, ledger damaged: 0 usable VFs"
+assert_match "^ledger /var/lib/one/ib/leases line [0-9]+: " "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_ERROR)" \
+	"hv4: IB_ERROR names the ledger, the line and the reason"
+id=$(as_oneadmin onetemplate instantiate "$ta" --hold) || die "onetemplate instantiate --hold"
+_none_avail() {
+	[ "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_AVAIL)" = 0 ] || { sleep 1; return 1; }
+}
+wait_for 60 _none_avail
+assert_eq 0 "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_AVAIL)" "hv4: the hook's next run (a VM created) counts 0 available"
 assert_eq "" "$(one_hook_log | grep -v ' 0$' | sort -u)" "every hook run succeeded"
 test_done
