@@ -9,7 +9,7 @@
 #     IB_VFS_USED, IB_VFS_AVAIL and the fingerprint of their VMS;
 #   - 8 VMs run, 4 per host; 2 stay PENDING (not failed) while the
 #     scheduler runs on, no deploy is ever attempted on a host without a
-#     free VF (each VM has exactly one history record, no VM in a failure
+#     free VF (each VM on one host, never in a failure
 #     state) and the hosts show 0 available;
 #   - two VMs terminated: the two waiting ones deploy, on the hosts freed;
 #   - the hosts agree with oned all along (domains, ledgers, VFs);
@@ -87,7 +87,7 @@ for i in $waiting; do one_wait_vm "$i" "^ACTIVE RUNNING$" 120; done
 assert_eq "8 ACTIVE RUNNING|2 DONE LCM_INIT" "$(states)" "the waiting VMs run once VFs are free"
 counts_become "4 4 0 4 4|4 4 0 4 4" "hosts: 4 used again, 0 available"
 one_cloud_agrees "after the terminations"
-one_deployed_once 0 9 "no deploy attempted without a free VF: one history record per VM"
+one_deployed_once 0 9 "no deploy attempted without a free VF: one host per VM, no failure"
 
 # --- a VM from a template without the term: the hook adds it
 printf '%s\n' 'NAME = "plain"' 'CPU = "0.1"' 'MEMORY = "64"' \

@@ -12,7 +12,7 @@
 #   - 4 VMs of tenant b: all under the other leaf (the most room);
 #   - 6 VMs of tenant c, which fit under neither (4 free under each): 4
 #     under one leaf and 2 under the other, the fewest across;
-#   - all 14 run, each with one history record (no deploy tried without
+#   - all 14 run, each on one host and never failed (no deploy tried without
 #     a VF, none failed), the hosts agree with oned, every hook run
 #     succeeded;
 #   - the requirement of a running VM names the leaf it is under;
@@ -117,7 +117,7 @@ wait_for 240 _running 8 6
 assert_ok "tenant c: its 6 VMs run" -- _running 8 6
 assert_eq "4 2" "$(leaf_counts 8 6)" "tenant c: fits under neither leaf, 4 under one, 2 across"
 
-one_deployed_once 0 13 "no deploy attempted without a free VF: one history record per VM"
+one_deployed_once 0 13 "no deploy attempted without a free VF: one host per VM, no failure"
 one_cloud_agrees "14 VMs in three clusters"
 
 # --- what the scheduler reads of a host, as oned shows it
