@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/conffile.h"
 #include "core/guid.h"
@@ -308,24 +309,40 @@ static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
 	return 0;
 }
 
-/* render --counters FILE: print_counters into FILE. */
+/*
+ * render --counters FILE: print_counters into FILE, whole or not at all
+ * (written beside it, renamed when complete: a killed render leaves no
+ * half line for the hook to apply).
+ */
 static int write_counters(struct cloud_facts *f, const char *path,
 			  const char *cmd)
 {
-	FILE *out = fopen(path, "w");
+	char tmp[4096];
+	FILE *out;
 	int r;
 
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.part", path) >=
+	    sizeof(tmp)) {
+		log_msg("%s: --counters: path too long", cmd);
+		return 1;
+	}
+	out = fopen(tmp, "w");
 	if (!out) {
-		log_msg("%s: --counters %.200s: %s", cmd, path,
-			strerror(errno));
+		log_msg("%s: --counters %.200s: %s", cmd, tmp, strerror(errno));
 		return 1;
 	}
 	r = print_counters(f, out, cmd);
 	if (fclose(out) && !r) {
+		log_msg("%s: --counters %.200s: %s", cmd, tmp, strerror(errno));
+		r = 1;
+	}
+	if (!r && rename(tmp, path)) {
 		log_msg("%s: --counters %.200s: %s", cmd, path,
 			strerror(errno));
 		r = 1;
 	}
+	if (r)
+		unlink(tmp);
 	return r;
 }
 
@@ -350,7 +367,7 @@ static int desired_from_xml(struct desired *d, int n, char **args,
 	}
 	/* the counters from the same reading, also when the render refused */
 	if (d->counters && !rd)
-		r |= write_counters(&f, d->counters, cmd);
+		write_counters(&f, d->counters, cmd); /* none: counters alone */
 	cloud_facts_free(&f);
 out:
 	partitions_free(&d->inst);

@@ -328,6 +328,45 @@ static void room_only_where_it_may_go(void **state)
 	cloud_free(&c);
 }
 
+/* What the scheduler cannot match is never chosen: a port not ACTIVE
+ * (not in IB_LEAVES), a network left out (bad). */
+static void only_what_matches(void **state)
+{
+	struct cloud c = { 0 };
+	char got[64], *req, *user;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, "Pack", false); /* bad: left out, no leaf term */
+	host(&c, 1, 0, 2, LEAF_A, 4, "");
+	append(&c.hosts, "<HOST><ID>2</ID><NAME>hv2</NAME><STATE>2</STATE>"
+			 "<CLUSTER_ID>0</CLUSTER_ID><VMS></"
+			 "VMS><TEMPLATE><IB_PF>"
+			 "<PORT_GUID>0x0c42a10300000002</"
+			 "PORT_GUID><STATE>INIT</STATE>"
+			 "<LINK_LAYER>InfiniBand</"
+			 "LINK_LAYER><DRIVER>mlx5_core</DRIVER>"
+			 "<LEAF_GUID>" LEAF_B "</LEAF_GUID></IB_PF>"
+			 "<IB_VFS_USABLE>8</IB_VFS_USABLE></TEMPLATE></HOST>");
+	/* the user's part longer than any fixed buffer, after leaf B */
+	user = calloc(1, 801);
+	assert_non_null(user);
+	memset(user, 'y', 800);
+	assert_true(asprintf(&req,
+			     "\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and "
+			     "sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+			     "IB_VFS_AVAIL\" > 0 & IB_LEAVES = \"*," LEAF_B
+			     ",*\" & (X = \"%s\")",
+			     user) > 0);
+	vm(&c, 10, 1, 5, 1, req); /* B's port is INIT: moved to A */
+	vm(&c, 11, 1, 6, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, "A-");
+	free(req);
+	free(user);
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +375,7 @@ int main(void)
 		cmocka_unit_test(waiting_vm_keeps_its_leaf),
 		cmocka_unit_test(modes_and_states),
 		cmocka_unit_test(room_only_where_it_may_go),
+		cmocka_unit_test(only_what_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

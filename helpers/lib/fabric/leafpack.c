@@ -149,7 +149,7 @@ static bool host_serves(const struct host_fact *h, const struct vnet_fact *n)
 	if (!h->schedulable)
 		return false;
 	if (!n->nclusters)
-		return true;
+		return false; /* in no cluster: on no host */
 	for (i = 0; i < n->nclusters; i++)
 		if (n->clusters[i] == h->cluster)
 			return true;
@@ -316,7 +316,10 @@ static const struct vnet_fact *placed_by_leaf(const struct plan *p,
 	if (v->net == FACT_NONE)
 		return NULL;
 	n = net_of(p, v->net);
-	return n && n->a.placement != IB_PLACE_NONE ? n : NULL;
+	/* a network left out (bad, not ready) has no placement to trust */
+	if (!n || n->bad != FACT_NONE || !n->ready)
+		return NULL;
+	return n->a.placement != IB_PLACE_NONE ? n : NULL;
 }
 
 int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)

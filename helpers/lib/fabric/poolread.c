@@ -284,8 +284,14 @@ static struct vm_fact *vm_counted(const xmlNode *vm, int id, int state,
 	v->id = id;
 	v->state = state;
 	ut = xml_only_child(vm, "USER_TEMPLATE", &count);
-	if (ut && !xml_only_leaf(ut, "SCHED_REQUIREMENTS", &req))
-		r = keep(f, &v->req, "%s", req);
+	/* whole: a requirement cut short could not be rewritten */
+	if (ut && !xml_only_leaf(ut, "SCHED_REQUIREMENTS", &req)) {
+		r = cloud_facts_text(f, req);
+		if (r >= 0) {
+			v->req = r;
+			r = 0;
+		}
+	}
 	free(req);
 	return r ? NULL : v;
 }
@@ -358,6 +364,13 @@ static uint64_t host_pf_leaf(const xmlNode *pf)
 	char *v = NULL;
 	uint64_t g = 0;
 
+	/* a port VMs get no VF on (STATE not ACTIVE) is not in IB_LEAVES */
+	if (!xml_only_leaf(pf, "STATE", &v) && strcmp(v, "ACTIVE")) {
+		free(v);
+		return 0;
+	}
+	free(v);
+	v = NULL;
 	if (xml_only_leaf(pf, "LEAF_GUID", &v) || guid_parse(v, &g))
 		g = 0;
 	free(v);
