@@ -62,24 +62,6 @@ static const struct vnet_fact *net_of(const struct plan *p, int id)
 	return hit ? *hit : NULL;
 }
 
-static const struct vm_fact *vm_of(const struct cloud_facts *f, int id)
-{
-	const struct vm_fact key = { .id = id };
-	size_t lo = 0, hi = f->nvms;
-
-	while (lo < hi) { /* f->vms is by ID (vfcount_prepare) */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->vms[mid].id == key.id)
-			return &f->vms[mid];
-		if (f->vms[mid].id < key.id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static long leaf_index(const struct plan *p, uint64_t g)
 {
 	const uint64_t *hit;
@@ -201,7 +183,7 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 		/* a host VMS names a VM unknown to: no room until counted */
 		p->rem[i] = vfcount_host(f, h, c) ? 0 : c[HC_AVAIL];
 		for (j = 0; j < h->nvms; j++) {
-			const struct vm_fact *v = vm_of(f, h->vms[j]);
+			const struct vm_fact *v = vfcount_vm(f, h->vms[j]);
 
 			if (!v || v->net == FACT_NONE || !v->ib_nics)
 				continue;

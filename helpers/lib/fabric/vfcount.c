@@ -17,6 +17,15 @@ void vfcount_prepare(struct cloud_facts *f)
 		qsort(f->vms, f->nvms, sizeof(*f->vms), by_id);
 }
 
+const struct vm_fact *vfcount_vm(const struct cloud_facts *f, int id)
+{
+	const struct vm_fact key = { .id = id };
+
+	if (!f->nvms)
+		return NULL;
+	return bsearch(&key, f->vms, f->nvms, sizeof(*f->vms), by_id);
+}
+
 int vfcount_host(const struct cloud_facts *f, const struct host_fact *h,
 		 long out[HC_COUNT])
 {
@@ -24,9 +33,8 @@ int vfcount_host(const struct cloud_facts *f, const struct host_fact *h,
 	size_t i;
 
 	for (i = 0; i < h->nvms; i++) {
-		const struct vm_fact key = { .id = h->vms[i] }, *v;
+		const struct vm_fact *v = vfcount_vm(f, h->vms[i]);
 
-		v = bsearch(&key, f->vms, f->nvms, sizeof(*f->vms), by_id);
 		if (!v)
 			return -ENOENT;
 		used += v->ib_nics;

@@ -40,8 +40,11 @@
 
 #include "fabric/cloudfacts.h"
 
-/* Orders f's VMs by ID, which vfcount_host looks them up by. */
+/* Orders f's VMs by ID, which vfcount_vm looks them up by. */
 void vfcount_prepare(struct cloud_facts *f);
+
+/* VM id of f (after vfcount_prepare), or NULL when not listed. */
+const struct vm_fact *vfcount_vm(const struct cloud_facts *f, int id);
 
 /*
  * The counters h should show now (out[HC_USABLE] is the probe's, as
