@@ -4,7 +4,9 @@
 # network's partition, nothing else) through oneib-pkey as configured in
 # kvm-ibrc; shutdown clears it. A P_Key the port does not carry fails the
 # deploy: no lease, no domain, and the VF blocked, never in the default
-# partition.
+# partition. A deploy killed whole right after programming leaves its VF
+# leased (the ledger is written first): retried, it programs the same VF;
+# not retried, reconcile unmaps it once the lease expires.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host cx3
@@ -37,4 +39,52 @@ assert_match "0x8123" "$(cat "$TEST_TMP/err")" "naming the P_Key"
 assert_fail "no domain" -- virsh domuuid one-43
 assert_eq 0 "$("$R/ib/bin/oneib-vf" list --format=json | jq '.leases | length')" "no lease left"
 assert_eq "" "$(grep -Lx none "$iov/$vf"/ports/1/pkey_idx/*)" "the VF stays blocked"
+
+# Killed between two steps: the whole deploy (kvm-ib script, oneib-vf and
+# all) dies with -9 right after oneib-pkey gave its VF the NIC's GUID. The
+# lease was written first, so the programmed VF is leased; the retry
+# programs the same VF; without a retry reconcile unmaps it once the lease
+# expires. (Programmed before the lease was written, the VF kept a GUID no
+# lease named, and a retry that chose another VF was refused: "GUID ... is
+# already in use on this host".)
+printf '#!/bin/sh\n"%s" "$@"; rc=$?\nif [ "$1" = map ] && rm "%s" 2>/dev/null; then pkill -9 -s "$(ps -o sid= -p $$ | tr -d " ")"; fi\nexit $rc\n' \
+	"$TEST_TMP/oneib-pkey-logged" "$TEST_TMP/kill-after-map" >"$TEST_TMP/oneib-pkey-killing"
+chmod +x "$TEST_TMP/oneib-pkey-killing"
+sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-killing\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+deploy_killed() { # VMID MAC: deploy, killed whole after its first map
+	mkdir -p "$DS/$1"
+	vm_xml "$1" "ib/0/$2/0x8101" >"$DS/$1/vm.xml"
+	: >"$TEST_TMP/kill-after-map"
+	(domain_xml "$1" "$2" |
+		setsid -w "$R/vmm/kvm-ib/deploy" "$DS/$1/deployment.0" node1 "$1" node1 >/dev/null) 2>/dev/null
+	[ ! -e "$TEST_TMP/kill-after-map" ] || die "deploy of VM $1 never mapped a VF"
+}
+lease_of() { "$R/ib/bin/oneib-vf" list --format=json | jq -r ".leases[] | select(.vm == $1) | .vf"; }
+alias_guid() { cat "$iov/ports/1/admin_guids/$(cat "$iov/$1/ports/1/gid_idx/0")"; }
+guid_vf() { # GUID: the VFs whose alias GUID it is
+	local d
+	for d in "$iov"/0000:*; do
+		[ "$(alias_guid "${d##*/}")" != "$1" ] || echo "${d##*/}"
+	done
+}
+
+deploy_killed 44 02:00:c0:a8:01:07
+assert_fail "killed before its domain was defined" -- virsh domuuid one-44
+vf44=$(guid_vf 2000000002c0000)
+assert_match '^0000:03:00\.[0-9]$' "$vf44" "one VF carries VM 44's GUID"
+assert_eq "$vf44" "$(lease_of 44)" "and it is leased to VM 44"
+one_deploy 44 ib/0/02:00:c0:a8:01:07/0x8101 >/dev/null
+assert_eq 0 $? "the retry deploys"
+assert_eq "$vf44" "$(lease_of 44)" "on the same VF, leased once"
+assert_eq 2000000002c0000 "$(alias_guid "$vf44")" "programmed with the same GUID"
+
+deploy_killed 45 02:00:c0:a8:01:08
+vf45=$(guid_vf 2000000002d0000)
+assert_match '^0000:03:00\.[0-9]$' "$vf45" "VM 45, killed and never retried: one VF carries its GUID"
+assert_eq "$vf45" "$(lease_of 45)" "and it is leased to VM 45"
+ledger_age
+"$R/ib/bin/oneib-vf" reconcile --grace 1 --pkey-cmd "$TEST_TMP/oneib-pkey-logged" >/dev/null
+assert_eq "" "$(lease_of 45)" "reconcile after the grace: the lease released"
+assert_eq ffffffffffffffff "$(alias_guid "$vf45")" "and the VF unmapped"
+assert_eq "$vf44" "$(lease_of 44)" "VM 44, running, keeps its VF"
 test_done

@@ -245,16 +245,43 @@ static int program(const struct leasing *s, const struct domxml_vf *map,
 	return 0;
 }
 
+/*
+ * The leases are written before the VFs are programmed (written ahead): an
+ * action killed while it programs leaves leases naming every VF it may have
+ * given a GUID, so its retry finds its NICs' VFs again and programs the
+ * same ones, and without a retry reconcile unmaps them once the leases
+ * expire. Programmed first, a kill before the write left a VF carrying a
+ * NIC's GUID with no lease: the retry chose another VF and oneib-pkey
+ * refused the GUID as in use on this host, for good. A refusal writes the
+ * ledger as it was read back (a failure to do so leaves leases that expire
+ * as a killed action's would).
+ */
 int leasing_commit(struct leasing *s, const struct domxml_vf *map, size_t n,
 		   char *err, size_t errlen)
 {
-	int r = program(s, map, n, err, errlen);
+	struct ledger was = { .lock_fd = -1 };
+	char why[ERRLEN];
+	struct lease *v;
+	size_t vn, vcap;
+	int r;
 
+	if (!programs(s->cfg))
+		return ledger_commit(&s->l, err, errlen);
+	r = ledger_read(&was, s->cfg->ledger_dir, err, errlen);
+	if (!r)
+		r = ledger_commit(&s->l, err, errlen);
 	if (r)
-		return r;
-	r = ledger_commit(&s->l, err, errlen);
-	if (r)
-		unprogram(s, map, n);
+		goto out;
+	r = program(s, map, n, err, errlen);
+	if (!r)
+		goto out;
+	v = s->l.v, vn = s->l.n, vcap = s->l.cap;
+	s->l.v = was.v, s->l.n = was.n, s->l.cap = was.cap;
+	was.v = v, was.n = vn, was.cap = vcap;
+	if (ledger_commit(&s->l, why, sizeof(why)))
+		log_msg("%s", why);
+out:
+	ledger_close(&was);
 	return r;
 }
 

@@ -10,8 +10,9 @@
  *   leasing_acquire     a VF for each NIC (its own again while it fits),
  *                       recorded in the ledger in memory
  *   (the caller builds its XML from the map; nothing is committed yet)
- *   leasing_commit      GUID and P_Key on each VF (oneib-pkey), then the
- *                       ledger written; a failure undoes the programming
+ *   leasing_commit      the ledger written, then GUID and P_Key on each
+ *                       VF (oneib-pkey); a failure undoes the programming
+ *                       and writes the ledger back as it was
  *   leasing_close       unlock, free
  *
  * A step that fails leaves the ledger file and the VFs as they were.
@@ -73,8 +74,11 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
 		    char *err, size_t errlen);
 /*
- * GUID and P_Key on each VF of map through the pkey command, then the
- * ledger written. Any failure unmaps the VFs programmed here again.
+ * The ledger written, then GUID and P_Key on each VF of map through the
+ * pkey command. A refusal unmaps the VFs programmed here again and writes
+ * the ledger back as it was read; a kill half-way leaves leases for every
+ * VF it may have programmed (the retry programs the same VFs, reconcile
+ * unmaps them once they expire), never a programmed VF without a lease.
  */
 int leasing_commit(struct leasing *s, const struct domxml_vf *map, size_t n,
 		   char *err, size_t errlen);
