@@ -413,6 +413,10 @@ _tl_on_exit() {
 	done
 	if [ -n "$_tl_timed_out" ]; then
 		_tl_say_keep
+		if [ -s "$TEST_TMP/.tl-timeout.ps" ]; then
+			echo "# the processes when the watchdog fired:" >&2
+			cut -c1-200 "$TEST_TMP/.tl-timeout.ps" | head -n 120 | sed 's/^/#   /' >&2
+		fi
 		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
 		: >"$TEST_TMP/.tl-done"
 		rc=1
@@ -537,6 +541,8 @@ _tl_sim_host_inside() {
 		trap - EXIT INT TERM HUP PIPE USR1
 		sleep "${TEST_TIMEOUT:-300}"
 		[ "$$" = 1 ] || exit 0 # never outside a namespace of our own
+		# what hangs, for the report (_tl_on_exit prints it)
+		ps -eo pid,ppid,stat,etimes,wchan:24,args >"$TEST_TMP/.tl-timeout.ps" 2>&1
 		kill -USR1 1
 		kill -KILL -1
 	) </dev/null >/dev/null 2>&1 &
