@@ -70,6 +70,7 @@
 #include "fabric/smp.h"
 #include "fabric/leafpack.h"
 #include "fabric/schedreq.h"
+#include "fabric/topology.h"
 #include "fabric/vfcount.h"
 #include "core/onetmpl.h"
 #include "root/partconf.h"
@@ -246,7 +247,7 @@ static int read_installed(struct desired *d, const char *cmd)
 static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
 {
 	struct leaf_pick *pick = NULL;
-	char err[ERRLEN] = "";
+	char **topo = NULL, err[ERRLEN] = "";
 	size_t i;
 	int r;
 
@@ -277,7 +278,11 @@ static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
 			c[HC_SYNC_SUM]);
 	}
 	pick = calloc(f->nvms + 1, sizeof(*pick));
-	r = !pick || leafpack_plan(f, pick) ? -ENOMEM : 0;
+	topo = calloc(f->nvms + 1, sizeof(*topo));
+	r = !pick || !topo || leafpack_plan(f, pick) ||
+			    topology_plan(f, pick, topo)
+		    ? -ENOMEM
+		    : 0;
 	for (i = 0; !r && i < f->nvms; i++) {
 		const struct vm_fact *v = &f->vms[i];
 		char *req = NULL;
@@ -290,6 +295,12 @@ static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
 				    err, sizeof(err));
 		if (r == -EINVAL)
 			log_msg("warning: %s", err);
+		/* The cluster's map (topology.h) before the leaf term that
+		 * lifts the gate: the hook applies the lines in order. */
+		if (r > 0 && topo[i]) {
+			fprintf(out, "ctx %d ", v->id);
+			tmpl_attr(out, "ONEIB_TOPOLOGY", topo[i]);
+		}
 		if (r > 0) {
 			fprintf(out, "vm %d ", v->id);
 			tmpl_attr(out, "SCHED_REQUIREMENTS", req);
@@ -297,6 +308,9 @@ static int print_counters(struct cloud_facts *f, FILE *out, const char *cmd)
 		free(req);
 		r = r == -ENOMEM ? r : 0;
 	}
+	for (i = 0; topo && i < f->nvms; i++)
+		free(topo[i]);
+	free(topo);
 	free(pick);
 	if (r) {
 		log_msg("%s: %s", cmd, strerror(ENOMEM));

@@ -9,18 +9,23 @@
  * check accepts (so the install-time checks only ever fail on a bug, never
  * on input); and no GUID of a tenant NIC is ever in two partitions. From
  * the same facts the leaf of each VM to be placed (fabric/leafpack.h): a
- * leaf term only for those, only a leaf some host is under.
+ * leaf term only for those, only a leaf some host is under; and their
+ * cluster's map, which reads back as addresses of that cluster only, each
+ * under a leaf some host is under, the VM's own among them.
  *
  * Input: first byte = options (bit 0 legacy GUIDs, bits 1-7 cloud id),
  * then the listings; the same bytes are also read as an installed file.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topomap.h"
 #include "fabric/leafpack.h"
 #include "fabric/partitions.h"
 #include "fabric/poolread.h"
+#include "fabric/topology.h"
 #include "fabric/vfcount.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,6 +39,48 @@ static int is_leaf(const struct cloud_facts *f, uint64_t g)
 			if (f->hosts[h].leaves[i] == g)
 				return 1;
 	return 0;
+}
+
+/*
+ * The cluster maps (fabric/topology.h): only for a VM given a leaf, and
+ * what the guest reads back (core/topomap.h) is a map of that VM's own
+ * cluster's addresses, itself among them when it has one.
+ */
+static void maps_written(const struct cloud_facts *f,
+			 const struct leaf_pick *pick)
+{
+	char **topo = calloc(f->nvms + 1, sizeof(*topo)), err[256];
+	size_t i, j, k, n;
+
+	if (!topo || topology_plan(f, pick, topo))
+		abort();
+	for (i = 0; i < f->nvms; i++) {
+		struct topo_entry *e = NULL;
+		bool self = false;
+
+		if (!topo[i])
+			continue;
+		if (pick[i].has != SR_LEAF ||
+		    topomap_parse(topo[i], &e, &n, err, sizeof(err)) || !n)
+			abort();
+		for (j = 0; j < n; j++) {
+			/* (under its leaf unless a listing gave another VM
+			 * of the cluster its address too) */
+			self |= f->vms[i].has_ip && e[j].ip == f->vms[i].ip;
+			for (k = 0; k < f->nvms; k++)
+				if (f->vms[k].has_ip &&
+				    f->vms[k].ip == e[j].ip &&
+				    f->vms[k].net == f->vms[i].net)
+					break;
+			if (k == f->nvms || !is_leaf(f, e[j].leaf))
+				abort();
+		}
+		if (f->vms[i].has_ip && !self)
+			abort();
+		free(e);
+		free(topo[i]);
+	}
+	free(topo);
 }
 
 static void leaves_chosen(struct cloud_facts *f)
@@ -51,6 +98,7 @@ static void leaves_chosen(struct cloud_facts *f)
 		    (!pick[i].leaf || !is_leaf(f, pick[i].leaf)))
 			abort();
 	}
+	maps_written(f, pick);
 	free(pick);
 }
 

@@ -6,7 +6,10 @@
  * a third that fits under neither spreads with the fewest VMs across; two
  * bursts that come together part; a waiting VM keeps its leaf while it
  * fits; spread and none; the gate for VMs not yet PENDING; hosts the
- * scheduler does not use or that serve other clusters give no room.
+ * scheduler does not use or that serve other clusters give no room. And
+ * the map of its cluster a VM gets with its leaf (fabric/topology.h): a
+ * burst behind the gate learns the whole cluster and nothing of another
+ * tenant's, once.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,6 +25,7 @@
 
 #include "fabric/leafpack.h"
 #include "fabric/poolread.h"
+#include "fabric/topology.h"
 #include "fabric/vfcount.h"
 
 #define LEAF_A "0x0002c90200000a00"
@@ -367,6 +371,136 @@ static void only_what_matches(void **state)
 	cloud_free(&c);
 }
 
+/* --- the cluster's map a VM gets with its leaf (fabric/topology.h) ------- */
+
+/* as the shipped template has it: the VF term, then the gate */
+#define GATE                                                                   \
+	"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "      \
+	"TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > 0 & IB_LEAVES = "     \
+	"\"*,chosen-by-one-ib,*\""
+
+/* A VM of network net with one IB NIC at 10.0.<net>.<id>; its CONTEXT
+ * (with ONEIB_TOPOLOGY topo unless NULL) when ctx. */
+static void vm_ip(struct cloud *c, int id, int state, int net, const char *req,
+		  bool ctx, const char *topo)
+{
+	append(&c->vms,
+	       "<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d</LCM_STATE>"
+	       "<TEMPLATE><NIC><NIC_ID>0</NIC_ID><NETWORK_ID>%d</NETWORK_ID>"
+	       "<IP>10.0.%d.%d</IP><VN_MAD>ib</VN_MAD></NIC>",
+	       id, state, state == 3 ? 3 : 0, net, net, id);
+	if (ctx)
+		append(&c->vms,
+		       "<CONTEXT><NETWORK>YES</NETWORK>%s%s%s</CONTEXT>",
+		       topo ? "<ONEIB_TOPOLOGY><![CDATA[" : "",
+		       topo ? topo : "", topo ? "]]></ONEIB_TOPOLOGY>" : "");
+	append(&c->vms, "</TEMPLATE><USER_TEMPLATE>");
+	if (req)
+		append(&c->vms,
+		       "<SCHED_REQUIREMENTS><![CDATA[%s]]></"
+		       "SCHED_REQUIREMENTS>",
+		       req);
+	append(&c->vms, "</USER_TEMPLATE></VM>");
+}
+
+/* "ID=map;" for each VM that gets a map, in ID order. */
+static char *maps(struct cloud *c)
+{
+	struct cloud_facts f = { 0 };
+	struct leaf_pick *pick;
+	char **topo, *out = NULL;
+	size_t i;
+
+	read_pool(&f, POOL_VM, "VM_POOL", c->vms);
+	read_pool(&f, POOL_HOST, "HOST_POOL", c->hosts);
+	read_pool(&f, POOL_VNET, "VNET_POOL", c->nets);
+	vfcount_prepare(&f);
+	pick = calloc(f.nvms + 1, sizeof(*pick));
+	topo = calloc(f.nvms + 1, sizeof(*topo));
+	assert_true(pick && topo);
+	assert_int_equal(leafpack_plan(&f, pick), 0);
+	assert_int_equal(topology_plan(&f, pick, topo), 0);
+	append(&out, "%s", "");
+	for (i = 0; i < f.nvms; i++) {
+		if (topo[i])
+			append(&out, "%d=%s;", f.vms[i].id, topo[i]);
+		free(topo[i]);
+	}
+	free(topo);
+	free(pick);
+	cloud_facts_free(&f);
+	return out;
+}
+
+/* A burst behind the gate learns its whole cluster, and only it. */
+static void topology_of_a_burst(void **state)
+{
+	struct cloud c = { 0 };
+	char *got;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "<ID>10</ID>", "<ID>11</ID>", "<ID>20</ID>", "");
+	vm_ip(&c, 10, 3, 5, NULL, true, NULL); /* running, under A */
+	vm_ip(&c, 11, 3, 5, NULL, true, NULL);
+	vm_ip(&c, 12, 1, 5, GATE, true, NULL); /* the burst */
+	vm_ip(&c, 13, 1, 5, GATE, true, NULL);
+	vm_ip(&c, 20, 3, 6, NULL, true, NULL); /* the other tenant */
+	vm_ip(&c, 21, 1, 6, GATE, true, NULL);
+	got = maps(&c);
+	assert_string_equal(got, "12=" LEAF_A "=10.0.5.10,10.0.5.11,10.0.5.12,"
+				 "10.0.5.13;"
+				 "13=" LEAF_A "=10.0.5.10,10.0.5.11,10.0.5.12,"
+				 "10.0.5.13;"
+				 "21=" LEAF_B "=10.0.6.20,10.0.6.21;");
+	free(got);
+	cloud_free(&c);
+
+	/* six that fit under neither leaf: the map says where each goes */
+	net(&c, 7, NULL, false);
+	two_leaves(&c, "", "", "", "");
+	for (int i = 30; i < 36; i++)
+		vm_ip(&c, i, 1, 7, GATE, true, NULL);
+	got = maps(&c);
+	assert_string_equal(got, "30=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;"
+				 "31=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;"
+				 "32=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;"
+				 "33=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;"
+				 "34=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;"
+				 "35=" LEAF_A "=10.0.7.30,10.0.7.31,10.0.7.32,"
+				 "10.0.7.33,10.0.7.34,10.0.7.35;");
+	free(got);
+	cloud_free(&c);
+}
+
+/* Who gets no map: written already, no gate, no CONTEXT, not PENDING. */
+static void topology_only_at_the_gate(void **state)
+{
+	struct cloud c = { 0 };
+	char *got;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	two_leaves(&c, "", "", "", "");
+	vm_ip(&c, 12, 1, 5, GATE, true,
+	      LEAF_A "=10.0.5.12,10.0.5.13,10.0.5.14,10.0.5.15"); /* written */
+	vm_ip(&c, 13, 1, 5, GATE, true, LEAF_A "=10.0.5.12"); /* stale */
+	vm_ip(&c, 14, 1, 5, NULL, true, NULL); /* no gate: VF term only */
+	vm_ip(&c, 15, 1, 5, GATE, false, NULL); /* no CONTEXT */
+	vm_ip(&c, 16, 2, 5, GATE, true, NULL); /* on HOLD */
+	got = maps(&c);
+	assert_string_equal(got, "13=" LEAF_A "=10.0.5.12,10.0.5.13,10.0.5.14,"
+				 "10.0.5.15;");
+	free(got);
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +510,8 @@ int main(void)
 		cmocka_unit_test(modes_and_states),
 		cmocka_unit_test(room_only_where_it_may_go),
 		cmocka_unit_test(only_what_matches),
+		cmocka_unit_test(topology_of_a_burst),
+		cmocka_unit_test(topology_only_at_the_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

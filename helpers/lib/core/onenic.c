@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,19 @@ static void nic_net(const xmlNode *nic, const char *who, struct one_nic *out)
 	free(v);
 }
 
+/* IP: an IPv4 address, or none (a NIC of an IPv6 or Ethernet range). */
+static void nic_ip(const xmlNode *nic, struct one_nic *out)
+{
+	struct in_addr a;
+	char *v;
+
+	if (!xml_only_leaf(nic, "IP", &v) && inet_pton(AF_INET, v, &a) == 1) {
+		out->has_ip = true;
+		out->ip = ntohl(a.s_addr);
+	}
+	free(v);
+}
+
 void one_nic_read(const xmlNode *nic, int vm_id, size_t nth,
 		  struct one_nic *out)
 {
@@ -158,6 +172,7 @@ void one_nic_read(const xmlNode *nic, int vm_id, size_t nth,
 	if (out->nic_id < 0 || !no_twice(nic, who, out))
 		return;
 	nic_mac(nic, who, out);
+	nic_ip(nic, out);
 	xml_ib_attrs(nic,
 		     IBA_BIT(IBA_PKEY) | IBA_BIT(IBA_PF) | IBA_BIT(IBA_PORT), 0,
 		     &out->a, who, out->why_attr, sizeof(out->why_attr));

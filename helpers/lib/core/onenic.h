@@ -60,6 +60,8 @@ struct one_nic {
 	int network_id; /* NETWORK_ID; -1 when absent or malformed */
 	bool has_mac;
 	uint64_t mac; /* MAC, low 48 bits */
+	bool has_ip; /* IP, an IPv4 address (not a rule: none is fine) */
+	uint32_t ip; /* host byte order */
 	struct ib_attrs a; /* IB_PKEY, IB_PF, IB_PORT as far as given */
 	/*
 	 * The rules the NIC breaks, "" for each it keeps, e.g.

@@ -84,6 +84,7 @@ struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f)
 	if (v) {
 		v->req = FACT_NONE;
 		v->net = FACT_NONE;
+		v->topo = FACT_NONE;
 	}
 	return v;
 }

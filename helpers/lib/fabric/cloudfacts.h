@@ -85,17 +85,23 @@ struct nic_fact {
 };
 
 /*
- * A VM of the pool in any state but DONE, for the VF counters (vfcount.h)
- * and its leaf (leafpack.h): how many of its NICs are InfiniBand (VN_MAD
- * "ib"), the network of the first, whose virtual cluster it belongs to,
- * and the requirement it is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS).
+ * A VM of the pool in any state but DONE, for the VF counters (vfcount.h),
+ * its leaf (leafpack.h) and its cluster's map (topology.h): how many of
+ * its NICs are InfiniBand (VN_MAD "ib"), the network of the first, whose
+ * virtual cluster it belongs to, that NIC's IPv4 address, the requirement
+ * it is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS) and the map its
+ * context holds (TEMPLATE/CONTEXT/ONEIB_TOPOLOGY).
  */
 struct vm_fact {
 	int id;
 	int state; /* STATE: 1 PENDING, 2 HOLD, 4 STOPPED, 9 UNDEPLOYED... */
 	int ib_nics;
 	int net; /* NETWORK_ID of its first InfiniBand NIC, or FACT_NONE */
+	bool has_ip; /* that NIC's IP, an IPv4 address */
+	uint32_t ip; /* host byte order */
 	int req; /* text index of SCHED_REQUIREMENTS, or FACT_NONE */
+	bool context; /* TEMPLATE/CONTEXT is there (updateconf adds none) */
+	int topo; /* text index of CONTEXT/ONEIB_TOPOLOGY, or FACT_NONE */
 };
 
 /* PENDING, HOLD, STOPPED, UNDEPLOYED: the scheduler places it (again). */

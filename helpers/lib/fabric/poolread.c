@@ -296,6 +296,27 @@ static struct vm_fact *vm_counted(const xmlNode *vm, int id, int state,
 	return r ? NULL : v;
 }
 
+/* Whether it has a CONTEXT, and the map one-ib last wrote there. */
+static int vm_context(const xmlNode *t, struct vm_fact *v,
+		      struct cloud_facts *f)
+{
+	const xmlNode *ctx;
+	char *topo = NULL;
+	int count, r = 0;
+
+	ctx = xml_only_child(t, "CONTEXT", &count);
+	v->context = ctx != NULL;
+	if (ctx && !xml_only_leaf(ctx, "ONEIB_TOPOLOGY", &topo)) {
+		r = cloud_facts_text(f, topo);
+		if (r >= 0) {
+			v->topo = r;
+			r = 0;
+		}
+	}
+	free(topo);
+	return r;
+}
+
 /*
  * Each <NIC> is read once (the one <NIC> reader): counted for the VF
  * counters in any state, a NIC fact only while the VM has a host.
@@ -320,6 +341,9 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 		return -ENOMEM;
 	vi = f->nvms - 1;
 	t = xml_only_child(vm, "TEMPLATE", &count);
+	r = t ? vm_context(t, &f->vms[vi], f) : 0;
+	if (r)
+		return r;
 	placed = vm_has_host(state, lcm);
 	first = f->nnics;
 	for (c = t ? t->children : NULL; c; c = c->next) {
@@ -329,8 +353,11 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 			continue;
 		one_nic_read(c, id, ++k, &x);
 		f->vms[vi].ib_nics += x.ib;
-		if (x.ib && x.network_id >= 0 && f->vms[vi].net == FACT_NONE)
+		if (x.ib && x.network_id >= 0 && f->vms[vi].net == FACT_NONE) {
 			f->vms[vi].net = x.network_id;
+			f->vms[vi].has_ip = x.has_ip;
+			f->vms[vi].ip = x.ip;
+		}
 		r = placed ? vm_nic(&x, id, f) : 0;
 		if (r)
 			return r;
@@ -556,17 +583,42 @@ enum name {
 	N_IB_VFS_AVAIL,
 	N_IB_SYNC_VMS,
 	N_IB_SYNC_SUM,
+	N_IP,
+	N_CONTEXT,
+	N_ONEIB_TOPOLOGY,
 	N_COUNT
 };
 
 static const char *const name_text[N_COUNT] = {
-	"ID",	       "NAME",		"STATE",	 "LCM_STATE",
-	"TEMPLATE",    "NIC",		"VN_MAD",	 "NETWORK_ID",
-	"NIC_ID",      "MAC",		"IB_PKEY",	 "CLUSTER_ID",
-	"IB_PF",       "CLUSTERS",	"IB_PORT",	 "HISTORY_RECORDS",
-	"HISTORY",     "HID",		"USER_TEMPLATE", "SCHED_REQUIREMENTS",
-	"VMS",	       "IB_VFS_USABLE", "IB_VFS_USED",	 "IB_VFS_AVAIL",
-	"IB_SYNC_VMS", "IB_SYNC_SUM",
+	"ID",
+	"NAME",
+	"STATE",
+	"LCM_STATE",
+	"TEMPLATE",
+	"NIC",
+	"VN_MAD",
+	"NETWORK_ID",
+	"NIC_ID",
+	"MAC",
+	"IB_PKEY",
+	"CLUSTER_ID",
+	"IB_PF",
+	"CLUSTERS",
+	"IB_PORT",
+	"HISTORY_RECORDS",
+	"HISTORY",
+	"HID",
+	"USER_TEMPLATE",
+	"SCHED_REQUIREMENTS",
+	"VMS",
+	"IB_VFS_USABLE",
+	"IB_VFS_USED",
+	"IB_VFS_AVAIL",
+	"IB_SYNC_VMS",
+	"IB_SYNC_SUM",
+	"IP",
+	"CONTEXT",
+	"ONEIB_TOPOLOGY",
 };
 
 #define B(x) (1u << (x))
@@ -584,7 +636,7 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	};
 	static const unsigned nic_values =
 		B(N_VN_MAD) | B(N_NETWORK_ID) | B(N_NIC_ID) | B(N_MAC) |
-		B(N_IB_PKEY) | B(N_IB_PF) | B(N_IB_PORT);
+		B(N_IB_PKEY) | B(N_IB_PF) | B(N_IB_PORT) | B(N_IP);
 	unsigned set;
 	int i;
 
@@ -609,9 +661,14 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 		return name == nm[N_HISTORY] ? CONTAINER : SKIP;
 	} else if (level == 4 && parent == nm[N_HISTORY]) {
 		return name == nm[N_HID] ? WHOLE : SKIP;
+	} else if (level == 4 && kind == POOL_VM && parent == nm[N_CONTEXT]) {
+		/* the cluster's map one-ib wrote (vm_context) */
+		return name == nm[N_ONEIB_TOPOLOGY] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_TEMPLATE]) {
 		if (kind == POOL_VM)
-			return name == nm[N_NIC] ? CONTAINER : SKIP;
+			return name == nm[N_NIC] || name == nm[N_CONTEXT]
+				       ? CONTAINER
+				       : SKIP;
 		if (kind == POOL_HOST) {
 			for (i = 0; i < N_COUNT; i++)
 				if ((host_values & B(i)) && name == nm[i])

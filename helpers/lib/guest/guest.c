@@ -15,6 +15,7 @@
 #include "guest/guestapply.h"
 #include "guest/guestplan.h"
 #include "guest/guestsl.h"
+#include "guest/guesttopo.h"
 #include "core/guid.h"
 #include "guest/ibport.h"
 #include "guest/ipoib.h"
@@ -305,6 +306,30 @@ static int no_vmid(const struct run *r, FILE *out, char *err, size_t errlen)
 	return 0;
 }
 
+/* The topology file (guesttopo.h): written, or removed when the context
+ * has no map or a malformed one (that one line on stderr). 0 or 1. */
+static int write_topology(const struct run *r, char *err, size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[512];
+	int ret = guest_topology(&r->ctx, &sb, err, errlen);
+
+	snprintf(path, sizeof(path), "%s/" GUEST_TOPO_FILE, r->o->state_dir);
+	if (!ret)
+		ret = atomic_replace(path, NULL, sb.buf, sb.len, 0644, err,
+				     errlen);
+	else if (ret == -ENOMEM)
+		err_set(err, errlen, "out of memory");
+	sb_release(&sb);
+	if (ret)
+		unlink(path); /* a map of the past would mislead */
+	if (ret && ret != -ENOENT) {
+		log_msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int run(struct run *r, FILE *out, char *err, size_t errlen)
 {
 	char path[512];
@@ -352,6 +377,7 @@ static int run(struct run *r, FILE *out, char *err, size_t errlen)
 		log_msg("%s", err);
 		ret++;
 	}
+	ret += write_topology(r, err, errlen);
 	snprintf(path, sizeof(path), "%s/state", r->o->state_dir);
 	if (gstate_save(path, &now, err, errlen)) {
 		log_msg("%s", err);
