@@ -34,6 +34,7 @@ cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
 # Stand-ins: CLI list -x ... prints $TEST_TMP/POOL.xml and appends its
 # arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; CLI update ID
 # FILE --append appends "ID --append" and FILE to $TEST_TMP/updates.CLI
+# (updateconf to updatesconf.CLI; both "update|updateconf ID" to order.CLI)
 # (with $TEST_TMP/CLI.update.fail it fails as when oned refuses); with
 # $TEST_TMP/CLI.fail it fails as the CLI does when oned is away, with
 # $TEST_TMP/CLI.hang it hangs.
@@ -41,9 +42,11 @@ for c in onevm:vms onehost:hosts onevnet:vnets; do
 	cli=${c%%:*} pool=${c#*:}
 	cat >"$TEST_TMP/bin/$cli" <<-EOF
 	#!/bin/sh
-	if [ "\$1" = update ]; then
+	if [ "\$1" = update ] || [ "\$1" = updateconf ]; then
 		[ -e "$TEST_TMP/$cli.update.fail" ] && { echo "[one.\$1] User couldn't be authenticated" >&2; exit 255; }
-		{ echo "\$2 \$4"; cat "\$3"; } >>"$TEST_TMP/updates.$cli"
+		echo "\$1 \$2" >>"$TEST_TMP/order.$cli"
+		[ "\$1" = update ] || set -- "\$@" conf
+		{ echo "\$2 \$4"; cat "\$3"; } >>"$TEST_TMP/updates\$5.$cli"
 		exit 0
 	fi
 	echo "\$* ONE_POOL_PAGE_SIZE=\${ONE_POOL_PAGE_SIZE-unset}" >>"$TEST_TMP/calls.$cli"
@@ -272,6 +275,34 @@ sed -i "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"sudo -n /usr/sbin/onei
 	"$R/etc/vnm/ib/ibrc"
 refused "old ibrc" "ONEIB_PARTITIONS_CMD in .* still runs 'oneib-pkey partitions', which is now oneib-partitions-install \(see INSTALL, upgrading\)$"
 cp "$TEST_TMP/ibrc.saved" "$R/etc/vnm/ib/ibrc"
+
+# --- a VM the gate holds gets its cluster's map (fabric/topology.h) in
+# its CONTEXT, before the leaf term that lets the scheduler place it
+cat >"$TEST_TMP/vnets.xml" <<'EOF'
+<VNET_POOL><VNET><ID>5</ID><NAME>tenant</NAME><STATE>1</STATE><CLUSTERS><ID>0</ID></CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>0x8105</IB_PKEY></TEMPLATE></VNET></VNET_POOL>
+EOF
+cat >"$TEST_TMP/hosts.xml" <<'EOF'
+<HOST_POOL><HOST><ID>1</ID><NAME>hv1</NAME><STATE>2</STATE><CLUSTER_ID>0</CLUSTER_ID><VMS><ID>10</ID></VMS><TEMPLATE><IB_PF><PORT_GUID>0x0c42a10300000001</PORT_GUID><LINK_LAYER>InfiniBand</LINK_LAYER><DRIVER>mlx5_core</DRIVER><LEAF_GUID>0x0002c90200000a00</LEAF_GUID></IB_PF><IB_VFS_USABLE>4</IB_VFS_USABLE><IB_VFS_USED>1</IB_VFS_USED><IB_VFS_AVAIL>3</IB_VFS_AVAIL><IB_SYNC_VMS>1</IB_SYNC_VMS><IB_SYNC_SUM>10</IB_SYNC_SUM></TEMPLATE></HOST></HOST_POOL>
+EOF
+gate='"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL" > 0 & IB_LEAVES = "*,chosen-by-one-ib,*"'
+cat >"$TEST_TMP/vms.xml" <<EOF
+<VM_POOL><VM><ID>10</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE><TEMPLATE><NIC><NIC_ID>0</NIC_ID><NETWORK_ID>5</NETWORK_ID><MAC>02:00:0a:00:05:0a</MAC><IP>10.0.5.10</IP><VN_MAD>ib</VN_MAD></NIC><CONTEXT><NETWORK>YES</NETWORK></CONTEXT></TEMPLATE><HISTORY_RECORDS><HISTORY><HID>1</HID></HISTORY></HISTORY_RECORDS></VM>
+<VM><ID>12</ID><STATE>1</STATE><LCM_STATE>0</LCM_STATE><TEMPLATE><NIC><NIC_ID>0</NIC_ID><NETWORK_ID>5</NETWORK_ID><MAC>02:00:0a:00:05:0c</MAC><IP>10.0.5.12</IP><VN_MAD>ib</VN_MAD></NIC><CONTEXT><NETWORK>YES</NETWORK></CONTEXT></TEMPLATE><USER_TEMPLATE><SCHED_REQUIREMENTS><![CDATA[$gate]]></SCHED_REQUIREMENTS></USER_TEMPLATE></VM></VM_POOL>
+EOF
+rm -f "$TEST_TMP"/updates* "$TEST_TMP"/order.*
+assert_ok "a gated VM" -- run_hook
+assert_eq "updateconf 12
+update 12" "$(cat "$TEST_TMP/order.onevm")" "VM 12: the map, then the requirement"
+assert_eq '12 --append
+CONTEXT=[ONEIB_TOPOLOGY="0x0002c90200000a00=10.0.5.10,10.0.5.12"]' "$(cat "$TEST_TMP/updatesconf.onevm")" \
+	"the map of its cluster: VM 10 on hv1 and itself, under hv1's leaf"
+assert_match 'IB_LEAVES = \\"\*,0x0002c90200000a00,\*\\"' "$(cat "$TEST_TMP/updates.onevm")" "and the leaf term lifts the gate"
+rm -f "$TEST_TMP"/updates* "$TEST_TMP"/order.*
+: >"$TEST_TMP/onevm.update.fail"
+assert_fail "the map refused" -- run_hook
+assert_match "^oneib-partitions: onevm updateconf 12 --append failed \(exit 255\)" "$(cat "$LAST_ERR")" \
+	"one line naming the updateconf"
+rm "$TEST_TMP/onevm.update.fail"
 
 # --- a lock file that cannot be opened
 ONEIB_PARTITIONS_LOCK=$TEST_TMP/no/such/dir/lock refused "lock not openable" \

@@ -3,7 +3,8 @@
 # index 0, so the parent carries it) next to an Ethernet NIC: --dry-run
 # prints the plan and changes nothing; the run puts addresses, gateway,
 # routes, MTU and link state on ib0 (read back over rtnetlink), leaves
-# eth0 to the stock scripts; a second run changes nothing.
+# eth0 to the stock scripts; a second run changes nothing. The context's
+# ONEIB_TOPOLOGY becomes the topology file, a malformed one none.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/guest.sh"
 sim_guest guest-mlx4
@@ -49,4 +50,29 @@ assert_ok "second run" -- guest_ctx "$ctx"
 assert_match '^ETH1 ib0: unchanged ' "$(cat "$LAST_OUT")" "says unchanged"
 assert_eq "$after" "$(g_snapshot)" "second run changed nothing in the kernel"
 assert_eq "$state" "$(cat "$GUEST_STATE/state")" "nor in its record"
+
+# The cluster's leaf map (ONEIB_TOPOLOGY, written by the front-end before
+# the VM was placed) becomes the topology file; none or a malformed one:
+# no file (a malformed one also fails the run with one line), the NICs
+# configured all the same.
+topo=$GUEST_STATE/topology
+assert_fail "no map in the context: no topology file" -- test -e "$topo"
+ctx_map() { # ONEIB_TOPOLOGY
+	ctx_write "$ctx" VMID=42 NETWORK=YES ETH1_MAC=02:00:0a:0b:00:05 \
+		ETH1_IP=10.11.0.5 ETH1_MASK=255.255.255.0 "ONEIB_TOPOLOGY=$1"
+}
+ctx_map "0x0002c90200000a00=10.11.0.5,10.11.0.6 0x0002c90200000b00=10.11.0.7"
+assert_ok "a map" -- guest_ctx "$ctx"
+assert_eq "# oneib-context: the leaf switch of each VM of this virtual cluster
+# (ONEIB_TOPOLOGY of the context): IPv4 address, leaf switch GUID
+10.11.0.5 0x0002c90200000a00
+10.11.0.6 0x0002c90200000a00
+10.11.0.7 0x0002c90200000b00" "$(cat "$topo")" "the topology file: each VM's address and leaf"
+assert_eq 644 "$(stat -c %a "$topo")" "readable by every user (the MPI launcher)"
+ctx_map "0x0002c90200000a00=10.11.0.5,10.11.0.999"
+assert_fail "a malformed map" -- guest_ctx "$ctx"
+assert_eq "oneib-context: ONEIB_TOPOLOGY: '10.11.0.999' is not an IPv4 address" "$(grep -v libibverbs "$LAST_ERR")" \
+	"one line naming the bad part"
+assert_fail "the old file removed" -- test -e "$topo"
+assert_eq "10.11.0.5/24" "$(g_addrs ib0)" "the NIC still configured"
 test_done
