@@ -304,18 +304,42 @@ static const struct vnet_fact *placed_by_leaf(const struct plan *p,
 	return n->a.placement != IB_PLACE_NONE ? n : NULL;
 }
 
+/*
+ * held[i]: a host's VMS names f->vms[i]. oned has dispatched a PENDING VM
+ * a host holds: the VM listing was taken before the host listing, and the
+ * scheduler placed it in between. It is where it is, counted on its host
+ * (plan_init); placing it again would count its VFs twice.
+ */
+static bool *held_by_hosts(const struct cloud_facts *f)
+{
+	bool *held = calloc(f->nvms + 1, sizeof(*held));
+	size_t i, j;
+
+	for (i = 0; held && i < f->nhosts; i++)
+		for (j = 0; j < f->hosts[i].nvms; j++) {
+			const struct vm_fact *v =
+				vfcount_vm(f, f->hosts[i].vms[j]);
+
+			if (v)
+				held[v - f->vms] = true;
+		}
+	return held;
+}
+
 int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 {
 	struct plan p = { 0 };
+	bool *held = held_by_hosts(f);
 	size_t i;
-	int r = plan_init(&p, f), pass;
+	int r = held ? plan_init(&p, f) : -ENOMEM, pass;
 
 	for (i = 0; i < f->nvms; i++) {
 		const struct vm_fact *v = &f->vms[i];
 		const struct vnet_fact *n = placed_by_leaf(&p, v);
 
 		pick[i] = (struct leaf_pick){
-			.to_place = v->ib_nics && vm_fact_to_place(v),
+			.to_place = v->ib_nics && vm_fact_to_place(v) &&
+				    !(held && held[i]),
 		};
 		if (pick[i].to_place && n && v->state != VM_PENDING)
 			pick[i].has = SR_GATE;
@@ -351,5 +375,6 @@ int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 		}
 	}
 	plan_free(&p);
+	free(held);
 	return r;
 }

@@ -31,7 +31,10 @@
  *   - a VM on HOLD, STOPPED or UNDEPLOYED gets the gate (schedreq.h):
  *     when it is released or resumed it turns PENDING, the hook runs and
  *     gives it a leaf, and no scheduling cycle can place it before that;
- *   - none: no leaf term, the gate removed.
+ *   - none: no leaf term, the gate removed;
+ *   - a PENDING VM a host's VMS already names is not placed again: oned
+ *     dispatched it between the VM and the host listings, and it counts
+ *     on that host (its VFs would count twice: a burst split wrongly).
  * Two tenants' bursts that come together part: each VM of the second
  * finds the leaf the first took with less room, and its own cluster's
  * VMs follow it.
