@@ -11,7 +11,9 @@
 #   oneib-partitions render --counters FILE vms.xml hosts.xml vnets.xml
 #       the hook's whole share of a VM event: one parse, the partitions
 #       and the counters
-# and of the render alone, for scale. Printed, never asserted; checked
+# and of the render alone, for scale; then counters again with every
+# waiting VM behind the gate, so that each gets its cluster's leaf map
+# (fabric/topology.h). Printed, never asserted; checked
 # only that a run succeeds, names every host with IB PFs once, gives
 # waiting VMs requirements under several leaves, and that render writes
 # what counters prints. The listing itself (`onevm list`, Ruby, about 4 s
@@ -44,4 +46,15 @@ assert_file_eq "$TEST_TMP/counters.out" "$TEST_TMP/render-counters.out" "render 
 echo "# b42 counters and leaves: hosts=$hosts vms_given_terms=$vms leaves_chosen=$leaves vms_bytes=$(stat -c %s "$d/vms.xml") $("$RUNSTAT" "$RUNS" "$PART" counters "${pools[@]}")"
 echo "# b42 the hook's one parse (render --counters): $("$RUNSTAT" "$RUNS" "$PART" render --output "$TEST_TMP/p.conf" --counters "$TEST_TMP/c.out" "${pools[@]}")"
 echo "# b42 render alone (same files): $("$RUNSTAT" "$RUNS" "$PART" render --output "$TEST_TMP/p.conf" "${pools[@]}")"
+# every waiting VM behind the shipped template's gate: each gets its
+# cluster's leaf map for its CONTEXT (fabric/topology.h) as its gate lifts
+gate='"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL" \&gt; 0 \&amp; IB_LEAVES = "*,chosen-by-one-ib,*"'
+sed "s|<USER_TEMPLATE>|<USER_TEMPLATE><SCHED_REQUIREMENTS>$gate</SCHED_REQUIREMENTS>|" "$d/vms.xml" >"$d/vms-gated.xml"
+gated=("$d/vms-gated.xml" "$d/hosts.xml" "$d/vnets.xml")
+assert_ok "counters, every waiting VM gated" -- "$PART" counters "${gated[@]}"
+maps=$(grep -c '^ctx ' "$LAST_OUT")
+assert_eq 1 "$((maps > 0))" "gated VMs get their cluster's map"
+assert_eq "$maps" "$(awk '$1 == "ctx" { c = $2; next } c != "" && $1 == "vm" && $2 == c && /IB_LEAVES = \\"\*,0x/ { n++ } { c = "" } END { print n + 0 }' "$LAST_OUT")" \
+	"each map just before the leaf term that lifts that VM's gate"
+echo "# b42 counters with maps: vms_given_maps=$maps map_bytes=$(grep '^ctx ' "$LAST_OUT" | wc -c) $("$RUNSTAT" "$RUNS" "$PART" counters "${gated[@]}")"
 test_done

@@ -244,6 +244,8 @@ BEGIN {
 			if (ext) s = s C("        ", "AR_ID", 0) C("        ", "BRIDGE_TYPE", "none") \
 				C("        ", "CLUSTER_ID", k < K ? "100,101" : "100") \
 				C("        ", "IB_PKEY", sprintf("0x%04x", 32768 + k + 1))
+			# an IPoIB address (10.0.0.0/8), as an IP4 range gives
+			if (!lean) s = s V("        ", "IP", ip(macn))
 			s = s V("        ", "MAC", mac(macn++))
 			if (ext) s = s C("        ", "NAME", "NIC" nic)
 			if (!lean) s = s V("        ", "NETWORK", netname(k))

@@ -36,7 +36,8 @@
 #   g_addrs DEV             its global addresses, "10.11.0.5/24 fd00::5/64"
 #   g_mtu DEV, g_up DEV     MTU; "up" or "down" (IFF_UP)
 #   g_routes [-4|-6]        routes oneib-context adds (proto static), sorted
-#   g_snapshot              every link, address and route: for "no change"
+#   g_snapshot              every link, address and route but the kernel's
+#                           link-local ones: for "no change"
 
 IBCTX=$ONEIB_DESTDIR/usr/sbin/oneib-context
 GUEST_STATE=$TEST_TMP/state
@@ -95,7 +96,9 @@ g_routes() { # [-4|-6]
 
 g_snapshot() {
 	ip -d link show | grep -v 'link/ether'
-	ip addr show | grep -v valid_lft
+	# not the kernel's own link-local addresses and routes: they come and
+	# leave "tentative" on the kernel's time (DAD), seconds on a busy machine
+	ip addr show | grep -v -e valid_lft -e 'inet6 fe80:'
 	ip -4 route show table all
-	ip -6 route show table all
+	ip -6 route show table all | grep -v 'fe80:'
 }

@@ -16,6 +16,10 @@
 #     a VF, none failed), the hosts agree with oned, every hook run
 #     succeeded;
 #   - the requirement of a running VM names the leaf it is under;
+#   - each VM's CONTEXT carries its cluster's leaf map (ONEIB_TOPOLOGY),
+#     only its own cluster's VMs, each under the leaf it runs under; the
+#     last VM of a burst knows the whole cluster, and the context.sh
+#     OpenNebula made at deploy holds it;
 #   - the host facts the scheduler reads, as oned shows them: the leaf
 #     (LEAF_GUID, LEAF_PORT, LEAF_DESC), P_Key headroom (PKEY_CAP,
 #     PKEY_USED), free VFs per NUMA node (IB_NUMA); a host whose ledger is
@@ -116,9 +120,50 @@ assert_ok "tenant c: six VMs at once" -- as_oneadmin onetemplate instantiate "$t
 wait_for 240 _running 8 6
 assert_ok "tenant c: its 6 VMs run" -- _running 8 6
 assert_eq "4 2" "$(leaf_counts 8 6)" "tenant c: fits under neither leaf, 4 under one, 2 across"
+[ "$(leaf_counts 8 6)" = "4 2" ] ||
+	for ((i = 8; i < 14; i++)); do # what went where, for the report
+		say "VM $i: $(one_xml vm "$i" | one_xpath 'concat(/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME, " ", /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)' | grep -o '^[^ ]* \|IB_LEAVES = [^&]*' | tr '\n' ' ')"
+		say "VM $i log: $(one_vm_log "$i" | grep -c 'New state is') state changes, $(one_vm_log "$i" | grep -c 'New LCM state is POWEROFF\|POWEROFF') poweroff lines"
+	done
 
 one_deployed_once 0 13 "no deploy attempted without a free VF: one host per VM, no failure"
 one_cloud_agrees "14 VMs in three clusters"
+
+# --- what each guest learns of its cluster (fabric/topology.h): the map
+# written into its CONTEXT before its gate lifted, "IP LEAF" lines
+vm_map() {
+	one_xml vm "$1" | one_xpath /VM/TEMPLATE/CONTEXT/ONEIB_TOPOLOGY | tr ' ' '\n' |
+		awk -F= 'NF == 2 { n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i], $1 }' | sort
+}
+vm_truth() { # "IP LEAF" of the VMs FIRST..FIRST+N-1, where they run
+	local i h
+	for ((i = $1; i < $1 + $2; i++)); do
+		h=$(one_xml vm "$i" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME')
+		case $h in
+		hv1 | hv2) echo "$(one_xml vm "$i" | one_xpath '/VM/TEMPLATE/NIC[1]/IP') $LEAF1" ;;
+		*) echo "$(one_xml vm "$i" | one_xpath '/VM/TEMPLATE/NIC[1]/IP') $LEAF2" ;;
+		esac
+	done | sort
+}
+maps_true() { # FIRST N: each map is lines of the cluster's truth, its own among them
+	local i m truth bad=
+	truth=$(vm_truth "$1" "$2")
+	for ((i = $1; i < $1 + $2; i++)); do
+		m=$(vm_map "$i")
+		[ -n "$m" ] && [ -z "$(comm -23 <(echo "$m") <(echo "$truth"))" ] &&
+			echo "$m" | grep -q "^$(one_xml vm "$i" | one_xpath '/VM/TEMPLATE/NIC[1]/IP') " ||
+			bad="$bad VM $i: '$(echo "$m" | tr '\n' ';')'"
+	done
+	echo "${bad:-ok}"
+}
+assert_eq ok "$(maps_true 0 4)" "tenant a: each VM's map names only its cluster's VMs, where they run, itself too"
+assert_eq ok "$(maps_true 4 4)" "tenant b: the same"
+assert_eq ok "$(maps_true 8 6)" "tenant c: the same, over both leaves"
+assert_eq "$(vm_truth 0 4)" "$(vm_map 3)" "tenant a's last VM knows the whole cluster"
+assert_eq "$(vm_truth 8 6)" "$(vm_map 13)" "tenant c's last VM knows the whole cluster: 4 under one leaf, 2 under the other"
+ctxf=$(find "$ONE_DIR/var" -path '*/13/context.sh' 2>/dev/null | head -n 1)
+assert_match "^ONEIB_TOPOLOGY='0x" "$(grep '^ONEIB_TOPOLOGY=' "${ctxf:-/dev/null}")" \
+	"the context OpenNebula made at deploy carries it ($ctxf)"
 
 # --- what the scheduler reads of a host, as oned shows it
 t=$(one_xml host hv3)
