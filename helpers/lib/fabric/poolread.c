@@ -268,53 +268,56 @@ static int vm_host(const xmlNode *vm)
 }
 
 /*
+ * The value of parent's only <name>, whole (a requirement cut short could
+ * not be rewritten), kept in f: *idx its text index; left as it was when
+ * there is none. 0 or -ENOMEM.
+ */
+static int keep_value(const xmlNode *parent, const char *name, int *idx,
+		      struct cloud_facts *f)
+{
+	char *val = NULL;
+	int r = 0;
+
+	if (parent && !xml_only_leaf(parent, name, &val)) {
+		r = cloud_facts_text(f, val);
+		if (r >= 0) {
+			*idx = r;
+			r = 0;
+		}
+	}
+	free(val);
+	return r;
+}
+
+/*
  * The VM for the VF counters, whatever its state: its SCHED_REQUIREMENTS
  * (its InfiniBand NICs are counted as vm_element reads them).
  */
 static struct vm_fact *vm_counted(const xmlNode *vm, int id, int state,
 				  struct cloud_facts *f)
 {
-	const xmlNode *ut;
 	struct vm_fact *v = cloud_facts_new_vm(f);
-	char *req = NULL;
-	int count, r = 0;
+	int count;
 
 	if (!v)
 		return NULL;
 	v->id = id;
 	v->state = state;
-	ut = xml_only_child(vm, "USER_TEMPLATE", &count);
-	/* whole: a requirement cut short could not be rewritten */
-	if (ut && !xml_only_leaf(ut, "SCHED_REQUIREMENTS", &req)) {
-		r = cloud_facts_text(f, req);
-		if (r >= 0) {
-			v->req = r;
-			r = 0;
-		}
-	}
-	free(req);
-	return r ? NULL : v;
+	return keep_value(xml_only_child(vm, "USER_TEMPLATE", &count),
+			  "SCHED_REQUIREMENTS", &v->req, f)
+		       ? NULL
+		       : v;
 }
 
 /* Whether it has a CONTEXT, and the map one-ib last wrote there. */
 static int vm_context(const xmlNode *t, struct vm_fact *v,
 		      struct cloud_facts *f)
 {
-	const xmlNode *ctx;
-	char *topo = NULL;
-	int count, r = 0;
+	int count;
+	const xmlNode *ctx = xml_only_child(t, "CONTEXT", &count);
 
-	ctx = xml_only_child(t, "CONTEXT", &count);
 	v->context = ctx != NULL;
-	if (ctx && !xml_only_leaf(ctx, "ONEIB_TOPOLOGY", &topo)) {
-		r = cloud_facts_text(f, topo);
-		if (r >= 0) {
-			v->topo = r;
-			r = 0;
-		}
-	}
-	free(topo);
-	return r;
+	return keep_value(ctx, "ONEIB_TOPOLOGY", &v->topo, f);
 }
 
 /*
