@@ -6,7 +6,8 @@
 # deploy: no lease, no domain, and the VF blocked, never in the default
 # partition. A deploy killed whole right after programming leaves its VF
 # leased (the ledger is written first): retried, it programs the same VF;
-# not retried, reconcile unmaps it once the lease expires.
+# not retried, reconcile unmaps it once the lease expires. A refusal whose
+# undo cannot unmap a VF keeps that VF's lease.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host cx3
@@ -87,4 +88,23 @@ ledger_age
 assert_eq "" "$(lease_of 45)" "reconcile after the grace: the lease released"
 assert_eq ffffffffffffffff "$(alias_guid "$vf45")" "and the VF unmapped"
 assert_eq "$vf44" "$(lease_of 44)" "VM 44, running, keeps its VF"
+
+# A refusal whose undo fails: NIC 1's P_Key is not on the port, and the
+# unmap of NIC 0's VF, programmed just before, fails too. That VF still
+# carries the GUID, so its lease stays (reconcile unmaps it later); the
+# refused NIC's lease goes.
+printf '#!/bin/sh\nif [ "$1" = unmap ]; then echo "oneib-pkey: $2: unmap failed (test)" >&2; exit 1; fi\nexec "%s" "$@"\n' \
+	"$TEST_TMP/oneib-pkey-logged" >"$TEST_TMP/oneib-pkey-nounmap"
+chmod +x "$TEST_TMP/oneib-pkey-nounmap"
+sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-nounmap\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+one_deploy 46 ib/0/02:00:c0:a8:01:09/0x8101 ib/1/02:00:c0:a8:01:0a/0x8123 >/dev/null 2>&1
+assert_eq 1 $? "deploy with NIC 1's P_Key not on the port fails"
+vf46=$(guid_vf 2000000002e0000)
+assert_match '^0000:03:00\.[0-9]$' "$vf46" "NIC 0's VF could not be unmapped: it carries its GUID"
+assert_eq "$vf46" "$(lease_of 46)" "and stays leased, the only lease of VM 46"
+sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-logged\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+ledger_age
+"$R/ib/bin/oneib-vf" reconcile --grace 1 --pkey-cmd "$TEST_TMP/oneib-pkey-logged" >/dev/null
+assert_eq "" "$(lease_of 46)" "reconcile after the grace: released"
+assert_eq ffffffffffffffff "$(alias_guid "$vf46")" "and unmapped"
 test_done

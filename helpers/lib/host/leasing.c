@@ -196,52 +196,51 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 	return 0;
 }
 
-/* Best effort: the VFs go back to "no GUID, no partition". */
+/*
+ * Best effort: the first n VFs of map go back to "no GUID, no partition";
+ * kept[i] true for each that could not be unmapped (its lease must stay).
+ */
 static void unprogram(const struct leasing *s, const struct domxml_vf *map,
-		      size_t n)
+		      size_t n, bool *kept)
 {
 	const struct ledger *l = &s->l;
 	char err[ERRLEN];
 	size_t i;
 
-	if (!programs(s->cfg))
-		return;
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_vf(l, &map[i].vf);
 
 		if (k >= 0 && pkeycmd_unmap(s->cfg->pkey_cmd, &l->v[k].vf,
-					    l->v[k].port, err, sizeof(err)))
+					    l->v[k].port, err, sizeof(err))) {
 			log_msg("%s", err);
+			kept[i] = true;
+		}
 	}
 }
 
 /*
- * GUID and P_Key on each VF through oneib-pkey (root, via sudo), before
- * anything is committed: on a failure the VFs programmed so far are
- * unmapped again, so a VM never runs in the wrong partition and nothing is
- * left half done.
+ * GUID and P_Key on each VF of map through oneib-pkey (root, via sudo).
+ * On a refusal *done says how many were programmed before it.
  */
 static int program(const struct leasing *s, const struct domxml_vf *map,
-		   size_t n, char *err, size_t errlen)
+		   size_t n, size_t *done, char *err, size_t errlen)
 {
 	const struct ledger *l = &s->l;
 	size_t i;
 
-	if (!programs(s->cfg))
-		return 0;
 	for (i = 0; i < n; i++) {
 		long k = ledger_find_vf(l, &map[i].vf);
 		int r;
 
+		*done = i;
 		if (k < 0)
 			return -ENOENT;
 		r = pkeycmd_map(s->cfg->pkey_cmd, &l->v[k].vf, l->v[k].port,
 				l->v[k].guid, l->v[k].pkey, err, errlen);
-		if (r) {
-			unprogram(s, map, i);
+		if (r)
 			return r;
-		}
 	}
+	*done = n;
 	return 0;
 }
 
@@ -249,39 +248,58 @@ static int program(const struct leasing *s, const struct domxml_vf *map,
  * The leases are written before the VFs are programmed (written ahead): an
  * action killed while it programs leaves leases naming every VF it may have
  * given a GUID, so its retry finds its NICs' VFs again and programs the
- * same ones, and without a retry reconcile unmaps them once the leases
- * expire. Programmed first, a kill before the write left a VF carrying a
+ * same ones, and without a retry reconcile unmaps them once their leases
+ * expire (a deploy's or restore's; a running VM's hot-plugged NIC keeps
+ * its lease while the VM's domain is on the host, and its VF goes with the
+ * VM). Programmed first, a kill before the write left a VF carrying a
  * NIC's GUID with no lease: the retry chose another VF and oneib-pkey
- * refused the GUID as in use on this host, for good. A refusal writes the
- * ledger as it was read back (a failure to do so leaves leases that expire
- * as a killed action's would).
+ * refused the GUID as in use on this host, for good.
+ *
+ * A refusal unmaps the VFs programmed here and writes the ledger back as
+ * it was read, keeping the lease of each VF that could not be unmapped (it
+ * still carries the GUID); if that write fails too, the leases stay and
+ * expire as a killed action's would.
  */
 int leasing_commit(struct leasing *s, const struct domxml_vf *map, size_t n,
 		   char *err, size_t errlen)
 {
 	struct ledger was = { .lock_fd = -1 };
+	bool *kept = NULL;
 	char why[ERRLEN];
 	struct lease *v;
-	size_t vn, vcap;
+	size_t vn, vcap, done = 0, i;
 	int r;
 
 	if (!programs(s->cfg))
 		return ledger_commit(&s->l, err, errlen);
-	r = ledger_read(&was, s->cfg->ledger_dir, err, errlen);
+	kept = calloc(n + 1, sizeof(*kept));
+	r = kept ? ledger_read(&was, s->cfg->ledger_dir, err, errlen) : -ENOMEM;
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	if (!r)
 		r = ledger_commit(&s->l, err, errlen);
 	if (r)
 		goto out;
-	r = program(s, map, n, err, errlen);
+	r = program(s, map, n, &done, err, errlen);
 	if (!r)
 		goto out;
+	unprogram(s, map, done, kept);
 	v = s->l.v, vn = s->l.n, vcap = s->l.cap;
 	s->l.v = was.v, s->l.n = was.n, s->l.cap = was.cap;
 	was.v = v, was.n = vn, was.cap = vcap;
+	for (i = 0; i < done; i++) {
+		long k = ledger_find_vf(&was, &map[i].vf);
+
+		if (kept[i] && k >= 0 &&
+		    ledger_find_vf(&s->l, &map[i].vf) < 0 &&
+		    ledger_add(&s->l, &was.v[k]))
+			log_msg("VF lease kept in memory only: out of memory");
+	}
 	if (ledger_commit(&s->l, why, sizeof(why)))
 		log_msg("%s", why);
 out:
 	ledger_close(&was);
+	free(kept);
 	return r;
 }
 

@@ -15,7 +15,9 @@
  *                       and writes the ledger back as it was
  *   leasing_close       unlock, free
  *
- * A step that fails leaves the ledger file and the VFs as they were.
+ * A step that fails leaves the ledger file and the VFs as they were, but
+ * for a VF it programmed and could not unmap again: that one keeps its
+ * lease (reconcile unmaps it once it expires).
  */
 #ifndef ONEIB_LEASING_H
 #define ONEIB_LEASING_H
@@ -76,7 +78,8 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 /*
  * The ledger written, then GUID and P_Key on each VF of map through the
  * pkey command. A refusal unmaps the VFs programmed here again and writes
- * the ledger back as it was read; a kill half-way leaves leases for every
+ * the ledger back as it was read (a VF that cannot be unmapped keeps its
+ * lease); a kill half-way leaves leases for every
  * VF it may have programmed (the retry programs the same VFs, reconcile
  * unmaps them once they expire), never a programmed VF without a lease.
  */
