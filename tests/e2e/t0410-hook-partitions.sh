@@ -34,7 +34,8 @@ cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
 # Stand-ins: CLI list -x ... prints $TEST_TMP/POOL.xml and appends its
 # arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; CLI update ID
 # FILE --append appends "ID --append" and FILE to $TEST_TMP/updates.CLI
-# (updateconf to updatesconf.CLI; both "update|updateconf ID" to order.CLI)
+# (updateconf to updatesconf.CLI; both "update|updateconf ID" to order.CLI;
+# CLI.updateconf.fail fails updateconf alone)
 # (with $TEST_TMP/CLI.update.fail it fails as when oned refuses); with
 # $TEST_TMP/CLI.fail it fails as the CLI does when oned is away, with
 # $TEST_TMP/CLI.hang it hangs.
@@ -43,7 +44,10 @@ for c in onevm:vms onehost:hosts onevnet:vnets; do
 	cat >"$TEST_TMP/bin/$cli" <<-EOF
 	#!/bin/sh
 	if [ "\$1" = update ] || [ "\$1" = updateconf ]; then
-		[ -e "$TEST_TMP/$cli.update.fail" ] && { echo "[one.\$1] User couldn't be authenticated" >&2; exit 255; }
+		if [ -e "$TEST_TMP/$cli.update.fail" ] || [ -e "$TEST_TMP/$cli.\$1.fail" ]; then
+			echo "[one.\$1] User couldn't be authenticated" >&2
+			exit 255
+		fi
 		echo "\$1 \$2" >>"$TEST_TMP/order.$cli"
 		[ "\$1" = update ] || set -- "\$@" conf
 		{ echo "\$2 \$4"; cat "\$3"; } >>"$TEST_TMP/updates\$5.$cli"
@@ -298,11 +302,12 @@ CONTEXT=[ONEIB_TOPOLOGY="0x0002c90200000a00=10.0.5.10,10.0.5.12"]' "$(cat "$TEST
 	"the map of its cluster: VM 10 on hv1 and itself, under hv1's leaf"
 assert_match 'IB_LEAVES = \\"\*,0x0002c90200000a00,\*\\"' "$(cat "$TEST_TMP/updates.onevm")" "and the leaf term lifts the gate"
 rm -f "$TEST_TMP"/updates* "$TEST_TMP"/order.*
-: >"$TEST_TMP/onevm.update.fail"
+: >"$TEST_TMP/onevm.updateconf.fail"
 assert_fail "the map refused" -- run_hook
 assert_match "^oneib-partitions: onevm updateconf 12 --append failed \(exit 255\)" "$(cat "$LAST_ERR")" \
 	"one line naming the updateconf"
-rm "$TEST_TMP/onevm.update.fail"
+assert_eq "" "$(cat "$TEST_TMP"/order.onevm 2>/dev/null)" "the map refused: the gate stays (no leaf term written), tried again at the next run"
+rm "$TEST_TMP/onevm.updateconf.fail"
 
 # --- a lock file that cannot be opened
 ONEIB_PARTITIONS_LOCK=$TEST_TMP/no/such/dir/lock refused "lock not openable" \
