@@ -60,8 +60,9 @@ static void maps_written(const struct cloud_facts *f,
 
 		if (!topo[i])
 			continue;
+		/* "" takes a stale map back (no member has an address) */
 		if (pick[i].has != SR_LEAF ||
-		    topomap_parse(topo[i], &e, &n, err, sizeof(err)) || !n)
+		    topomap_parse(topo[i], &e, &n, err, sizeof(err)))
 			abort();
 		for (j = 0; j < n; j++) {
 			/* (under its leaf unless a listing gave another VM

@@ -139,6 +139,9 @@ static void guest_file(void **state)
 	assert_int_equal(context_parse("X='1'\n", 6, &c), 0);
 	assert_int_equal(guest_topology(&c, &sb, err, sizeof(err)), -ENOENT);
 	context_free(&c);
+	assert_int_equal(context_parse("ONEIB_TOPOLOGY=''\n", 18, &c), 0);
+	assert_int_equal(guest_topology(&c, &sb, err, sizeof(err)), -ENOENT);
+	context_free(&c);
 	assert_int_equal(context_parse("ONEIB_TOPOLOGY='x'\n", 19, &c), 0);
 	assert_int_equal(guest_topology(&c, &sb, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "ONEIB_TOPOLOGY: 'x' is not a leaf switch "

@@ -11,7 +11,10 @@
  *   - each VM a host holds (VMS/ID) that the scheduler will not place
  *     again, under the host's leaf (its first port whose leaf is known);
  *   - each PENDING VM leafpack gave a leaf in this run, under that leaf.
- * Only the VMs of the cluster: a tenant learns nothing of another's.
+ * Only the VMs of that network: on a tenant's own network, nothing of
+ * another tenant's (users who share a network see each other's VMs in it,
+ * as they share its partition). A stale map with no member left that has
+ * an address is taken back with "".
  *
  * Who gets it: a PENDING VM behind the gate (schedreq.h) that leafpack
  * gives a leaf now, has a CONTEXT, and whose CONTEXT holds another map.

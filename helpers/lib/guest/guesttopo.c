@@ -16,8 +16,8 @@ int guest_topology(const struct context *c, struct strbuf *out, char *err,
 	size_t n = 0, i;
 	int r;
 
-	if (!v)
-		return -ENOENT;
+	if (!v || !*v)
+		return -ENOENT; /* "": the front-end took its map back */
 	r = topomap_parse(v, &e, &n, err, errlen);
 	if (r)
 		return r;

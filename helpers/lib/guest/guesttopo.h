@@ -14,8 +14,9 @@
  *   10.0.5.3 0x0002c90200000b00
  *
  * in the map's order (by leaf, then address). A Slurm topology.conf is an
- * awk away (INSTALL 6.2). No ONEIB_TOPOLOGY: no file (a map of the past
- * would mislead); a malformed one: no file and one line saying why.
+ * awk away (INSTALL 6.2). No ONEIB_TOPOLOGY, or an empty one (the
+ * front-end's way to take a map back): no file (a map of the past would
+ * mislead); a malformed one: no file and one line saying why.
  */
 #ifndef ONEIB_GUESTTOPO_H
 #define ONEIB_GUESTTOPO_H
@@ -28,7 +29,8 @@
 #define GUEST_TOPO_FILE "topology"
 
 /*
- * The file's text for c into out: 0; -ENOENT when c has no ONEIB_TOPOLOGY;
+ * The file's text for c into out: 0; -ENOENT when c has no ONEIB_TOPOLOGY
+ * or an empty one;
  * -EINVAL with one line in err (topomap_parse's); -ENOMEM.
  */
 int guest_topology(const struct context *c, struct strbuf *out, char *err,
