@@ -113,6 +113,15 @@ static void read_pool(struct cloud_facts *f, int kind, const char *tag,
 	free(xml);
 }
 
+/* The three listings of c, read as the hook reads them. */
+static void read_cloud(struct cloud *c, struct cloud_facts *f)
+{
+	read_pool(f, POOL_VM, "VM_POOL", c->vms);
+	read_pool(f, POOL_HOST, "HOST_POOL", c->hosts);
+	read_pool(f, POOL_VNET, "VNET_POOL", c->nets);
+	vfcount_prepare(f);
+}
+
 /*
  * The leaf term of each VM, in ID order: "A", "B" (a leaf), "-" (no leaf
  * term), "G" (the gate), "." (not one to place), e.g. "AAAB.".
@@ -123,10 +132,7 @@ static void plan(struct cloud *c, char *out)
 	struct leaf_pick *pick;
 	size_t i;
 
-	read_pool(&f, POOL_VM, "VM_POOL", c->vms);
-	read_pool(&f, POOL_HOST, "HOST_POOL", c->hosts);
-	read_pool(&f, POOL_VNET, "VNET_POOL", c->nets);
-	vfcount_prepare(&f);
+	read_cloud(c, &f);
 	pick = calloc(f.nvms + 1, sizeof(*pick));
 	assert_non_null(pick);
 	assert_int_equal(leafpack_plan(&f, pick), 0);
@@ -435,10 +441,7 @@ static char *maps(struct cloud *c)
 	char **topo, *out = NULL;
 	size_t i;
 
-	read_pool(&f, POOL_VM, "VM_POOL", c->vms);
-	read_pool(&f, POOL_HOST, "HOST_POOL", c->hosts);
-	read_pool(&f, POOL_VNET, "VNET_POOL", c->nets);
-	vfcount_prepare(&f);
+	read_cloud(c, &f);
 	pick = calloc(f.nvms + 1, sizeof(*pick));
 	topo = calloc(f.nvms + 1, sizeof(*topo));
 	assert_true(pick && topo);

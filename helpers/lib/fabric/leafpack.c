@@ -28,6 +28,11 @@ struct plan {
 	size_t nuse, capuse;
 	long *room; /* per leaf, for the VM being placed */
 	bool *fits;
+	/* per VM: a host's VMS names it. oned has dispatched a PENDING VM a
+	 * host holds: the VM listing was taken before the host listing, and
+	 * the scheduler placed it in between. It is where it is, counted on
+	 * its host; placing it again would count its VFs twice. */
+	bool *held;
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -146,6 +151,7 @@ static void plan_free(struct plan *p)
 	free(p->use);
 	free(p->room);
 	free(p->fits);
+	free(p->held);
 }
 
 /* The leaves, each host's room, the networks and who uses which leaf. */
@@ -161,7 +167,8 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 	p->net = calloc(f->nv + 1, sizeof(*p->net));
 	p->room = calloc(n + 1, sizeof(*p->room));
 	p->fits = calloc(n + 1, sizeof(*p->fits));
-	if (!p->leaf || !p->rem || !p->net || !p->room || !p->fits)
+	p->held = calloc(f->nvms + 1, sizeof(*p->held));
+	if (!p->leaf || !p->rem || !p->net || !p->room || !p->fits || !p->held)
 		return -ENOMEM;
 	for (i = 0; i < f->nhosts; i++)
 		for (k = 0; k < f->hosts[i].nports; k++)
@@ -185,6 +192,8 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 		for (j = 0; j < h->nvms; j++) {
 			const struct vm_fact *v = vfcount_vm(f, h->vms[j]);
 
+			if (v)
+				p->held[v - f->vms] = true;
 			if (!v || v->net == FACT_NONE || !v->ib_nics)
 				continue;
 			for (k = 0; k < h->nports; k++) {
@@ -304,43 +313,27 @@ static const struct vnet_fact *placed_by_leaf(const struct plan *p,
 	return n->a.placement != IB_PLACE_NONE ? n : NULL;
 }
 
-/*
- * held[i]: a host's VMS names f->vms[i]. oned has dispatched a PENDING VM
- * a host holds: the VM listing was taken before the host listing, and the
- * scheduler placed it in between. It is where it is, counted on its host
- * (plan_init); placing it again would count its VFs twice.
- */
-static bool *held_by_hosts(const struct cloud_facts *f)
-{
-	bool *held = calloc(f->nvms + 1, sizeof(*held));
-	size_t i, j;
-
-	for (i = 0; held && i < f->nhosts; i++)
-		for (j = 0; j < f->hosts[i].nvms; j++) {
-			const struct vm_fact *v =
-				vfcount_vm(f, f->hosts[i].vms[j]);
-
-			if (v)
-				held[v - f->vms] = true;
-		}
-	return held;
-}
-
 int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 {
 	struct plan p = { 0 };
-	bool *held = held_by_hosts(f);
 	size_t i;
-	int r = held ? plan_init(&p, f) : -ENOMEM, pass;
+	int r = plan_init(&p, f), pass;
 
 	for (i = 0; i < f->nvms; i++) {
 		const struct vm_fact *v = &f->vms[i];
 		const struct vnet_fact *n = placed_by_leaf(&p, v);
+		struct schedreq had = { 0 };
 
 		pick[i] = (struct leaf_pick){
 			.to_place = v->ib_nics && vm_fact_to_place(v) &&
-				    !(held && held[i]),
+				    !(p.held && p.held[i]),
 		};
+		/* the requirement read once, for pass 0 and topology.h */
+		if (pick[i].to_place && v->req != FACT_NONE &&
+		    !schedreq_parse(f->texts[v->req], &had)) {
+			pick[i].had = had.has;
+			pick[i].had_leaf = had.leaf;
+		}
 		if (pick[i].to_place && n && v->state != VM_PENDING)
 			pick[i].has = SR_GATE;
 	}
@@ -350,18 +343,15 @@ int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 		for (i = 0; !r && i < f->nvms; i++) {
 			const struct vm_fact *v = &f->vms[i];
 			const struct vnet_fact *n = placed_by_leaf(&p, v);
-			struct schedreq had = { 0 };
 			long l = -1;
 
 			if (!pick[i].to_place || !n || v->state != VM_PENDING ||
 			    pick[i].has == SR_LEAF)
 				continue;
 			if (pass == 0) {
-				if (v->req == FACT_NONE ||
-				    schedreq_parse(f->texts[v->req], &had) ||
-				    had.has != SR_LEAF)
+				if (pick[i].had != SR_LEAF)
 					continue;
-				l = leaf_index(&p, had.leaf);
+				l = leaf_index(&p, pick[i].had_leaf);
 				if (l < 0 || !take(&p, v, n, (size_t)l))
 					continue;
 			} else {
@@ -375,6 +365,5 @@ int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 		}
 	}
 	plan_free(&p);
-	free(held);
 	return r;
 }

@@ -52,6 +52,8 @@ struct leaf_pick {
 	bool to_place; /* an InfiniBand VM the scheduler will place */
 	enum schedreq_leaf has; /* its leaf term */
 	uint64_t leaf; /* SR_LEAF: the switch */
+	enum schedreq_leaf had; /* to_place: the term its requirement has */
+	uint64_t had_leaf; /* had SR_LEAF: that switch */
 };
 
 /*

@@ -24,15 +24,10 @@ static int cmp_member(const void *a, const void *b)
 }
 
 /* PENDING behind the gate, given a leaf now: the run that lifts it. */
-static bool wants_map(const struct cloud_facts *f, const struct vm_fact *v,
-		      const struct leaf_pick *p)
+static bool wants_map(const struct vm_fact *v, const struct leaf_pick *p)
 {
-	struct schedreq had;
-
-	if (!p->to_place || v->state != VM_PENDING || p->has != SR_LEAF ||
-	    !v->context || v->net == FACT_NONE || v->req == FACT_NONE)
-		return false;
-	return !schedreq_parse(f->texts[v->req], &had) && had.has == SR_GATE;
+	return p->to_place && v->state == VM_PENDING && p->has == SR_LEAF &&
+	       p->had == SR_GATE && v->context && v->net != FACT_NONE;
 }
 
 /* Every VM of a cluster with an address and a leaf, ordered by network. */
@@ -114,7 +109,7 @@ int topology_plan(const struct cloud_facts *f, const struct leaf_pick *pick,
 		const struct vm_fact *v = &f->vms[i];
 		const char *had;
 
-		if (!wants_map(f, v, &pick[i]))
+		if (!wants_map(v, &pick[i]))
 			continue;
 		/* a burst's VMs come one after the other: one map for them */
 		if (v->net != last) {
