@@ -41,6 +41,11 @@
  *       --append`); "# " lines say what is left for the next run, a
  *       requirement it cannot extend is one "warning:" line on stderr.
  *       Without the VNET listing no VM gets a leaf term.
+ *   oneib-partitions rpc-string [FILE]
+ *       the document an answer of oned's XML-RPC API carries (curl's
+ *       output, fabric/onerpc.h) on stdout, as the CLI prints it: how the
+ *       hook lists the cloud without the Ruby CLI; a failed call is one
+ *       line, "oned: " and oned's message, exit 1
  *
  * The root part on the SM's host, oneib-partitions-install, takes the
  * rendered file, re-parses it strictly, installs it and reloads opensm.
@@ -61,6 +66,7 @@
 #include "core/guid.h"
 #include "core/log.h"
 #include "core/strbuf.h"
+#include "fabric/onerpc.h"
 #include "fabric/osmconf.h"
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
@@ -102,6 +108,7 @@ static void usage(FILE *f)
 	      "                               [--timeout MS]\n"
 	      "       oneib-partitions list [FILE]\n"
 	      "       oneib-partitions counters [XML...]\n"
+	      "       oneib-partitions rpc-string [FILE]\n"
 	      "XML: `onevm list -x --extended`, `onehost list -x`, `onevnet "
 	      "list -x` output,\nas files or on standard input (-, the "
 	      "default).\n",
@@ -1061,6 +1068,36 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The document an answer of oned's XML-RPC API carries, as the CLI would
+ * print it (fabric/onerpc.h): what the hook lists the cloud with.
+ */
+static int cmd_rpc_string(int argc, char **argv)
+{
+	const char *file = argc > 2 ? argv[2] : "-";
+	char err[ERRLEN] = "";
+	FILE *in = stdin;
+	int r;
+
+	if (argc > 3) {
+		log_msg("rpc-string takes one FILE (usage: oneib-partitions "
+			"--help)");
+		return 2;
+	}
+	if (strcmp(file, "-") && !(in = fopen(file, "re"))) {
+		log_msg("rpc-string: %.200s: %s", file, strerror(errno));
+		return 1;
+	}
+	r = onerpc_string(in, stdout, err, sizeof(err));
+	if (in != stdin)
+		fclose(in);
+	if (r) {
+		log_msg("%s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_counters(int argc, char **argv)
 {
 	struct cloud_facts f = { 0 };
@@ -1095,8 +1132,10 @@ int main(int argc, char **argv)
 		return cmd_plan(argc, argv);
 	if (!strcmp(argv[1], "counters"))
 		return cmd_counters(argc, argv);
+	if (!strcmp(argv[1], "rpc-string"))
+		return cmd_rpc_string(argc, argv);
 	log_msg("unknown command '%.20s' (render, plan, verify, list, "
-		"counters)",
+		"counters, rpc-string)",
 		argv[1]);
 	return 2;
 }

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * oned's XML-RPC answers (fabric/onerpc.h): the document a successful call
+ * carries comes out unescaped, byte for byte, as the CLI prints it; the ID
+ * an update returns too; a failed call is oned's message in one line; an
+ * answer cut short or not XML-RPC at all is refused, naming where.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fabric/onerpc.h"
+
+#define HEAD                                                                   \
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<methodResponse>\r\n"   \
+	"<params>\r\n<param><value><array><data>\r\n"
+#define TAIL                                                                   \
+	"<value><i4>0</i4></value>\r\n</data></array></value></param>\r\n"     \
+	"</params>\r\n</methodResponse>\r\n"
+#define ANSWER(ok, value)                                                      \
+	HEAD "<value><boolean>" ok "</boolean></value>\r\n" value TAIL
+
+/* in through onerpc_string: its return, what it wrote into out, err */
+static int decode(const char *in, char *out, size_t outlen, char *err,
+		  size_t errlen)
+{
+	FILE *i = fmemopen((void *)in, strlen(in), "r");
+	FILE *o = fmemopen(out, outlen, "w");
+	int r;
+
+	assert_non_null(i);
+	assert_non_null(o);
+	memset(out, 0, outlen);
+	r = onerpc_string(i, o, err, errlen);
+	fclose(i);
+	fclose(o);
+	return r;
+}
+
+static void document_unescaped(void **state)
+{
+	char out[512], err[256];
+
+	(void)state;
+	assert_int_equal(decode(ANSWER("1", "<value><string>&lt;VM_POOL&gt;&lt;"
+					    "VM&gt;"
+					    "&lt;NAME&gt;&lt;![CDATA[a &amp; b "
+					    "&quot;c&apos; "
+					    "&#233;&#x1F600;]]&gt;&lt;/"
+					    "NAME&gt;&lt;/VM&gt;\n&lt;/"
+					    "VM_POOL&gt;"
+					    "</string></value>\r\n"),
+				out, sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "<VM_POOL><VM><NAME><![CDATA[a & b \"c' "
+				 "\xc3\xa9\xf0\x9f\x98\x80]]></NAME></VM>\n"
+				 "</VM_POOL>");
+	assert_string_equal(err, "");
+}
+
+static void empty_and_id(void **state)
+{
+	char out[64], err[256];
+
+	(void)state;
+	assert_int_equal(decode(ANSWER("1", "<value><string/></value>"), out,
+				sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "");
+	assert_int_equal(decode(ANSWER("1", "<value><string></string></value>"),
+				out, sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "");
+	/* one.vm.update answers with the VM's ID */
+	assert_int_equal(decode(ANSWER("1", "<value><i4>42</i4></value>"), out,
+				sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "42");
+	assert_int_equal(decode(ANSWER("1", "<value><int>7</int></value>"), out,
+				sizeof(out), err, sizeof(err)),
+			 0);
+	assert_string_equal(out, "7");
+}
+
+static void failure_is_one_line(void **state)
+{
+	char out[64], err[600], msg[1100];
+	char *in;
+
+	(void)state;
+	assert_int_equal(decode(ANSWER("0", "<value><string>[one.vmpool."
+					    "infoextended] "
+					    "User couldn&apos;t be "
+					    "authenticated,\n"
+					    "aborting call.</string></value>"),
+				out, sizeof(out), err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "oned: [one.vmpool.infoextended] User "
+				 "couldn't be authenticated, aborting call.");
+	assert_string_equal(out, "");
+	/* a long message: its start, never more than the line holds */
+	memset(msg, 'x', sizeof(msg) - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	in = malloc(sizeof(HEAD) + sizeof(msg) + 256);
+	assert_non_null(in);
+	sprintf(in, ANSWER("0", "<value><string>%s</string></value>"), msg);
+	assert_int_equal(decode(in, out, sizeof(out), err, sizeof(err)),
+			 -EINVAL);
+	assert_true(strlen(err) < 420);
+	assert_int_equal(strncmp(err, "oned: xxxx", 10), 0);
+	free(in);
+	assert_int_equal(decode("<?xml version=\"1.0\"?><methodResponse><fault>"
+				"<value><struct></struct></value></fault>"
+				"</methodResponse>",
+				out, sizeof(out), err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "oned: an XML-RPC fault (no such call?)");
+}
+
+static void refused_answers(void **state)
+{
+	static const struct {
+		const char *in, *err;
+	} bad[] = {
+		{ "<VM_POOL></VM_POOL>", "not an XML-RPC answer: byte 9: "
+					 "expected <methodResponse>" },
+		{ "", "not an XML-RPC answer: byte 0: it ends early" },
+		{ HEAD "<value><boolean>1</boolean></"
+		       "value><value><string>&lt;VM",
+		  "it ends inside its string" },
+		{ ANSWER("1", "<value><string>a &foo; b</string></value>"),
+		  "an entity other than" },
+		{ ANSWER("1", "<value><string>&#0;</string></value>"), "a "
+								       "charact"
+								       "er "
+								       "referen"
+								       "ce is "
+								       "not a "
+								       "charact"
+								       "er" },
+		{ ANSWER("1", "<value><string>&#xD800;</string></value>"),
+		  "a character reference is not a character" },
+		{ ANSWER("1", "<value><string>&#12a;</string></value>"),
+		  "a character reference is not a number" },
+		{ ANSWER("1", "<value><string>&amp</string></value>"), "an "
+								       "entity "
+								       "is not "
+								       "close"
+								       "d" },
+		{ ANSWER("1", "<value><double>1.0</double></value>"), "the "
+								      "second "
+								      "value "
+								      "is not "
+								      "a "
+								      "<string>"
+								      " or "
+								      "<i4>" },
+		{ ANSWER("1", "<value><string>a</i4></value>"), "expected "
+								"</string>" },
+		{ HEAD "<value><boolean>yes</boolean></value>", "the first "
+								"value is not "
+								"a boolean" },
+		{ HEAD "<value><boolean>1</boolean></value><value><string>a"
+		       "</string",
+		  "it ends inside a tag" },
+	};
+	char out[64], err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(decode(bad[i].in, out, sizeof(out), err,
+					sizeof(err)),
+				 -EINVAL);
+		if (!strstr(err, bad[i].err))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err,
+				 bad[i].err);
+		assert_non_null(strstr(err, "not an XML-RPC answer"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(document_unescaped),
+		cmocka_unit_test(empty_and_id),
+		cmocka_unit_test(failure_is_one_line),
+		cmocka_unit_test(refused_answers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
