@@ -58,7 +58,7 @@ DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
             strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
-            libxml2-utils \
+            libxml2-utils curl python3 \
             $(ONE_BUILD_PKGS) $(ONE_RUN_PKGS)
 
 B       := build

@@ -1,13 +1,14 @@
 #!/bin/bash
-# The front-end hook oneib-partitions, run from the installed tree with
-# stand-in onevm, onehost and onevnet first in PATH (they print the
-# listings of tests/unit/data/partitions and record how they were called),
+# The front-end hook oneib-partitions, run from the installed tree against
+# a stand-in of oned's XML-RPC API (tests/lib/standin/oned-rpc: it answers
+# with the listings of tests/unit/data/partitions and records how it was
+# called; the real oned answers in tests/one),
 # ONEIB_PARTITIONS_CMD in etc/vnm/ib/ibrc set to the real root installer
 # `oneib-partitions-install --output FILE --no-reload -` and
 # ONEIB_PARTITIONS_READ_CMD to reading FILE: it renders with the installed
 # oneib-partitions and installs exactly the expected partitions.conf,
-# lists every user's VMs (the full body, --extended: the NICs' IB_PKEY)
-# without pagination, leaves an unchanged file alone (same inode, same
+# lists every user's VMs (the full body, extended: the NICs' IB_PKEY)
+# without pagination, with the secret of ONE_AUTH escaped as XML, leaves an unchanged file alone (same inode, same
 # mtime), passes a refused network's warning on while installing the rest
 # (the refused network keeping its installed partition, read back through
 # ONEIB_PARTITIONS_READ_CMD), uses the hosts' ONEIB_CLOUD_ID and
@@ -31,39 +32,14 @@ assert_ok "hook installed executable" -- test -x "$HOOK"
 mkdir -p "$TEST_TMP/etc" "$TEST_TMP/bin"
 cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
 
-# Stand-ins: CLI list -x ... prints $TEST_TMP/POOL.xml and appends its
-# arguments and ONE_POOL_PAGE_SIZE to $TEST_TMP/calls.CLI; CLI update ID
-# FILE --append appends "ID --append" and FILE to $TEST_TMP/updates.CLI
-# (updateconf to updatesconf.CLI; both "update|updateconf ID" to order.CLI;
-# CLI.updateconf.fail fails updateconf alone)
-# (with $TEST_TMP/CLI.update.fail it fails as when oned refuses); with
-# $TEST_TMP/CLI.fail it fails as the CLI does when oned is away, with
-# $TEST_TMP/CLI.hang it hangs.
-for c in onevm:vms onehost:hosts onevnet:vnets; do
-	cli=${c%%:*} pool=${c#*:}
-	cat >"$TEST_TMP/bin/$cli" <<-EOF
-	#!/bin/sh
-	if [ "\$1" = update ] || [ "\$1" = updateconf ]; then
-		if [ -e "$TEST_TMP/$cli.update.fail" ] || [ -e "$TEST_TMP/$cli.\$1.fail" ]; then
-			echo "[one.\$1] User couldn't be authenticated" >&2
-			exit 255
-		fi
-		echo "\$1 \$2" >>"$TEST_TMP/order.$cli"
-		[ "\$1" = update ] || set -- "\$@" conf
-		{ echo "\$2 \$4"; cat "\$3"; } >>"$TEST_TMP/updates\$5.$cli"
-		exit 0
-	fi
-	echo "\$* ONE_POOL_PAGE_SIZE=\${ONE_POOL_PAGE_SIZE-unset}" >>"$TEST_TMP/calls.$cli"
-	[ -e "$TEST_TMP/$cli.hang" ] && exec sleep 60
-	if [ -e "$TEST_TMP/$cli.fail" ]; then
-		echo "Failed to open TCP connection to localhost:2633" >&2
-		echo "(Connection refused - connect(2))" >&2
-		exit 1
-	fi
-	cat "$TEST_TMP/$pool.xml"
-	EOF
-	chmod +x "$TEST_TMP/bin/$cli"
-done
+# oned: one.*pool.info* print $TEST_TMP/POOL.xml, each call appended to
+# $TEST_TMP/calls.CLI (CLI onevm, onehost, onevnet); one.*.update*
+# "update|updateconf ID" to order.CLI, "ID --append" and the text to
+# updates.CLI (updatesconf.onevm); CLI.fail, CLI.update.fail,
+# CLI.updateconf.fail make oned refuse, CLI.hang makes it hang (see
+# tests/lib/standin/oned-rpc). A secret that needs escaping.
+standin_oned "$TEST_TMP"
+printf '%s\n' 'oneadmin:s&cr<t>' >"$ONE_AUTH"
 
 # The install command, as an operator writes it in ibrc; it also counts
 # its runs in $TEST_TMP/calls.render. And where the installed file is read.
@@ -87,6 +63,8 @@ chmod +x "$R/ib/bin/oneib-partitions"
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
 calls() { cat "$TEST_TMP"/calls.* 2>/dev/null | wc -l; }
+# the renderer's runs that parse the listings (rpc-string only reads answers)
+parses() { grep -v '^rpc-string$' "$TEST_TMP/used.renderer"; }
 # what must not change when nothing is installed: names, inodes, mtimes, sizes
 state() { snap "$TEST_TMP/etc"; }
 
@@ -95,21 +73,18 @@ assert_ok "first run" -- run_hook
 assert_eq "$CONF: installed (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says what it installed"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing on stderr"
 assert_file_eq "$DATA/expected.conf" "$CONF" "partitions.conf is exactly the expected one"
-assert_eq "render" "$(cat "$TEST_TMP/used.renderer")" \
-	"the listings parsed once: render writes the counters too"
+assert_eq "render" "$(parses)" "the listings parsed once: render writes the counters too"
+assert_eq 7 "$(grep -c '^rpc-string$' "$TEST_TMP/used.renderer")" \
+	"each answer of oned read by rpc-string: 3 listings, 4 updates"
 
-# every user's VMs (filter flag "all"), never paginated
-for cli in onevm onehost onevnet; do
-	assert_eq 1 "$(wc -l <"$TEST_TMP/calls.$cli")" "$cli called once"
-	assert_match "^list -x( |.* )--no-pager( .*)? ONE_POOL_PAGE_SIZE=disabled$" \
-		"$(cat "$TEST_TMP/calls.$cli")" "$cli: XML, no pager, pagination disabled"
-done
-assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevm")" \
-	"onevm lists all users' VMs"
-assert_match "^list( .*)? --extended( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevm")" \
-	"onevm lists the full VM bodies: the NICs' IB_PKEY"
-assert_match "^list( .*)? all( .*)? ONE_POOL_PAGE_SIZE" "$(cat "$TEST_TMP/calls.onevnet")" \
-	"onevnet lists all users' networks"
+# every user's VMs but DONE ones (filter -2 "all", IDs -1 -1 every one,
+# state -1 not DONE), never paginated, as `onevm list -x --extended all`
+assert_eq "one.vmpool.infoextended -2 -1 -1 -1" "$(cat "$TEST_TMP/calls.onevm")" \
+	"the VMs listed once: every user's, whole IDs range, all but DONE, full bodies"
+assert_eq "one.hostpool.info" "$(cat "$TEST_TMP/calls.onehost")" "the hosts listed once"
+assert_eq "one.vnpool.info -2 -1 -1" "$(cat "$TEST_TMP/calls.onevnet")" \
+	"every user's networks listed once"
+assert_eq "oneadmin:s&cr<t>" "$(sort -u "$TEST_TMP/secrets")" "every call with ONE_AUTH's secret, escaped right"
 # the free-VF counters (fabric/vfcount.h): the hosts with IB PFs, none
 # counted yet, no IB_VFS_USABLE (a probe from before issue 22): 0 to give
 # out; VM 43, PENDING with one IB NIC, gets the requirement's term
@@ -130,7 +105,7 @@ rm "$TEST_TMP"/updates.*
 # oned refuses the counters: named in one line after the partitions
 : >"$TEST_TMP/onehost.update.fail"
 assert_fail "a counter update fails" -- run_hook
-assert_eq "oneib-partitions: onehost update 0 --append failed (exit 255): [one.update] User couldn't be authenticated" \
+assert_eq "oneib-partitions: one.host.update 0 failed (exit 1): oneib-partitions: oned: [one.host.update] User couldn't be authenticated, aborting call." \
 	"$(cat "$LAST_ERR")" "one line naming the update and oned's reason"
 assert_eq "$CONF: unchanged (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "the partitions still follow"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "the VM's term still written"
@@ -154,11 +129,13 @@ refused() { # WHY REGEX
 }
 renders=$(wc -l <"$TEST_TMP/calls.render")
 : >"$TEST_TMP/onevm.fail"
-refused "onevm fails" "onevm list -x --extended --no-pager all failed \(exit 1\): Failed to open TCP connection to localhost:2633 \(Connection refused - connect\(2\)\)$"
-assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevm fails: nothing was piped into the renderer"
+refused "oned refuses the VM listing" "one.vmpool.infoextended failed \(exit 1\): oneib-partitions: oned: \[one.vmpool.infoextended\] User couldn't be authenticated, aborting call.$"
+assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "the VMs refused: nothing was piped into the renderer"
 rm "$TEST_TMP/onevm.fail"
+ONE_XMLRPC=http://127.0.0.1:1/RPC2 refused "oned is away" \
+	"one.vmpool.infoextended failed \(exit 7\): curl: \(7\) Failed to connect to 127.0.0.1 port 1"
 : >"$TEST_TMP/onevnet.fail"
-refused "onevnet fails" "onevnet list -x --no-pager all failed \(exit 1\): Failed to open TCP"
+refused "onevnet fails" "one.vnpool.info failed \(exit 1\): oneib-partitions: oned: \[one.vnpool.info\]"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevnet fails: nothing was piped into the renderer"
 rm "$TEST_TMP/onevnet.fail"
 
@@ -179,7 +156,7 @@ echo 'lab=0x0300, ipoib : 0x0002c90300000001=full ;' >>"$CONF"
 refused "a partition one-ib did not write" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\)"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "render refused: the VM's term written from its parse"
 assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "render refused: the hosts' counters written"
-assert_eq "render counters" "$(tail -n 2 "$TEST_TMP/used.renderer" | paste -sd' ')" \
+assert_eq "render counters" "$(parses | tail -n 2 | paste -sd' ')" \
 	"render refused before its parse: counters alone"
 cp "$TEST_TMP/good.conf" "$CONF"
 rm "$TEST_TMP"/updates.*
@@ -188,7 +165,7 @@ sed -i 's|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD="echo the SM h
 refused "reading the installed file fails" "echo the SM host is down >&2; exit 3 failed \(exit 3\): the SM host is down$"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "no installed file: the VM's term written by counters alone"
 assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "no installed file: the hosts' counters written"
-assert_eq "counters" "$(tail -n 1 "$TEST_TMP/used.renderer")" "no installed file: counters alone"
+assert_eq "counters" "$(parses | tail -n 1)" "no installed file: counters alone"
 cp "$TEST_TMP/ibrc.good" "$R/etc/vnm/ib/ibrc"
 rm "$TEST_TMP"/updates.*
 
@@ -223,7 +200,7 @@ assert_file_eq "$DATA/expected.conf" "$CONF.bak" "the previous file is the backu
 # --- a hung listing is killed; the lock is free again afterwards
 : >"$TEST_TMP/onehost.hang"
 start=$SECONDS
-ONEIB_PARTITIONS_TIMEOUT=1 refused "onehost hangs" "onehost list -x --no-pager timed out after 1 s: no error output$"
+ONEIB_PARTITIONS_TIMEOUT=1 refused "onehost hangs" "one.hostpool.info timed out after 1 s: no error output$"
 assert_eq 1 "$(( SECONDS - start < 10 ))" "onehost hangs: given up within seconds"
 rm "$TEST_TMP/onehost.hang"
 assert_ok "the next run is not blocked" -- run_hook
@@ -304,7 +281,7 @@ assert_match 'IB_LEAVES = \\"\*,0x0002c90200000a00,\*\\"' "$(cat "$TEST_TMP/upda
 rm -f "$TEST_TMP"/updates* "$TEST_TMP"/order.*
 : >"$TEST_TMP/onevm.updateconf.fail"
 assert_fail "the map refused" -- run_hook
-assert_match "^oneib-partitions: onevm updateconf 12 --append failed \(exit 255\)" "$(cat "$LAST_ERR")" \
+assert_match "^oneib-partitions: one.vm.updateconf 12 failed \(exit 1\): oneib-partitions: oned: \[one.vm.updateconf\]" "$(cat "$LAST_ERR")" \
 	"one line naming the updateconf"
 assert_eq "" "$(cat "$TEST_TMP"/order.onevm 2>/dev/null)" "the map refused: the gate stays (no leaf term written), tried again at the next run"
 rm "$TEST_TMP/onevm.updateconf.fail"

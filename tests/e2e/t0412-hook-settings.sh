@@ -7,8 +7,10 @@
 # self-contained front-end, where /var/lib/one is not oneadmin's (issue 20:
 # every run there failed, "cannot open the lock file
 # /var/lib/one/.oneib-partitions.lock.next"). The hook runs as an
-# unprivileged user (nobody, as oneadmin would be), with stand-in CLIs that
-# print an empty cloud and install commands that record their input.
+# unprivileged user (nobody, as oneadmin would be), against a stand-in of
+# oned's XML-RPC API (tests/lib/standin/oned-rpc) that answers with an
+# empty cloud, found as the CLI finds oned (~/.one/one_endpoint,
+# ~/.one/one_auth), and install commands that record their input.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host none
@@ -17,11 +19,13 @@ install_tree "$TEST_TMP/inst" 2>/dev/null
 R=$TEST_TMP/inst/var/lib/one/remotes
 IBRC=$R/etc/vnm/ib/ibrc
 W=$TEST_TMP/w # nobody's
-mkdir -p "$W/bin" "$W/one/var" "$W/env" "$W/ibrc"
-for c in onevm:VM_POOL onehost:HOST_POOL onevnet:VNET_POOL; do
-	printf '#!/bin/sh\necho "<%s/>"\n' "${c#*:}" >"$W/bin/${c%%:*}"
+mkdir -p "$W/bin" "$W/one/var" "$W/env" "$W/ibrc" "$W/.one" "$TEST_TMP/oned"
+for p in vms:VM_POOL hosts:HOST_POOL vnets:VNET_POOL; do
+	echo "<${p#*:}/>" >"$TEST_TMP/oned/${p%%:*}.xml"
 done
-chmod 0755 "$W/bin/"*
+standin_oned "$TEST_TMP/oned"
+echo "$ONE_XMLRPC" >"$W/.one/one_endpoint"
+cp "$ONE_AUTH" "$W/.one/one_auth"
 chown -R nobody "$W"
 chmod 0711 "$TEST_TMP"
 sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"cat >$W/installed\"|" \
@@ -42,6 +46,8 @@ assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next " "$(locks "$W
 	"the lock is in \$ONE_LOCATION/var"
 assert_match "^# oneib-partitions: generated" "$(cat "$W/installed")" "it rendered and installed"
 assert_match "^qos-ulps$" "$(cat "$W/policy")" "the QoS policy too (ONEIB_SLS's default plan)"
+assert_eq "oneadmin:stand-in" "$(sort -u "$TEST_TMP/oned/secrets")" \
+	"oned found as the CLI finds it: ~/.one/one_endpoint, the secret of ~/.one/one_auth"
 rm -f "$W/installed" "$W/policy"
 
 assert_ok "ONEIB_PARTITIONS_LOCK in the environment: runs" -- \

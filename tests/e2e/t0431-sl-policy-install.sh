@@ -94,20 +94,24 @@ assert_eq 1 "$(sl_path vm14-nic0 vm15-nic0 0x8103)" "c's SL 1 after the sweep"
 install_tree "$TEST_TMP/inst" 2>/dev/null
 R=$TEST_TMP/inst/var/lib/one/remotes
 HOOK=$R/hooks/oneib-partitions
-mkdir -p "$TEST_TMP/bin"
+mkdir -p "$TEST_TMP/oned"
 sl_listing "$TEST_TMP/all.xml"
-for c in onevm:VM_POOL onehost:HOST_POOL onevnet:VNET_POOL; do
-	printf '#!/bin/sh\nsed -n "/^<%s>/,/^<\\/%s>/p" "%s"\n' "${c#*:}" "${c#*:}" "$TEST_TMP/all.xml" \
-		>"$TEST_TMP/bin/${c%%:*}"
-	chmod +x "$TEST_TMP/bin/${c%%:*}"
-done
+# oned's XML-RPC API (tests/lib/standin/oned-rpc) answering with the pools
+# of all.xml, as it stands at each run
+standin_oned "$TEST_TMP/oned"
 cat >>"$R/etc/vnm/ib/ibrc" <<EOF
 ONEIB_PARTITIONS_CMD="echo partitions >>$TEST_TMP/order; $INST --output $SIM_PARTITIONS --pid-file $SIM_OPENSM_PID_FILE -"
 ONEIB_PARTITIONS_READ_CMD="cat $SIM_PARTITIONS"
 ONEIB_QOS_POLICY_CMD="echo policy >>$TEST_TMP/order; $INST --qos-policy $SL_POLICY --pid-file $SIM_OPENSM_PID_FILE -"
 EOF
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
-run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
+run_hook() {
+	local c
+	for c in vms:VM_POOL hosts:HOST_POOL vnets:VNET_POOL; do
+		sed -n "/^<${c#*:}>/,/^<\/${c#*:}>/p" "$TEST_TMP/all.xml" >"$TEST_TMP/oned/${c%%:*}.xml"
+	done
+	"$HOOK"
+}
 # a fresh start: nothing installed, opensm with one-ib's default partition
 cp "$TEST_TMP/default-only.conf" "$SIM_PARTITIONS"
 rm -f "$SL_POLICY"

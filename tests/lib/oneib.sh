@@ -33,6 +33,24 @@ install_tree() {
 	sh "$TOP/drivers/install.sh" --destdir "$1"
 }
 
+# standin_oned DIR: oned's XML-RPC API as the front-end hook calls it
+# (tests/lib/standin/oned-rpc: the pools in DIR/{vms,hosts,vnets}.xml,
+# what it was asked recorded in DIR), stopped when the test ends;
+# ONE_XMLRPC its endpoint and ONE_AUTH DIR/one_auth ("oneadmin:stand-in"),
+# exported, as oned's hooks get them.
+standin_oned() {
+	rm -f "$1/oned-rpc.port"
+	printf 'oneadmin:stand-in\n' >"$1/one_auth"
+	python3 "$TOP/tests/lib/standin/oned-rpc" "$1" "$1/oned-rpc.port" \
+		</dev/null >>"$1/oned-rpc.log" 2>&1 &
+	_tl_daemon $! oned-rpc
+	wait_for 20 test -s "$1/oned-rpc.port" ||
+		die "the stand-in oned did not start: $(tail -n 3 "$1/oned-rpc.log")"
+	ONE_XMLRPC=http://127.0.0.1:$(cat "$1/oned-rpc.port")/RPC2
+	ONE_AUTH=$1/one_auth
+	export ONE_XMLRPC ONE_AUTH
+}
+
 # stock_remotes DEST: small stand-ins for the stock kvm IM client and
 # probes (OpenNebula's own are not ours to copy), with the same layout.
 stock_remotes() {

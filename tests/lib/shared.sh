@@ -36,8 +36,9 @@
 #                          none (a PathRecord query with both GIDs: one
 #                          record, what ibsim passes whole)
 #   shared_pkeys NODE      the P_Keys opensm programmed on NODE's port
-#   shared_hook            the installed hook, with stand-in onevm, onehost,
-#                          onevnet printing $TEST_TMP/{vms,hosts,vnets}.xml
+#   shared_hook            the installed hook, against a stand-in of oned's
+#                          XML-RPC API answering with
+#                          $TEST_TMP/{vms,hosts,vnets}.xml (standin_oned)
 #                          and ibrc set to install into $SIM_PARTITIONS
 #                          (no SL plan, no QoS policy: t043x have those)
 #                          (sets HOOK; run it with run_hook)
@@ -184,14 +185,9 @@ shared_pkeys() { # NODE
 }
 
 shared_hook() {
-	local c
 	install_tree "$TEST_TMP/inst" 2>/dev/null
 	HOOK=$TEST_TMP/inst/var/lib/one/remotes/hooks/oneib-partitions
-	mkdir -p "$TEST_TMP/bin"
-	for c in onevm:vms onehost:hosts onevnet:vnets; do
-		printf '#!/bin/sh\ncat "%s/%s.xml"\n' "$TEST_TMP" "${c#*:}" >"$TEST_TMP/bin/${c%%:*}"
-		chmod +x "$TEST_TMP/bin/${c%%:*}"
-	done
+	standin_oned "$TEST_TMP"
 	cat >>"$TEST_TMP/inst/var/lib/one/remotes/etc/vnm/ib/ibrc" <<-EOF
 	ONEIB_PARTITIONS_CMD="$INST --output $SIM_PARTITIONS --pid-file $SIM_OPENSM_PID_FILE -"
 	ONEIB_PARTITIONS_READ_CMD="cat $SIM_PARTITIONS"
@@ -203,4 +199,4 @@ shared_hook() {
 	export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 }
 
-run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
+run_hook() { "$HOOK"; }
