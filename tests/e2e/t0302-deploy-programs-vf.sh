@@ -7,7 +7,8 @@
 # partition. A deploy killed whole right after programming leaves its VF
 # leased (the ledger is written first): retried, it programs the same VF;
 # not retried, reconcile unmaps it once the lease expires. A refusal whose
-# undo cannot unmap a VF keeps that VF's lease.
+# undo cannot unmap a VF keeps that VF's lease. A retry whose earlier VF no
+# longer fits unmaps it before taking another.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host cx3
@@ -107,4 +108,24 @@ ledger_age
 "$R/ib/bin/oneib-vf" reconcile --grace 1 --pkey-cmd "$TEST_TMP/oneib-pkey-logged" >/dev/null
 assert_eq "" "$(lease_of 46)" "reconcile after the grace: released"
 assert_eq ffffffffffffffff "$(alias_guid "$vf46")" "and unmapped"
+
+# A retry whose earlier VF no longer fits: VM 47's deploy dies after
+# programming its VF; meanwhile VM 44 ends, freeing a lower VF, and VM 47's
+# NIC gets another MAC (its lease no longer fits). The retry unmaps the
+# earlier VF before the NIC takes the lower one; left mapped, oneib-pkey
+# refused the GUID on the new VF ("already in use on this host") and every
+# retry failed.
+sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-killing\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+deploy_killed 47 02:00:c0:a8:01:0b
+sed -i "s|^ONEIB_PKEY=.*|ONEIB_PKEY=\"$TEST_TMP/oneib-pkey-logged\"|" "$R/etc/vmm/kvm-ib/kvm-ibrc"
+vf47=$(guid_vf 2000000002f0000)
+assert_eq "$vf47" "$(lease_of 47)" "VM 47 killed: its VF leased and carrying its GUID"
+"$R/vmm/kvm-ib/shutdown" "$(virsh domuuid one-44)" node1 44 node1 >/dev/null 2>&1
+assert_eq "" "$(lease_of 44)" "VM 44 shut down: its VF free"
+assert_eq "$vf44" "$(printf '%s\n' "$vf44" "$vf47" | sort | head -n 1)" "a lower VF than VM 47's"
+one_deploy 47 ib/0/02:00:c0:a8:01:0c/0x8101 >/dev/null 2>"$TEST_TMP/err47"
+assert_eq 0 $? "the retry, another MAC, deploys: $(cat "$TEST_TMP/err47")"
+assert_eq "$vf44" "$(lease_of 47)" "on the lower VF, leased once"
+assert_eq "$vf44" "$(guid_vf 2000000002f0000)" "VM 47's GUID on that VF alone"
+assert_eq ffffffffffffffff "$(alias_guid "$vf47")" "the earlier VF unmapped"
 test_done

@@ -128,6 +128,32 @@ static int choose(struct leasing *s, const struct placement_request *rq,
 	}
 }
 
+/*
+ * A NIC's lease that no longer fits (its VF unassignable, its port not
+ * eligible, another MAC or P_Key): its VF may still carry the NIC's GUID,
+ * programmed by an earlier deploy that died or failed, and oneib-pkey
+ * refuses a GUID already on another VF of the host. So that VF is unmapped
+ * before the NIC gets another; when that fails the lease stays and the
+ * action fails, naming the VF. Not a VF gone from the host, nor one a
+ * domain uses (its GUID is that domain's business).
+ */
+static int unmap_unfit(const struct leasing *s, const struct lease *x,
+		       const struct vf *own, char *err, size_t errlen)
+{
+	char why[ERRLEN];
+
+	if (!programs(s->cfg) || !own || own->absent ||
+	    virt_pci_user(&s->doms, &x->vf))
+		return 0;
+	if (!pkeycmd_unmap(s->cfg->pkey_cmd, &x->vf, x->port, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen,
+		 "VM %d NIC %d: its earlier VF no longer fits and cannot be "
+		 "unmapped: %s",
+		 x->vmid, x->nic_id, why);
+	return -EBUSY;
+}
+
 int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
 		    char *err, size_t errlen)
@@ -169,8 +195,12 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 			map[i].node = own ? own->numa_node : -1;
 			continue;
 		}
-		if (k >= 0)
+		if (k >= 0) {
+			r = unmap_unfit(s, &l->v[k], own, err, errlen);
+			if (r)
+				return r;
 			ledger_remove(l, (size_t)k);
+		}
 		r = choose(s, &rq, &ch, err, errlen);
 		if (r)
 			return r;
