@@ -28,7 +28,7 @@ if ! ls "$debs"/one-ib-node_*.deb >/dev/null 2>&1; then
 fi
 
 # --- the clean root ---------------------------------------------------------
-include=sudo,libc6,libibumad3,libpci3,libxml2,libvirt0,libibverbs1
+include=sudo,libc6,libibumad3,libpci3,libxml2,libvirt0,libibverbs1,curl
 cache=${ONEIB_PKGTEST_CACHE:-/var/cache/one-ib}
 base=$cache/bookworm-minbase-$(echo "$include" | md5sum | cut -c1-8).tar
 mkdir -p "$cache"
