@@ -96,9 +96,11 @@ assert_eq "$(grep -o '<VM><ID>[0-9]*' "$TEST_TMP/rpc.xml" | sort | md5sum)" \
 
 envs=()
 mapfile -d '' envs < <(_one_env)
+# as_oneadmin as a command line runstat can run
+oneadmin=(setpriv --reuid="$ONE_ADMIN" --regid="$ONE_ADMIN" --init-groups env -i "${envs[@]}")
 echo "# b43 cloud: vms=$N nets=$NETS ib_nics=$((2 * N)) vm_listing_bytes=$(stat -c %s "$TEST_TMP/rpc.xml") cli_listing_bytes=$(stat -c %s "$TEST_TMP/cli.xml")"
-echo "# b43 the hook's whole run per event: $("$RUNSTAT" "$RUNS" setpriv --reuid="$ONE_ADMIN" --regid="$ONE_ADMIN" --init-groups env -i "${envs[@]}" "$hook")"
+echo "# b43 the hook's whole run per event: $("$RUNSTAT" "$RUNS" "${oneadmin[@]}" "$hook")"
 echo "# b43 one.vmpool.infoextended with curl: $("$RUNSTAT" "$RUNS" curl -sS -H 'Content-Type: text/xml' --data-binary @"$TEST_TMP/call.xml" -o /dev/null http://127.0.0.1:2633/RPC2)"
 echo "# b43 rpc-string on it: $("$RUNSTAT" "$RUNS" "$TOP/build/bin/oneib-partitions" rpc-string "$TEST_TMP/answer.xml")"
-echo "# b43 before: onevm list -x --extended (Ruby CLI), the VMs alone: $("$RUNSTAT" "$CLI_RUNS" setpriv --reuid="$ONE_ADMIN" --regid="$ONE_ADMIN" --init-groups env -i "${envs[@]}" "$ONE_DIR/bin/onevm" list -x --extended --no-pager all)"
+echo "# b43 before: onevm list -x --extended (Ruby CLI), the VMs alone: $("$RUNSTAT" "$CLI_RUNS" "${oneadmin[@]}" "$ONE_DIR/bin/onevm" list -x --extended --no-pager all)"
 test_done

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char tail[] = "</string></value></data></array></value>"
 				   "</param></params></methodResponse>\n";
 	char err[512] = "", *in, *out = NULL;
-	size_t n = 0, outlen = 0, i;
+	size_t n = 0, outlen = 0, cap, i;
 	int r, ok, how;
 
 	/* the raw input: any verdict, one line when refused */
@@ -57,32 +57,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	how = data[0];
 	ok = how & 1;
-	/* the longest escape of a byte: "&#x10FFFF;" is never needed; "&quot;" */
-	in = malloc(sizeof(head) + sizeof(tail) + 8 * size + 1);
+	/* the longest escape of a byte is 6: "&quot;", "&#120;", "&#x7F;" */
+	cap = sizeof(head) + sizeof(tail) + 8 * size + 1;
+	in = malloc(cap);
 	if (!in)
 		return 0;
-	n = (size_t)sprintf(in, head, ok ? '1' : '0');
+	n = (size_t)snprintf(in, cap, head, ok ? '1' : '0');
 	for (i = 1; i < size; i++) {
 		unsigned char c = data[i];
+		const char *e = c == '<'		 ? "&lt;"
+				: c == '&'		 ? "&amp;"
+				: c == '>' && (how & 2)	 ? "&gt;"
+				: c == '"' && (how & 2)	 ? "&quot;"
+				: c == '\'' && (how & 2) ? "&apos;"
+							 : NULL;
 
-		if (c == '<')
-			n += (size_t)sprintf(in + n, "&lt;");
-		else if (c == '&')
-			n += (size_t)sprintf(in + n, "&amp;");
-		else if (c == '>' && (how & 2))
-			n += (size_t)sprintf(in + n, "&gt;");
-		else if (c == '"' && (how & 2))
-			n += (size_t)sprintf(in + n, "&quot;");
-		else if (c == '\'' && (how & 2))
-			n += (size_t)sprintf(in + n, "&apos;");
+		if (e)
+			n += (size_t)snprintf(in + n, cap - n, "%s", e);
 		else if (c && c < 0x80 && (how & 4) && c % 3 == 0)
-			n += (size_t)sprintf(in + n, "&#%u;", c);
+			n += (size_t)snprintf(in + n, cap - n, "&#%u;", c);
 		else if (c && c < 0x80 && (how & 8) && c % 5 == 0)
-			n += (size_t)sprintf(in + n, "&#x%X;", c);
+			n += (size_t)snprintf(in + n, cap - n, "&#x%X;", c);
 		else
 			in[n++] = (char)c;
 	}
-	n += (size_t)sprintf(in + n, "%s", tail);
+	n += (size_t)snprintf(in + n, cap - n, "%s", tail);
 	err[0] = '\0';
 	r = decode(in, n, &out, &outlen, err, sizeof(err));
 	if (ok && (r || outlen != size - 1 || memcmp(out, data + 1, size - 1)))

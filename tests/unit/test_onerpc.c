@@ -128,47 +128,31 @@ static void refused_answers(void **state)
 	static const struct {
 		const char *in, *err;
 	} bad[] = {
-		{ "<VM_POOL></VM_POOL>", "not an XML-RPC answer: byte 9: "
-					 "expected <methodResponse>" },
+		// clang-format off
+		{ "<VM_POOL></VM_POOL>",
+		  "not an XML-RPC answer: byte 9: expected <methodResponse>" },
 		{ "", "not an XML-RPC answer: byte 0: it ends early" },
-		{ HEAD "<value><boolean>1</boolean></"
-		       "value><value><string>&lt;VM",
+		{ HEAD "<value><boolean>1</boolean></value><value><string>&lt;VM",
 		  "it ends inside its string" },
 		{ ANSWER("1", "<value><string>a &foo; b</string></value>"),
 		  "an entity other than" },
-		{ ANSWER("1", "<value><string>&#0;</string></value>"), "a "
-								       "charact"
-								       "er "
-								       "referen"
-								       "ce is "
-								       "not a "
-								       "charact"
-								       "er" },
+		{ ANSWER("1", "<value><string>&#0;</string></value>"),
+		  "a character reference is not a character" },
 		{ ANSWER("1", "<value><string>&#xD800;</string></value>"),
 		  "a character reference is not a character" },
 		{ ANSWER("1", "<value><string>&#12a;</string></value>"),
 		  "a character reference is not a number" },
-		{ ANSWER("1", "<value><string>&amp</string></value>"), "an "
-								       "entity "
-								       "is not "
-								       "close"
-								       "d" },
-		{ ANSWER("1", "<value><double>1.0</double></value>"), "the "
-								      "second "
-								      "value "
-								      "is not "
-								      "a "
-								      "<string>"
-								      " or "
-								      "<i4>" },
-		{ ANSWER("1", "<value><string>a</i4></value>"), "expected "
-								"</string>" },
-		{ HEAD "<value><boolean>yes</boolean></value>", "the first "
-								"value is not "
-								"a boolean" },
-		{ HEAD "<value><boolean>1</boolean></value><value><string>a"
-		       "</string",
+		{ ANSWER("1", "<value><string>&amp</string></value>"),
+		  "an entity is not closed" },
+		{ ANSWER("1", "<value><double>1.0</double></value>"),
+		  "the second value is not a <string> or <i4>" },
+		{ ANSWER("1", "<value><string>a</i4></value>"),
+		  "expected </string>" },
+		{ HEAD "<value><boolean>yes</boolean></value>",
+		  "the first value is not a boolean" },
+		{ HEAD "<value><boolean>1</boolean></value><value><string>a</string",
 		  "it ends inside a tag" },
+		// clang-format on
 	};
 	char out[64], err[256];
 	size_t i;

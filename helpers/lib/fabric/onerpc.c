@@ -166,7 +166,7 @@ static int entity(struct rpc_in *r, char out[4])
 static int text(struct rpc_in *r, FILE *out, char msg[MSG_MAX],
 		const char *type)
 {
-	char name[TAG_MAX + 1];
+	char name[TAG_MAX + 2]; /* "/" and a tag name */
 
 	size_t n = 0;
 	int c;
@@ -199,8 +199,7 @@ static int text(struct rpc_in *r, FILE *out, char msg[MSG_MAX],
 	/* the '<' read: the end tag from it */
 	ungetc('<', r->in);
 	r->at--;
-	name[0] = '/';
-	strcpy(name + 1, type); /* a tag name: shorter than TAG_MAX */
+	snprintf(name, sizeof(name), "/%s", type);
 	return expect(r, name);
 }
 
