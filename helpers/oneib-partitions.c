@@ -46,6 +46,12 @@
  *       output, fabric/onerpc.h) on stdout, as the CLI prints it: how the
  *       hook lists the cloud without the Ruby CLI; a failed call is one
  *       line, "oned: " and oned's message, exit 1
+ *   oneib-partitions vmcache [--refresh IDS] FILE...
+ *       the VM listing the hook keeps between runs (fabric/vmcache.h) on
+ *       stdout: the VMs of the VM_POOL FILEs reduced to what render and
+ *       counters read, one per ID (a later FILE's wins), none DONE; the
+ *       first FILE's VMs whose IDs the comma-separated IDS names are
+ *       dropped (the later FILEs hold them as they are now)
  *
  * The root part on the SM's host, oneib-partitions-install, takes the
  * rendered file, re-parses it strictly, installs it and reloads opensm.
@@ -67,6 +73,7 @@
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "fabric/onerpc.h"
+#include "fabric/vmcache.h"
 #include "fabric/osmconf.h"
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
@@ -109,6 +116,7 @@ static void usage(FILE *f)
 	      "       oneib-partitions list [FILE]\n"
 	      "       oneib-partitions counters [XML...]\n"
 	      "       oneib-partitions rpc-string [FILE]\n"
+	      "       oneib-partitions vmcache [--refresh IDS] FILE...\n"
 	      "XML: `onevm list -x --extended`, `onehost list -x`, `onevnet "
 	      "list -x` output,\nas files or on standard input (-, the "
 	      "default).\n",
@@ -1098,6 +1106,61 @@ static int cmd_rpc_string(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The VM listing the hook keeps (fabric/vmcache.h), from the last one and
+ * the VMs an event asked oned for again.
+ */
+static int cmd_vmcache(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "refresh", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char err[ERRLEN] = "", *ids = NULL, *one, *save = NULL;
+	int *refresh = NULL, o, r;
+	size_t n = 0;
+
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (o != 'r') {
+			log_msg("vmcache: unknown option '%.40s' (usage: "
+				"oneib-partitions --help)",
+				argv[optind - 1]);
+			return 2;
+		}
+		ids = optarg;
+	}
+	if (optind >= argc) {
+		log_msg("vmcache takes at least one FILE (usage: "
+			"oneib-partitions --help)");
+		return 2;
+	}
+	/* "3,17,42": at most one ID per two bytes */
+	refresh = calloc(ids ? strlen(ids) / 2 + 1 : 1, sizeof(*refresh));
+	if (!refresh) {
+		log_msg("vmcache: out of memory");
+		return 1;
+	}
+	for (one = ids ? strtok_r(ids, ",", &save) : NULL; one;
+	     one = strtok_r(NULL, ",", &save)) {
+		if (dec_parse_int(one, &refresh[n]) || refresh[n] < 0) {
+			log_msg("vmcache: --refresh: '%.40s' is not a VM ID",
+				one);
+			free(refresh);
+			return 2;
+		}
+		n++;
+	}
+	r = vmcache_write(stdout, argc - optind, argv + optind, refresh, n, err,
+			  sizeof(err));
+	free(refresh);
+	if (r) {
+		log_msg("vmcache: %s", err);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_counters(int argc, char **argv)
 {
 	struct cloud_facts f = { 0 };
@@ -1134,8 +1197,10 @@ int main(int argc, char **argv)
 		return cmd_counters(argc, argv);
 	if (!strcmp(argv[1], "rpc-string"))
 		return cmd_rpc_string(argc, argv);
+	if (!strcmp(argv[1], "vmcache"))
+		return cmd_vmcache(argc, argv);
 	log_msg("unknown command '%.20s' (render, plan, verify, list, "
-		"counters, rpc-string)",
+		"counters, rpc-string, vmcache)",
 		argv[1]);
 	return 2;
 }

@@ -707,6 +707,8 @@ struct sax {
 	const char *what;
 	char *err;
 	size_t errlen;
+	poolread_vm_fn each_vm; /* instead of the facts, or NULL */
+	void *each_arg;
 	int r; /* a refusal of the facts' reading, or -ENOMEM */
 	int depth; /* open elements */
 	int skip; /* depth of the skipped element we are in, or 0 */
@@ -844,6 +846,15 @@ static void sax_start(void *ctx, const xmlChar *localname,
 			      nb_defaulted, attrs);
 }
 
+/* A <VM> as kept, with its ID, to each_vm. */
+static int vm_handed(struct sax *s, const xmlNode *vm)
+{
+	int id, r = elem_id(vm, POOL_VM, ++s->f->nth[POOL_VM], &id, s->err,
+			    s->errlen);
+
+	return r ? r : s->each_vm(s->each_arg, id, vm, s->err, s->errlen);
+}
+
 /* The pool element just ended: its facts, then it goes. */
 static void sax_element_done(struct sax *s)
 {
@@ -852,7 +863,9 @@ static void sax_element_done(struct sax *s)
 
 	if (!node)
 		return;
-	if (s->kind == POOL_VM)
+	if (s->kind == POOL_VM && s->each_vm)
+		r = vm_handed(s, node);
+	else if (s->kind == POOL_VM)
 		r = vm_element(node, s->f, s->err, s->errlen);
 	else if (s->kind == POOL_HOST)
 		r = host_element(node, s->f, s->err, s->errlen);
@@ -959,14 +972,17 @@ static void sax_handler(xmlSAXHandler *h)
 	h->serror = sax_error;
 }
 
-int poolread_doc(struct cloud_facts *f, int expect,
-		 int (*read)(void *ctx, char *buf, int len), void *ctx,
-		 const char *what, char *err, size_t errlen)
+static int doc_read(struct cloud_facts *f, int expect,
+		    int (*read)(void *ctx, char *buf, int len), void *ctx,
+		    const char *what, poolread_vm_fn each_vm, void *each_arg,
+		    char *err, size_t errlen)
 {
 	struct sax s = { .f = f,
 			 .expect = expect,
 			 .kind = -1,
 			 .what = what,
+			 .each_vm = each_vm,
+			 .each_arg = each_arg,
 			 .err = err,
 			 .errlen = errlen };
 	xmlSAXHandler h;
@@ -1025,6 +1041,13 @@ int poolread_doc(struct cloud_facts *f, int expect,
 	return r;
 }
 
+int poolread_doc(struct cloud_facts *f, int expect,
+		 int (*read)(void *ctx, char *buf, int len), void *ctx,
+		 const char *what, char *err, size_t errlen)
+{
+	return doc_read(f, expect, read, ctx, what, NULL, NULL, err, errlen);
+}
+
 struct mem_in {
 	const char *p;
 	size_t len, at;
@@ -1054,8 +1077,9 @@ int poolread_mem(struct cloud_facts *f, int expect, const char *xml, size_t len,
 	return poolread_doc(f, expect, mem_read, &in, what, err, errlen);
 }
 
-int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
-		   char *err, size_t errlen)
+static int files_read(struct cloud_facts *f, int expect, int n,
+		      char *const *paths, poolread_vm_fn each_vm,
+		      void *each_arg, char *err, size_t errlen)
 {
 	struct pool_stream *s = malloc(sizeof(*s));
 	bool stdin_read = false;
@@ -1087,8 +1111,8 @@ int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
 		}
 		while (!r &&
 		       (r = pool_stream_next(s, &kind, err, errlen)) == 1) {
-			r = poolread_doc(f, expect, pool_stream_read, s,
-					 s->origin, err, errlen);
+			r = doc_read(f, expect, pool_stream_read, s, s->origin,
+				     each_vm, each_arg, err, errlen);
 			if (r && s->err[0]) /* the input, not the XML */
 				err_set(err, errlen, "%s", s->err);
 		}
@@ -1098,5 +1122,22 @@ int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
 	if (r == -ENOMEM && !err[0])
 		err_set(err, errlen, "out of memory");
 	free(s);
+	return r;
+}
+
+int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
+		   char *err, size_t errlen)
+{
+	return files_read(f, expect, n, paths, NULL, NULL, err, errlen);
+}
+
+int poolread_vms(const char *path, poolread_vm_fn each, void *arg, char *err,
+		 size_t errlen)
+{
+	struct cloud_facts f = { 0 };
+	char *const paths[] = { (char *)path };
+	int r = files_read(&f, POOL_VM, 1, paths, each, arg, err, errlen);
+
+	cloud_facts_free(&f);
 	return r;
 }

@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include <libxml/tree.h>
+
 #include "fabric/cloudfacts.h"
 
 /*
@@ -42,5 +44,17 @@ int poolread_mem(struct cloud_facts *f, int expect, const char *xml, size_t len,
  */
 int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
 		   char *err, size_t errlen);
+
+/*
+ * The <VM> elements of the VM_POOL documents in the file path ("-":
+ * standard input) one at a time, in document order, each as the reader
+ * keeps it (only what the facts are made of: fabric/vmcache.h writes them
+ * out), with its ID, to each; what each returns non-zero stops the reading
+ * and is returned, with err set.
+ */
+typedef int (*poolread_vm_fn)(void *arg, int id, const xmlNode *vm, char *err,
+			      size_t errlen);
+int poolread_vms(const char *path, poolread_vm_fn each, void *arg, char *err,
+		 size_t errlen);
 
 #endif
