@@ -73,7 +73,8 @@ assert_ok "first run" -- run_hook
 assert_eq "$CONF: installed (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says what it installed"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing on stderr"
 assert_file_eq "$DATA/expected.conf" "$CONF" "partitions.conf is exactly the expected one"
-assert_eq "render" "$(parses)" "the listings parsed once: render writes the counters too"
+assert_eq "vmcache
+render" "$(parses)" "the VM listing reduced once, then parsed once: render writes the counters too"
 assert_eq 7 "$(grep -c '^rpc-string$' "$TEST_TMP/used.renderer")" \
 	"each answer of oned read by rpc-string: 3 listings, 4 updates"
 

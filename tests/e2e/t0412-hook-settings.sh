@@ -38,11 +38,11 @@ hook() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env -i \
 		PATH="$W/bin:/usr/bin:/bin" HOME="$W" "$@" "$R/hooks/oneib-partitions"
 }
-# the lock files a run left, under DIR
+# the lock files a run left, and the VM listing it kept, under DIR
 locks() { (cd "$1" && find . -type f | sort | tr '\n' ' '); }
 
 assert_ok "ONE_LOCATION, no lock set: runs" -- hook ONE_LOCATION="$W/one"
-assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next " "$(locks "$W/one/var")" \
+assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next ./.oneib-partitions.lock.vms " "$(locks "$W/one/var")" \
 	"the lock is in \$ONE_LOCATION/var"
 assert_match "^# oneib-partitions: generated" "$(cat "$W/installed")" "it rendered and installed"
 assert_match "^qos-ulps$" "$(cat "$W/policy")" "the QoS policy too (ONEIB_SLS's default plan)"
@@ -52,13 +52,13 @@ rm -f "$W/installed" "$W/policy"
 
 assert_ok "ONEIB_PARTITIONS_LOCK in the environment: runs" -- \
 	hook ONE_LOCATION="$W/one" ONEIB_PARTITIONS_LOCK="$W/env/l"
-assert_eq "./l ./l.next " "$(locks "$W/env")" "the environment's lock"
+assert_eq "./l ./l.next ./l.vms " "$(locks "$W/env")" "the environment's lock"
 
 echo "ONEIB_PARTITIONS_LOCK=$W/ibrc/l" >>"$IBRC"
 assert_ok "ONEIB_PARTITIONS_LOCK in ibrc and the environment: runs" -- \
 	hook ONE_LOCATION="$W/one" ONEIB_PARTITIONS_LOCK="$W/env/other"
-assert_eq "./l ./l.next " "$(locks "$W/ibrc")" "ibrc's lock"
-assert_eq "./l ./l.next " "$(locks "$W/env")" "not the environment's"
+assert_eq "./l ./l.next ./l.vms " "$(locks "$W/ibrc")" "ibrc's lock"
+assert_eq "./l ./l.next ./l.vms " "$(locks "$W/env")" "not the environment's"
 
 # Held by another run, the lock serialises: this run waits its turn and
 # says so when it cannot get it in time (seven commands' time:
@@ -81,6 +81,6 @@ assert_refused --state "locks /var/lib/one" "no ONE_LOCATION, /var/lib/one not o
 	'^oneib-partitions: cannot open the lock file /var/lib/one/\.oneib-partitions\.lock\.next$' -- hook
 chown nobody /var/lib/one
 assert_ok "no ONE_LOCATION, /var/lib/one oneadmin's: runs" -- hook
-assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next " "$(locks /var/lib/one)" \
+assert_eq "./.oneib-partitions.lock ./.oneib-partitions.lock.next ./.oneib-partitions.lock.vms " "$(locks /var/lib/one)" \
 	"the lock is in /var/lib/one"
 test_done
