@@ -1,7 +1,8 @@
 #!/bin/bash
 # The hook templates (templates/hooks/*.tmpl, for `onehook create`) parse as
 # OpenNebula templates, each has a unique NAME, a TYPE, and runs the
-# installed oneib-partitions hook on the front-end; state hooks name only
+# installed oneib-partitions hook on the front-end, a VM's events telling
+# it which VM; state hooks name only
 # states OpenNebula has, api hooks only calls it has; no trigger is there
 # twice, and together they cover every event that can change partitions.conf.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -88,10 +89,27 @@ for f in $files; do
 	name=$(attr "$f" NAME) type=$(attr "$f" TYPE) cmd=$(attr "$f" COMMAND)
 	assert_eq "$b" "$name" "$b: NAME is the file's name"
 	echo "$name" >>"$TEST_TMP/names"
-	assert_eq oneib-partitions "$cmd" "$b: COMMAND is the hook, relative (remotes/hooks)"
-	assert_ok "$b: the hook COMMAND names is installed" -- test -x "$R/hooks/$cmd"
+	assert_eq oneib-partitions "${cmd%% *}" "$b: COMMAND is the hook, relative (remotes/hooks)"
+	assert_ok "$b: the hook COMMAND names is installed" -- test -x "$R/hooks/${cmd%% *}"
 	assert_eq NO "$(attr "$f" REMOTE)" "$b: REMOTE=NO: runs on the front-end"
-	assert_eq "" "$(attr "$f" ARGUMENTS)" "$b: no ARGUMENTS (the hook takes none)"
+	# the event the hook reads (design decision 12): a VM's own events
+	# name their VM, on stdin (a VM's body can outgrow a command line);
+	# a new VM is found by its ID; any other event lists every VM
+	case $(attr "$f" RESOURCE)/$(attr "$f" CALL) in
+	VM/) want='vm-state $TEMPLATE' ;;
+	/one.vm.attachnic | /one.vm.detachnic) want='vm-nic $API' ;;
+	/one.vm.allocate | /one.template.instantiate) want=vm-new ;;
+	*) want= ;;
+	esac
+	assert_eq "$want" "$(attr "$f" ARGUMENTS)" "$b: ARGUMENTS '$want'"
+	case $want in
+	*' $'*)
+		assert_eq "oneib-partitions --event-stdin" "$cmd" "$b: the hook reads its event on stdin"
+		assert_eq yes "$(attr "$f" ARGUMENTS_STDIN)" "$b: ARGUMENTS_STDIN=yes" ;;
+	*)
+		assert_eq oneib-partitions "$cmd" "$b: COMMAND is the hook alone"
+		assert_eq "" "$(attr "$f" ARGUMENTS_STDIN)" "$b: no ARGUMENTS_STDIN" ;;
+	esac
 	case $type in
 	state)
 		res=$(attr "$f" RESOURCE) st=$(attr "$f" STATE) lcm=$(attr "$f" LCM_STATE)
