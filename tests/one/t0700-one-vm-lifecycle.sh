@@ -103,11 +103,20 @@ one_cloud_agrees "poweroff"
 assert_eq "" "$(one_leases hv1)" "poweroff: the lease is freed"
 assert_fail "poweroff: no domain" -- one_domxml hv1 0
 one_partitions_agree "poweroff" 0
+kept=$ONE_DIR/var/.oneib-partitions.lock.vms
+stamp=$(stat -c %Y "$kept")
+n=$(one_hook_log | grep -c '^oneib-api-vm-attachnic 0$')
 assert_ok "alice: cold nic-attach of a second IB NIC" -- \
 	as_user alice onevm nic-attach 0 --network ib-tenant-a
 one_wait_vm 0 "^POWEROFF LCM_INIT$"
 assert_eq "0 1" "$(one_xml vm 0 | one_xpath 'concat(/VM/TEMPLATE/NIC[1]/NIC_ID, " ", /VM/TEMPLATE/NIC[2]/NIC_ID)')" \
 	"the VM has NICs 0 and 1"
+# no state changed: the API hook alone tells the hook which VM ("vm-nic
+# $API"), and its run reads that VM into the listing it keeps
+one_wait_hook oneib-api-vm-attachnic "$n"
+assert_eq 2 "$(grep -o '<VM><ID>0</ID>.*' "$kept" | sed 's|</VM>.*||' | grep -o '<NIC_ID>' | wc -l)" \
+	"the hook's kept listing has VM 0's new NIC"
+assert_eq "$stamp" "$(stat -c %Y "$kept")" "read by the NIC event's run alone (no full listing since)"
 assert_ok "alice: resume" -- as_user alice onevm resume 0
 one_wait_vm 0 "^ACTIVE RUNNING$"
 assert_eq 2 "$(one_domxml hv1 0 | grep -c '<hostdev')" "resumed with two <hostdev>s"

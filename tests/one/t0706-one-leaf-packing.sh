@@ -25,7 +25,10 @@
 #     PKEY_USED), free VFs per NUMA node (IB_NUMA); a host whose ledger is
 #     damaged shows 0 usable VFs and IB_ERROR at its next system probe
 #     run, and 0 available once the hook has run (any VM event; here a VM
-#     created on hold).
+#     created on hold);
+#   - the hook's runs read the VMs an event changed: oned hands a VM's
+#     state hook its VM, the kept listing holds oned's VMs, and a VM
+#     terminated leaves it through the event's run alone, no full listing.
 # 6.10's mm_sched and 7.0's scheduler driver alike, MAX_HOST 1.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
@@ -189,5 +192,22 @@ _none_avail() {
 }
 wait_for 60 _none_avail
 assert_eq 0 "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_AVAIL)" "hv4: the hook's next run (a VM created) counts 0 available"
+
+# --- an event's run reads the VMs it changed, not the pool (issue 22)
+kept=$ONE_DIR/var/.oneib-partitions.lock.vms
+id=${id#VM ID: }
+args=$(as_oneadmin onehook show oneib-vm-running -x | one_xpath '(//HOOK_EXECUTION_RECORD/ARGUMENTS)[1]')
+assert_match '^vm-state [A-Za-z0-9+/=]{100,}$' "$args" \
+	"oned's hook subsystem hands a VM's state hook its VM (on stdin)"
+ids=$(one_rpc one.vmpool.info i:-2 i:-1 i:-1 i:-1 | grep -o '<VM><ID>[0-9]*' | cut -d'>' -f3 | sort -n)
+assert_eq "$(echo $ids)" "$(grep -o '<VM><ID>[0-9]*' "$kept" | cut -d'>' -f3 | sort -n | xargs)" \
+	"the kept listing holds oned's VMs, one each"
+assert_eq "<!-- next VM ID: $((id + 1)) -->" "$(head -n 1 "$kept")" "new VMs begin above the last made"
+stamp=$(stat -c %Y "$kept")
+n=$(one_hook_log | grep -c '^oneib-vm-done 0$')
+as_oneadmin onevm terminate --hard "$id" >/dev/null || die "onevm terminate $id"
+one_wait_hook oneib-vm-done "$n"
+assert_eq "" "$(grep "<VM><ID>$id</ID>" "$kept")" "VM $id terminated: gone from the kept listing"
+assert_eq "$stamp" "$(stat -c %Y "$kept")" "by the event's run alone: no full listing since (its time kept)"
 assert_eq "" "$(one_hook_log | grep -v ' 0$' | sort -u)" "every hook run succeeded"
 test_done
