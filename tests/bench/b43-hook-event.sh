@@ -99,7 +99,19 @@ mapfile -d '' envs < <(_one_env)
 # as_oneadmin as a command line runstat can run
 oneadmin=(setpriv --reuid="$ONE_ADMIN" --regid="$ONE_ADMIN" --init-groups env -i "${envs[@]}")
 echo "# b43 cloud: vms=$N nets=$NETS ib_nics=$((2 * N)) vm_listing_bytes=$(stat -c %s "$TEST_TMP/rpc.xml") cli_listing_bytes=$(stat -c %s "$TEST_TMP/cli.xml")"
-echo "# b43 the hook's whole run per event: $("$RUNSTAT" "$RUNS" "${oneadmin[@]}" "$hook")"
+kept=$ONE_DIR/var/.oneib-partitions.lock.vms
+echo "# b43 the hook's whole run without an event (every VM listed; by hand, cron, host and network hooks): $("$RUNSTAT" "$RUNS" "${oneadmin[@]}" "$hook")"
+# a VM's state hook, as oned hands it ("vm-state $TEMPLATE" on stdin): the
+# VM's body as oned shows it
+vm=$(one_rpc one.vm.info i:"$((N / 2))" | base64 -w0) || die "one.vm.info"
+printf 'vm-state %s' "$vm" >"$TEST_TMP/event"
+chmod 0644 "$TEST_TMP/event"
+assert_ok "the hook on a VM's event" -- as_oneadmin sh -c '"$0" --event-stdin <"$1"' "$hook" "$TEST_TMP/event"
+assert_eq "installed" "$(cat "$LAST_OUT")" "it renders and installs"
+assert_eq "" "$(cat "$LAST_ERR")" "nothing to say, nothing to update"
+assert_match "^<!-- next VM ID: $N -->$" "$(head -n 1 "$kept")" "from the listing it kept"
+echo "# b43 the hook's whole run per VM event (that VM and the VMs made since, into the kept listing of $(stat -c %s "$kept") bytes): $("$RUNSTAT" "$RUNS" "${oneadmin[@]}" sh -c '"$0" --event-stdin <"$1"' "$hook" "$TEST_TMP/event")"
+echo "# b43 vmcache of the kept listing: $("$RUNSTAT" "$RUNS" "$TOP/build/bin/oneib-partitions" vmcache "$kept")"
 echo "# b43 one.vmpool.infoextended with curl: $("$RUNSTAT" "$RUNS" curl -sS -H 'Content-Type: text/xml' --data-binary @"$TEST_TMP/call.xml" -o /dev/null http://127.0.0.1:2633/RPC2)"
 echo "# b43 rpc-string on it: $("$RUNSTAT" "$RUNS" "$TOP/build/bin/oneib-partitions" rpc-string "$TEST_TMP/answer.xml")"
 echo "# b43 before: onevm list -x --extended (Ruby CLI), the VMs alone: $("$RUNSTAT" "$CLI_RUNS" "${oneadmin[@]}" "$ONE_DIR/bin/onevm" list -x --extended --no-pager all)"
