@@ -4,8 +4,10 @@
  * read back, it gives exactly the facts the full listing gives, from a
  * fraction of the bytes (a tenant's text that looks like a VM included);
  * one VM per ID in ID order, a later file's winning; the first file's
- * refreshed VMs and DONE VMs gone; where new VMs begin said first; a
- * document that is not a VM pool, or a VM without an ID, refused.
+ * refreshed VMs and DONE VMs gone; where new VMs begin said first; a kept
+ * listing read back by copying its records, and refused, naming the byte,
+ * when they are damaged; a document that is not a VM pool, or a VM
+ * without an ID, refused.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -160,12 +162,12 @@ static void next_id_and_order(void **state)
 	assert_int_equal(cache_of(1, &listing, NULL, 0, &out, err, sizeof(err)),
 			 0);
 	/* 5 is DONE and dropped, 9 the highest: a tenant's "99" is text */
-	assert_int_equal(strncmp(out,
-				 "<!-- next VM ID: 10 -->\n<VM_POOL><VM><ID>3<",
-				 43),
-			 0);
-	assert_non_null(strstr(out, "</VM><VM><ID>9</ID>"));
-	/* read back: the same bytes (a kept listing kept again) */
+	assert_int_equal(
+		strncmp(out, "<!-- next VM ID: 10 -->\n<VM_POOL>\n<!-- 3 ", 41),
+		0);
+	assert_non_null(strstr(out, "</VM>\n<!-- 9 "));
+	assert_non_null(strstr(out, "</VM>\n</VM_POOL>\n"));
+	/* read back (copied, not parsed): the same bytes */
 	texts[0] = out;
 	assert_int_equal(cache_of(1, texts, NULL, 0, &again, err, sizeof(err)),
 			 0);
@@ -176,19 +178,19 @@ static void next_id_and_order(void **state)
 	assert_int_equal(cache_of(1, texts, NULL, 0, &out, err, sizeof(err)),
 			 0);
 	assert_string_equal(out, "<!-- next VM ID: 0 "
-				 "-->\n<VM_POOL></VM_POOL>\n");
+				 "-->\n<VM_POOL>\n</VM_POOL>\n");
 	free(out);
 }
+
+#define VM3 "<VM><ID>3</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE></VM>"
+#define VM12 "<VM><ID>12</ID><STATE>1</STATE><LCM_STATE>0</LCM_STATE></VM>"
 
 static void later_wins_refreshed_go(void **state)
 {
 	const char *texts[3] = {
 		listing,
 		/* VM 3 placed now; VM 12 new */
-		"<VM_POOL><VM><ID>12</ID><STATE>1</STATE><LCM_STATE>0</"
-		"LCM_STATE>"
-		"</VM><VM><ID>3</ID><STATE>3</STATE><LCM_STATE>3</LCM_STATE>"
-		"</VM></VM_POOL>",
+		"<VM_POOL>" VM12 VM3 "</VM_POOL>",
 		/* VM 9 terminated */
 		"<VM_POOL><VM><ID>9</ID><STATE>6</STATE><LCM_STATE>0</"
 		"LCM_STATE>"
@@ -196,23 +198,66 @@ static void later_wins_refreshed_go(void **state)
 	};
 	const int refresh[] = { 9, 3 };
 	const char *only[2] = { listing, "<VM_POOL/>" };
-	char *out, err[256];
+	char *out, *kept, want[512], err[256];
 
 	(void)state;
+	snprintf(want, sizeof(want),
+		 "<!-- next VM ID: 13 -->\n<VM_POOL>\n<!-- 3 %zu -->" VM3
+		 "\n<!-- 12 %zu -->" VM12 "\n</VM_POOL>\n",
+		 strlen(VM3), strlen(VM12));
 	assert_int_equal(cache_of(3, texts, refresh, 2, &out, err, sizeof(err)),
 			 0);
-	assert_string_equal(out, "<!-- next VM ID: 13 -->\n<VM_POOL>"
-				 "<VM><ID>3</ID><STATE>3</STATE><LCM_STATE>3"
-				 "</LCM_STATE></VM>"
-				 "<VM><ID>12</ID><STATE>1</STATE><LCM_STATE>0"
-				 "</LCM_STATE></VM></VM_POOL>\n");
+	assert_string_equal(out, want);
 	free(out);
+	/* the same from the listing kept before: its records copied, the
+	 * refreshed ones aside */
+	assert_int_equal(
+		cache_of(1, &listing, NULL, 0, &kept, err, sizeof(err)), 0);
+	texts[0] = kept;
+	assert_int_equal(cache_of(3, texts, refresh, 2, &out, err, sizeof(err)),
+			 0);
+	assert_string_equal(out, want);
+	free(out);
+	free(kept);
 	/* asked for again and not answered (gone from oned): dropped */
 	assert_int_equal(cache_of(2, only, refresh, 2, &out, err, sizeof(err)),
 			 0);
 	assert_string_equal(out, "<!-- next VM ID: 10 "
-				 "-->\n<VM_POOL></VM_POOL>\n");
+				 "-->\n<VM_POOL>\n</VM_POOL>\n");
 	free(out);
+}
+
+/* A listing that starts as a kept one and is not: refused, where. */
+static void kept_damaged(void **state)
+{
+	static const char *const bad[] = {
+		/* a length one short, one long */
+		"<!-- next VM ID: 13 -->\n<VM_POOL>\n<!-- 3 58 -->" VM3 "\n"
+		"</VM_POOL>\n",
+		"<!-- next VM ID: 13 -->\n<VM_POOL>\n<!-- 3 60 -->" VM3 "\n"
+		"</VM_POOL>\n",
+		/* another VM than the record says */
+		"<!-- next VM ID: 13 -->\n<VM_POOL>\n<!-- 4 59 -->" VM3 "\n"
+		"</VM_POOL>\n",
+		/* at or above the next ID */
+		"<!-- next VM ID: 3 -->\n<VM_POOL>\n<!-- 3 59 -->" VM3 "\n"
+		"</VM_POOL>\n",
+		/* cut short */
+		"<!-- next VM ID: 13 -->\n<VM_POOL>\n<!-- 3 59 -->" VM3 "\n",
+	};
+	char *out, err[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(strlen(VM3), 59);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(cache_of(1, &bad[i], NULL, 0, &out, err,
+					  sizeof(err)),
+				 -EINVAL);
+		assert_non_null(strstr(err, ": not a VM listing vmcache kept"));
+		assert_non_null(strstr(err, ": byte "));
+		free(out);
+	}
 }
 
 static void refused(void **state)
@@ -249,6 +294,7 @@ int main(void)
 		cmocka_unit_test(same_facts_fewer_bytes),
 		cmocka_unit_test(next_id_and_order),
 		cmocka_unit_test(later_wins_refreshed_go),
+		cmocka_unit_test(kept_damaged),
 		cmocka_unit_test(refused),
 	};
 
