@@ -846,13 +846,18 @@ static void sax_start(void *ctx, const xmlChar *localname,
 			      nb_defaulted, attrs);
 }
 
-/* A <VM> as kept, with its ID, to each_vm. */
+/* A <VM> as kept, with its ID and STATE, to each_vm. */
 static int vm_handed(struct sax *s, const xmlNode *vm)
 {
-	int id, r = elem_id(vm, POOL_VM, ++s->f->nth[POOL_VM], &id, s->err,
+	int id, state,
+		r = elem_id(vm, POOL_VM, ++s->f->nth[POOL_VM], &id, s->err,
 			    s->errlen);
 
-	return r ? r : s->each_vm(s->each_arg, id, vm, s->err, s->errlen);
+	if (r)
+		return r;
+	if (leaf_uint(vm, "STATE", &state))
+		state = -1;
+	return s->each_vm(s->each_arg, id, state, vm, s->err, s->errlen);
 }
 
 /* The pool element just ended: its facts, then it goes. */

@@ -49,11 +49,11 @@ int poolread_files(struct cloud_facts *f, int expect, int n, char *const *paths,
  * The <VM> elements of the VM_POOL documents in the file path ("-":
  * standard input) one at a time, in document order, each as the reader
  * keeps it (only what the facts are made of: fabric/vmcache.h writes them
- * out), with its ID, to each; what each returns non-zero stops the reading
- * and is returned, with err set.
+ * out), with its ID and STATE (-1 when it has none), to each; what each
+ * returns non-zero stops the reading and is returned, with err set.
  */
-typedef int (*poolread_vm_fn)(void *arg, int id, const xmlNode *vm, char *err,
-			      size_t errlen);
+typedef int (*poolread_vm_fn)(void *arg, int id, int state, const xmlNode *vm,
+			      char *err, size_t errlen);
 int poolread_vms(const char *path, poolread_vm_fn each, void *arg, char *err,
 		 size_t errlen);
 

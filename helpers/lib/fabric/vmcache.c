@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/log.h"
 #include "core/strbuf.h"
-#include "core/xml.h"
 #include "fabric/poolread.h"
 #include "fabric/vmcache.h"
 
@@ -47,15 +47,8 @@ static int keep(struct cache *c, int id, bool done, const char *xml, size_t len,
 {
 	struct kept *k;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct kept *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (ALLOC_GROW(c->v, c->n + 1, c->cap))
+		goto nomem;
 	k = &c->v[c->n];
 	k->id = id;
 	k->seq = c->n;
@@ -73,13 +66,12 @@ nomem:
 }
 
 /* A <VM> as the pool reader keeps it (poolread_vm_fn). */
-static int keep_vm(void *arg, int id, const xmlNode *vm, char *err,
+static int keep_vm(void *arg, int id, int state, const xmlNode *vm, char *err,
 		   size_t errlen)
 {
 	struct cache *c = arg;
 	xmlBufferPtr b;
-	char *st = NULL;
-	int state = -1, r;
+	int r;
 
 	if (id >= c->next)
 		c->next = (long)id + 1;
@@ -91,9 +83,6 @@ static int keep_vm(void *arg, int id, const xmlNode *vm, char *err,
 		err_set(err, errlen, "VM %d: out of memory", id);
 		return -ENOMEM;
 	}
-	if (!xml_only_leaf(vm, "STATE", &st))
-		(void)dec_parse_int(st, &state);
-	free(st);
 	r = keep(c, id, state == VM_STATE_DONE,
 		 (const char *)xmlBufferContent(b), (size_t)xmlBufferLength(b),
 		 err, errlen);
