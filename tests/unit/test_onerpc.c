@@ -92,6 +92,7 @@ static void failure_is_one_line(void **state)
 {
 	char out[64], err[600], msg[1100];
 	char *in;
+	size_t inlen;
 
 	(void)state;
 	assert_int_equal(decode(ANSWER("0", "<value><string>[one.vmpool."
@@ -107,9 +108,12 @@ static void failure_is_one_line(void **state)
 	/* a long message: its start, never more than the line holds */
 	memset(msg, 'x', sizeof(msg) - 1);
 	msg[sizeof(msg) - 1] = '\0';
-	in = malloc(sizeof(HEAD) + sizeof(msg) + 256);
+	inlen = sizeof(HEAD) + sizeof(msg) + 256;
+	in = malloc(inlen);
 	assert_non_null(in);
-	sprintf(in, ANSWER("0", "<value><string>%s</string></value>"), msg);
+	assert_true(snprintf(in, inlen,
+			     ANSWER("0", "<value><string>%s</string></value>"),
+			     msg) < (int)inlen);
 	assert_int_equal(decode(in, out, sizeof(out), err, sizeof(err)),
 			 -EINVAL);
 	assert_true(strlen(err) < 420);
