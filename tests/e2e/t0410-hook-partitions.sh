@@ -21,33 +21,19 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
-install_tree "$TEST_TMP/inst" 2>/dev/null
-R=$TEST_TMP/inst/var/lib/one/remotes
-HOOK=$R/hooks/oneib-partitions
-DATA=$TOP/tests/unit/data/partitions
-INST=$TOP/build/bin/oneib-partitions-install
-CONF=$TEST_TMP/etc/partitions.conf
-[ -x "$INST" ] || die "no $INST (make first)"
-assert_ok "hook installed executable" -- test -x "$HOOK"
-mkdir -p "$TEST_TMP/etc" "$TEST_TMP/bin"
-cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
-
 # oned: one.*pool.info* print $TEST_TMP/POOL.xml, each call appended to
 # $TEST_TMP/calls.CLI (CLI onevm, onehost, onevnet); one.*.update*
 # "update|updateconf ID" to order.CLI, "ID --append" and the text to
 # updates.CLI (updatesconf.onevm); CLI.fail, CLI.update.fail,
 # CLI.updateconf.fail make oned refuse, CLI.hang makes it hang (see
-# tests/lib/standin/oned-rpc). A secret that needs escaping.
-standin_oned "$TEST_TMP"
+# tests/lib/standin/oned-rpc). The install command, as an operator writes
+# it in ibrc, also counts its runs in $TEST_TMP/calls.render; the
+# installed file is read back from CONF.
+hook_sandbox "echo run >>$TEST_TMP/calls.render; "
+assert_ok "hook installed executable" -- test -x "$HOOK"
+mkdir -p "$TEST_TMP/bin"
+# A secret that needs escaping.
 printf '%s\n' 'oneadmin:s&cr<t>' >"$ONE_AUTH"
-
-# The install command, as an operator writes it in ibrc; it also counts
-# its runs in $TEST_TMP/calls.render. And where the installed file is read.
-sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"echo run >>$TEST_TMP/calls.render; $INST --output $CONF --no-reload -\"|" \
-	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=\"test ! -e $CONF \|\| cat $CONF\"|" \
-	"$R/etc/vnm/ib/ibrc"
-# No SL plan and no QoS policy here: t0431 runs the hook with both.
-printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"
 assert_match "^ONEIB_PARTITIONS_CMD=\"echo run .*--no-reload -\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \
 	"ibrc has ONEIB_PARTITIONS_CMD to set"
 assert_match "^ONEIB_PARTITIONS_READ_CMD=\"test ! -e .* cat $CONF\"$" "$(cat "$R/etc/vnm/ib/ibrc")" \

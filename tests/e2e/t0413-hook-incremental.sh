@@ -14,20 +14,7 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 
-install_tree "$TEST_TMP/inst" 2>/dev/null
-R=$TEST_TMP/inst/var/lib/one/remotes
-HOOK=$R/hooks/oneib-partitions
-DATA=$TOP/tests/unit/data/partitions
-INST=$TOP/build/bin/oneib-partitions-install
-CONF=$TEST_TMP/etc/partitions.conf
-[ -x "$INST" ] || die "no $INST (make first)"
-mkdir -p "$TEST_TMP/etc"
-cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
-standin_oned "$TEST_TMP"
-sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"$INST --output $CONF --no-reload -\"|" \
-	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=\"test ! -e $CONF \|\| cat $CONF\"|" \
-	"$R/etc/vnm/ib/ibrc"
-printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"
+hook_sandbox
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 KEPT=$TEST_TMP/lock.vms
 

@@ -51,6 +51,31 @@ standin_oned() {
 	export ONE_XMLRPC ONE_AUTH
 }
 
+# hook_sandbox [PREFIX]: the front-end hook, installed under $TEST_TMP/inst
+# (R its remotes, HOOK it), against the stand-in oned (standin_oned
+# $TEST_TMP) with the listings of DATA (tests/unit/data/partitions) copied
+# into $TEST_TMP; ibrc's ONEIB_PARTITIONS_CMD the real root installer
+# (INST) writing CONF ($TEST_TMP/etc/partitions.conf), after the shell
+# words PREFIX, and ONEIB_PARTITIONS_READ_CMD reading CONF; no SL plan and
+# no QoS policy (t0431 runs the hook with both).
+hook_sandbox() {
+	install_tree "$TEST_TMP/inst" 2>/dev/null
+	R=$TEST_TMP/inst/var/lib/one/remotes
+	# shellcheck disable=SC2034 # the calling test runs it
+	HOOK=$R/hooks/oneib-partitions
+	DATA=$TOP/tests/unit/data/partitions
+	INST=$TOP/build/bin/oneib-partitions-install
+	CONF=$TEST_TMP/etc/partitions.conf
+	[ -x "$INST" ] || die "no $INST (make first)"
+	mkdir -p "$TEST_TMP/etc"
+	cp "$DATA/vms.xml" "$DATA/hosts.xml" "$DATA/vnets.xml" "$TEST_TMP/"
+	standin_oned "$TEST_TMP"
+	sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"${1:-}$INST --output $CONF --no-reload -\"|" \
+		-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=\"test ! -e $CONF \|\| cat $CONF\"|" \
+		"$R/etc/vnm/ib/ibrc"
+	printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"
+}
+
 # stock_remotes DEST: small stand-ins for the stock kvm IM client and
 # probes (OpenNebula's own are not ours to copy), with the same layout.
 stock_remotes() {
