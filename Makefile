@@ -51,8 +51,9 @@ ONE_RUN_PKGS := ruby ruby-xmlrpc ruby-nokogiri ruby-treetop ruby-parse-cron \
             ruby-ffi-rzmq libzmq5 ruby-sqlite3 rsync pciutils qemu-utils \
             genisoimage openssh-server openssh-client
 
-# Debian 12 packages: build, tests, and the simulated cloud's real parts.
-DEB_PKGS := gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
+# Debian 12 packages: build, tests, and the simulated cloud's real parts;
+# gdb: a test that times out shows where its libvirtds wait (test-lib.sh).
+DEB_PKGS := gdb gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \

@@ -417,6 +417,10 @@ _tl_on_exit() {
 			echo "# the processes when the watchdog fired:" >&2
 			cut -c1-200 "$TEST_TMP/.tl-timeout.ps" | head -n 120 | sed 's/^/#   /' >&2
 		fi
+		if [ -s "$TEST_TMP/.tl-timeout.stacks" ]; then
+			echo "# their daemons' threads (count, process, innermost frame first):" >&2
+			cut -c1-400 "$TEST_TMP/.tl-timeout.stacks" | head -n 60 | sed 's/^/#   /' >&2
+		fi
 		echo "not ok - $TEST_NAME (timed out after ${TEST_TIMEOUT:-300} s; $(_tl_count f) of $(_tl_count) checks failed)"
 		: >"$TEST_TMP/.tl-done"
 		rc=1
@@ -543,10 +547,26 @@ _tl_sim_host_inside() {
 		[ "$$" = 1 ] || exit 0 # never outside a namespace of our own
 		# what hangs, for the report (_tl_on_exit prints it)
 		ps -eo pid,ppid,stat,etimes,wchan:24,args >"$TEST_TMP/.tl-timeout.ps" 2>&1
+		_tl_stacks >"$TEST_TMP/.tl-timeout.stacks" 2>&1
 		kill -USR1 1
 		kill -KILL -1
 	) </dev/null >/dev/null 2>&1 &
 	return 0
+}
+
+# The threads of every libvirtd and virsh of the namespace when the watchdog
+# fires, one line per kind of thread (gdb's backtrace, innermost first), so
+# that a daemon that stopped answering shows where it waits.
+_tl_stacks() {
+	local pid
+	command -v gdb >/dev/null || return 0
+	for pid in $(pgrep -x 'libvirtd|virsh'); do
+		timeout 30 gdb -p "$pid" -batch -nx -ex 'thread apply all bt 12' 2>/dev/null |
+			awk -v p="$pid" -v c="$(cat "/proc/$pid/comm" 2>/dev/null)" '
+				/^Thread / { if (t != "") print c " " p ": " t; t = ""; next }
+				/^#[0-9]/ { f = ($3 == "in") ? $4 : $2; t = (t == "") ? f : t " < " f }
+				END { if (t != "") print c " " p ": " t }' | sort | uniq -c
+	done
 }
 
 _tl_require_inside() {
