@@ -73,4 +73,30 @@ assert_fail "restore --xml with a broken XML is refused" -- \
 assert_fail "nothing restored" -- on hv1 virsh domstate one-42
 assert_ok "restore --xml" -- on hv1 virsh restore /var/lib/one/datastores/ckpt --xml "$TEST_TMP/ckpt.xml"
 assert_match "<memory unit='KiB'>2097152</memory>" "$(on hv1 virsh dumpxml one-42)" "with the XML given, not the image's"
+
+# --- save, when virsh 9.0 loses its job watcher's wakeup (the top of
+# standin/virsh): a real virsh that saves, then waits for ever, as the hung
+# one did; and one that fails, then waits
+cat >"$TEST_TMP/virsh-lost-wakeup" <<'EOF'
+#!/bin/bash
+case " $* " in *" save "*) /usr/bin/virsh "$@" >/dev/null; exec sleep 600 ;; esac
+exec /usr/bin/virsh "$@"
+EOF
+chmod +x "$TEST_TMP/virsh-lost-wakeup"
+lost() { on hv1 env SIM_VIRSH_REAL="$TEST_TMP/virsh-lost-wakeup" virsh "$@"; }
+rm -f "$TEST_TMP/shared-ds/ckpt"
+assert_eq "Domain 'one-42' saved to /var/lib/one/datastores/ckpt" "$(lost save one-42 /var/lib/one/datastores/ckpt | sed '/^$/d')" \
+	"a save whose virsh never returns: saved, as virsh would have said"
+assert_fail "the domain was saved" -- on hv1 virsh domstate one-42
+assert_match "TestGuestMagic" "$(head -c 14 "$TEST_TMP/shared-ds/ckpt")" "into the file"
+assert_match "^virsh save one-42: ended, waiting after one-42 was saved to " "$(tail -n 1 "$SIM_HOSTS/standin.log")" \
+	"the stand-in says it ended that virsh"
+assert_eq "" "$(pgrep -f 'sleep 600')" "and it is gone"
+assert_fail "a failed save whose virsh never returns" -- lost save one-42 /var/lib/one/datastores/ckpt2
+assert_match "failed to get domain 'one-42'" "$(cat "$LAST_ERR")" "fails, with virsh's error"
+assert_match "^virsh save one-42: ended, waiting after its error" "$(tail -n 1 "$SIM_HOSTS/standin.log")" "said"
+assert_ok "restore" -- on hv1 virsh restore /var/lib/one/datastores/ckpt
+assert_eq "Domain 'one-42' saved to /var/lib/one/datastores/ckpt" "$(on hv1 virsh save one-42 /var/lib/one/datastores/ckpt | sed '/^$/d')" \
+	"a save whose virsh returns: its own answer"
+assert_match "^virsh save one-42: ended" "$(tail -n 1 "$SIM_HOSTS/standin.log")" "(the log as before)"
 test_done
