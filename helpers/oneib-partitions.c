@@ -15,7 +15,10 @@
  *       partitions one-ib did not write that the static file does not
  *       hold: it never drops them; with --counters FILE it writes into
  *       FILE what `counters` prints, from the same reading of the cloud
- *       (also when it refuses the render, once the listings were read)
+ *       (also when it refuses the render, once the listings were read);
+ *       with --sls-in-force FILE also the same partitions with the SLs
+ *       their installed partitions have (fabric/partitions.h), which the
+ *       hook installs when the QoS policy cannot be
  *   oneib-partitions verify --conf /etc/opensm/partitions.conf
  *       the P_Key tables and capacities of the fabric's ports (needs access
  *       to /dev/infiniband/umad*) against the file, or against the cloud's
@@ -101,7 +104,8 @@ static void usage(FILE *f)
 	      "SL]]\n"
 	      "                               [--output FILE] [--qos-policy "
 	      "FILE]\n"
-	      "                               [--counters FILE] [XML...]\n"
+	      "                               [--counters FILE] "
+	      "[--sls-in-force FILE] [XML...]\n"
 	      "       oneib-partitions plan --sls LIST [--sl-best-effort SL] "
 	      "[render's options] [XML...]\n"
 	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
@@ -130,6 +134,7 @@ struct desired {
 	const char *stat; /* --static FILE */
 	const char *sls, *best_effort; /* --sls LIST, --sl-best-effort SL */
 	const char *counters; /* render --counters FILE */
+	bool keep_installed; /* inst outlives desired_from_xml */
 	struct sl_opts so;
 	struct partitions inst, st;
 };
@@ -399,7 +404,8 @@ static int desired_from_xml(struct desired *d, int n, char **args,
 		write_counters(&f, d->counters, cmd); /* none: counters alone */
 	cloud_facts_free(&f);
 out:
-	partitions_free(&d->inst);
+	if (r || !d->keep_installed)
+		partitions_free(&d->inst);
 	partitions_free(&d->st);
 	return r;
 }
@@ -420,6 +426,7 @@ static const struct option desired_opts[] = {
 	{ "sl-best-effort", required_argument, NULL, 'B' },
 	{ "qos-policy", required_argument, NULL, 'Q' },
 	{ "counters", required_argument, NULL, 'K' },
+	{ "sls-in-force", required_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -473,21 +480,53 @@ static int write_policy(const struct desired *d, const struct partitions *m,
 
 /* --- render ---------------------------------------------------------------- */
 
+/*
+ * m as partitions.conf, checked as the installer will check it, into path
+ * (atomically) or on stdout (path NULL): 0, or 1 with one line.
+ */
+static int write_partitions(const struct partitions *m, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	char err[ERRLEN] = "";
+	int r = 0;
+
+	if (partconf_render(m, &text)) {
+		log_msg("render: out of memory");
+		r = 1;
+	} else if (partconf_check(text.buf, text.len, m, err, sizeof(err))) {
+		/* never hand on a file the grammar reads differently */
+		log_msg("render: %s", err);
+		r = 1;
+	} else if (path) {
+		r = conffile_install(path, NULL, text.buf, text.len, err,
+				     sizeof(err));
+		if (r < 0)
+			log_msg("render: %s", err);
+		r = r < 0 ? 1 : 0;
+	} else if (fwrite(text.buf, 1, text.len, stdout) != text.len ||
+		   fflush(stdout)) {
+		log_msg("render: cannot write the file on standard output");
+		r = 1;
+	}
+	sb_release(&text);
+	return r;
+}
+
 static int cmd_render(int argc, char **argv)
 {
 	struct desired d = { 0 };
 	struct partitions m = { 0 };
 	struct partitions_plan pp = { 0 };
-	struct strbuf text = STRBUF_INIT;
-	const char *out = NULL, *policy = NULL;
-	char err[ERRLEN] = "";
+	const char *out = NULL, *policy = NULL, *in_force = NULL;
 	size_t i;
 	int o, r;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", desired_opts, NULL)) != -1) {
-		if (o == 'o' || o == 'Q') {
-			*(o == 'o' ? &out : &policy) = optarg;
+		if (o == 'o' || o == 'Q' || o == 'F') {
+			*(o == 'o'   ? &out
+			  : o == 'Q' ? &policy
+				     : &in_force) = optarg;
 			continue;
 		}
 		if (o == 'K') {
@@ -498,6 +537,7 @@ static int cmd_render(int argc, char **argv)
 		if (r)
 			return r;
 	}
+	d.keep_installed = in_force != NULL;
 	r = desired_sls(&d, "render");
 	if (!r)
 		r = desired_from_xml(&d, argc - optind, argv + optind, &m, &pp,
@@ -510,30 +550,16 @@ static int cmd_render(int argc, char **argv)
 	plan_warnings(&pp, stderr);
 	partitions_plan_free(&pp);
 	/* the policy first: the hook installs it before the file */
-	if (policy && write_policy(&d, &m, policy)) {
-		partitions_free(&m);
-		return 1;
+	r = policy ? write_policy(&d, &m, policy) : 0;
+	if (!r)
+		r = write_partitions(&m, out);
+	/* last: it changes m's SLs */
+	if (!r && in_force) {
+		partitions_sls_in_force(&m, &d.inst);
+		r = write_partitions(&m, in_force);
 	}
-	if (partconf_render(&m, &text)) {
-		log_msg("render: out of memory");
-		r = 1;
-	} else if (partconf_check(text.buf, text.len, &m, err, sizeof(err))) {
-		/* never hand on a file the grammar reads differently */
-		log_msg("render: %s", err);
-		r = 1;
-	} else if (out) {
-		r = conffile_install(out, NULL, text.buf, text.len, err,
-				     sizeof(err));
-		if (r < 0)
-			log_msg("render: %s", err);
-		r = r < 0 ? 1 : 0;
-	} else if (fwrite(text.buf, 1, text.len, stdout) != text.len ||
-		   fflush(stdout)) {
-		log_msg("render: cannot write the file on standard output");
-		r = 1;
-	}
+	partitions_free(&d.inst);
 	partitions_free(&m);
-	sb_release(&text);
 	return r;
 }
 

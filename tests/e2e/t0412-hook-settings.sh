@@ -29,7 +29,7 @@ cp "$ONE_AUTH" "$W/.one/one_auth"
 chown -R nobody "$W"
 chmod 0711 "$TEST_TMP"
 sed -i -e "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"cat >$W/installed\"|" \
-	-e "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"cat >$W/policy\"|" \
+	-e "s|^#\?ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"cat >$W/policy\"|" \
 	-e "s|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD=true|" "$IBRC"
 assert_match '^#ONEIB_PARTITIONS_LOCK=' "$(cat "$IBRC")" "ibrc leaves the lock unset by default"
 

@@ -16,8 +16,9 @@
 # - the front-end hook renders the policy and installs it through
 #   ONEIB_QOS_POLICY_CMD before the partitions (each step named in order),
 #   then opensm's SA answers the planned SLs; a second run changes
-#   nothing; a policy step that fails fails the run with one line and
-#   installs no partitions; ONEIB_SLS="" plans no SL.
+#   nothing; a policy step that fails fails the run with one line, and the
+#   partitions still follow the cloud with the SLs in force (t0433);
+#   ONEIB_SLS="" plans no SL.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 . "$TOP/tests/lib/slplan.sh"
@@ -175,16 +176,21 @@ assert_ok "the next run" -- run_hook
 assert_match "^$SL_POLICY: unchanged \(4 partitions with an SL, default SL 0\); opensm was not told after the last install: telling it now$" \
 	"$(cat "$LAST_OUT")" "tells opensm about the policy"
 
-# the policy step fails: nothing installed after it
+# the policy step fails: the partitions still follow the cloud, with the
+# SLs in force (t0433 has the rest)
 sed -i "s|^ONEIB_QOS_POLICY_CMD=.*|ONEIB_QOS_POLICY_CMD=\"$INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE -\"|" \
 	"$R/etc/vnm/ib/ibrc"
 sl_listing "$TEST_TMP/all.xml" 10/1/5 11/2/5 12/3/7 13/4/7 14/1/9
 cp "$SIM_PARTITIONS" "$TEST_TMP/before"
 assert_fail "the policy cannot be installed" -- run_hook
-assert_match "^oneib-partitions: $INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE - failed \(exit 1\): " \
+assert_match "^oneib-partitions: $INST --qos-policy /nonexistent/dir/qos-policy.conf --pid-file $SIM_OPENSM_PID_FILE - failed \(exit 1\): .*; the partitions went in with the SLs in force$" \
 	"$(cat "$LAST_ERR")" "one line naming the step"
 assert_eq 1 "$(wc -l <"$LAST_ERR")" "one line"
-assert_file_eq "$TEST_TMP/before" "$SIM_PARTITIONS" "no partitions installed after it"
+assert_match "^$SIM_PARTITIONS: installed " "$(cat "$LAST_OUT")" "the partitions followed the cloud"
+assert_eq "" "$("$PART" list "$SIM_PARTITIONS" | grep 'VM 1[5-7] NIC')" "VMs 15 to 17 gone from them"
+assert_eq "$(sl_of "$TEST_TMP/before" 5) $(sl_of "$TEST_TMP/before" 7) $(sl_of "$TEST_TMP/before" 9)" \
+	"$(sl_of "$SIM_PARTITIONS" 5) $(sl_of "$SIM_PARTITIONS" 7) $(sl_of "$SIM_PARTITIONS" 9)" \
+	"a, b and c keep the SLs in force"
 
 # no plan: ONEIB_SLS="", no policy step
 printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"

@@ -1608,6 +1608,57 @@ static void service_levels_planned(void **state)
 	sb_release(&text);
 }
 
+/*
+ * The file installed while the QoS policy cannot be: every partition the
+ * SL of its installed partition, a new one none, the members as planned
+ * (VM 27 joins idle, which the plan gives an SL of its own).
+ */
+static void sls_in_force(void **state)
+{
+	static const char more[] = "<VM_POOL>" VM_ON(20, 1, IBNIC(5))
+		VM_ON(21, 2, IBNIC(5)) VM_ON(22, 3, IBNIC(7))
+			VM_ON(23, 1, IBNIC(9)) VM_ON(24, 3, IBNIC(9))
+				VM_ON(27, 2, IBNIC(11)) "</VM_POOL>";
+	struct partitions m, in, none = { 0 };
+	struct partitions_plan pp;
+	struct strbuf text = STRBUF_INIT;
+	char err[256] = "";
+	size_t members;
+
+	(void)state;
+	assert_int_equal(build_plan(sl_vms, THREE_NETS(""), NULL, &m, &pp), 0);
+	render_checked(&m, &text);
+	partitions_plan_free(&pp);
+	partitions_free(&m);
+	assert_int_equal(partconf_parse(text.buf, text.len, PARTCONF_ANY, &in,
+					err, sizeof(err)),
+			 0);
+	/* and c pinned elsewhere since: the pin waits too */
+	assert_int_equal(build_plan(more, THREE_NETS("<IB_SL>5</IB_SL>"), &in,
+				    &m, &pp),
+			 0);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 5);
+	assert_true(find_pkey(&m, 0x0104)->sl >= 1);
+	members = partitions_members(&m);
+	partitions_sls_in_force(&m, &in);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0102)->sl, 2);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, 1);
+	assert_int_equal(find_pkey(&m, 0x0104)->sl, -1);
+	assert_int_equal(partitions_members(&m), members);
+	assert_int_equal(partition_member(find_pkey(&m, 0x0104),
+					  0x02000000001b0000ull),
+			 PM_FULL);
+	/* nothing installed: no SL anywhere */
+	partitions_sls_in_force(&m, &none);
+	assert_int_equal(find_pkey(&m, 0x0101)->sl, -1);
+	assert_int_equal(find_pkey(&m, 0x0103)->sl, -1);
+	partitions_plan_free(&pp);
+	partitions_free(&m);
+	partitions_free(&in);
+	sb_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1641,6 +1692,7 @@ int main(void)
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
+		cmocka_unit_test(sls_in_force),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1202,6 +1202,22 @@ static int plan_sls(struct work *w, struct partitions_plan *pp)
 	return r;
 }
 
+void partitions_sls_in_force(struct partitions *m,
+			     const struct partitions *installed)
+{
+	size_t i;
+
+	for (i = 0; i <= m->n; i++) {
+		struct partition *p = i < m->n ? &m->p[i] : m->def;
+		const struct partition *was =
+			p && installed ? partitions_find(installed, p->pkey)
+				       : NULL;
+
+		if (p)
+			p->sl = was ? was->sl : -1;
+	}
+}
+
 int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out)
 {
 	const struct sl_plan *p = &pp->plan;

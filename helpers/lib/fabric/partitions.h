@@ -134,6 +134,20 @@ int partitions_desired_plan(const struct cloud_facts *f,
 void partitions_plan_free(struct partitions_plan *pp);
 
 /*
+ * The SLs already in force, for a file installed while opensm's QoS
+ * policy could not be (an optional step never holds back isolation): every
+ * partition of m, the default one too, gets the sl= its installed
+ * partition (same key) has, or none when it had none or is new. opensm
+ * then answers the SLs it answered before for every partition (the
+ * installed policy maps the keys it knows, its default the rest), while
+ * the members follow the cloud; the planned SLs wait for the next run
+ * that installs the policy, and `verify` names them as not in force.
+ * installed NULL (nothing installed yet): no partition has an SL.
+ */
+void partitions_sls_in_force(struct partitions *m,
+			     const struct partitions *installed);
+
+/*
  * The plan as `oneib-partitions plan` prints it, one line per network
  * and a last one:
  *   VNET 5 (tenant-a) 0x0101: SL 2, new: the lowest of SLs 1-7 ...; VMs on 2 hosts under 1 leaf; conflicts with 1: VNET 9 (c) SL 1 (HOST 1)
