@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -281,6 +283,124 @@ static void reload_command(void **state)
 	assert_string_equal(err, "reload command 'exit 4' exited with 4");
 }
 
+/* A temporary file, unlinked: what the front-end's commands read and
+ * write (fabric/sync.h). */
+static int tmpfile_with(const char *text)
+{
+	char path[] = "/tmp/test_child.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void file_text(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	n = read(fd, buf, len - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+}
+
+/* stdin, stdout and stderr from and to files; no_stdin reads nothing */
+static void files_in_and_out(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "read a; echo \"got $a\"; echo oops >&2; "
+			       "exit 4",
+			       NULL };
+	int in = tmpfile_with("body\n"), out = tmpfile_with(""),
+	    err = tmpfile_with("");
+	struct child c = {
+		.argv = argv, .in_fd = in, .out_fd = out, .err_fd = err
+	};
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(child_run(&c), -EIO);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "got body\n");
+	file_text(err, buf, sizeof(buf));
+	assert_string_equal(buf, "oops\n");
+	close(in);
+	close(out);
+	out = tmpfile_with("");
+	c = (struct child){ .argv = argv, .no_stdin = true, .out_fd = out };
+	assert_int_equal(child_run(&c), -EIO);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "got \n");
+	close(out);
+	close(err);
+}
+
+/* pid exists and is not a zombie, within a second of being killed */
+static bool running(pid_t pid)
+{
+	char path[64], st[256];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 100; i++) {
+		FILE *f = fopen(path, "r");
+		char *p;
+
+		if (!f)
+			return false;
+		p = fgets(st, sizeof(st), f);
+		fclose(f);
+		p = p ? strrchr(st, ')') : NULL;
+		if (!p || p[1] != ' ' || p[2] == 'Z')
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+/*
+ * A bounded child that hangs is killed with everything it started in its
+ * group (a shell's background job too), and says so; one that ends in
+ * time is waited for only until it ends, though something it left behind
+ * still holds its output file open.
+ */
+static void timeout_kills_the_group(void **state)
+{
+	char script[128];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	int out = tmpfile_with("");
+	struct child c = { .argv = argv, .out_fd = out, .timeout = 1 };
+	char buf[64];
+	pid_t bg;
+
+	(void)state;
+	snprintf(script, sizeof(script), "sleep 300 & echo $!; exec sleep 300");
+	assert_int_equal(child_run(&c), -ETIMEDOUT);
+	assert_true(c.timed_out);
+	file_text(out, buf, sizeof(buf));
+	bg = (pid_t)atoi(buf);
+	assert_true(bg > 0);
+	/* the background job is gone too (a zombie until init reaps it) */
+	assert_false(running(bg));
+	close(out);
+
+	out = tmpfile_with("");
+	snprintf(script, sizeof(script), "echo done; exit 0");
+	c = (struct child){ .argv = argv, .out_fd = out, .timeout = 30 };
+	assert_int_equal(child_run(&c), 0);
+	assert_false(c.timed_out);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "done\n");
+	close(out);
+	/* pipes with a bound are refused: a left-behind process could hold
+	 * them for good */
+	c = (struct child){ .argv = argv, .keep_stderr = true, .timeout = 1 };
+	assert_int_equal(child_run(&c), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +413,8 @@ int main(void)
 		cmocka_unit_test(stdout_kept),
 		cmocka_unit_test(peer_command),
 		cmocka_unit_test(reload_command),
+		cmocka_unit_test(files_in_and_out),
+		cmocka_unit_test(timeout_kills_the_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/child.h"
@@ -15,14 +19,28 @@
  * a shell does for a command it cannot find. */
 static void exec_child(const struct child *c, int errfd, int outfd)
 {
+	if (c->timeout && setpgid(0, 0) < 0)
+		_exit(126);
+	if (c->err_fd > 0)
+		errfd = c->err_fd;
+	if (c->out_fd > 0)
+		outfd = c->out_fd;
 	if (errfd >= 0 && dup2(errfd, STDERR_FILENO) < 0)
 		_exit(126);
 	if (outfd >= 0 && dup2(outfd, STDOUT_FILENO) < 0)
+		_exit(126);
+	if (c->in_fd > 0 && dup2(c->in_fd, STDIN_FILENO) < 0)
 		_exit(126);
 	if (c->no_stdout && outfd < 0) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
 		if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
+			_exit(126);
+	}
+	if (c->no_stdin && c->in_fd <= 0) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0)
 			_exit(126);
 	}
 	execvp(c->argv[0], (char *const *)c->argv);
@@ -80,6 +98,65 @@ static void drain(struct child *c, int errfd, int outfd)
 	c->line[strcspn(c->line, "\n")] = '\0';
 }
 
+/* Milliseconds from now to deadline (CLOCK_MONOTONIC), at least 0. */
+static int ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/*
+ * c->timeout: the child (with no pipe of ours: its output goes to files)
+ * waited for until it ends or its time is up, then its whole process
+ * group killed. Through a pidfd; where the kernel has none (before 5.3),
+ * by looking every 10 ms.
+ */
+static int wait_bounded(struct child *c, pid_t pid)
+{
+	struct timespec deadline;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), left;
+	pid_t w;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += c->timeout;
+	for (;;) {
+		w = waitpid(pid, &c->status, WNOHANG);
+		if (w < 0 && errno != EINTR)
+			break;
+		if (w == pid)
+			break;
+		left = ms_left(&deadline);
+		if (!left) {
+			c->timed_out = true;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			while ((w = waitpid(pid, &c->status, 0)) < 0 &&
+			       errno == EINTR)
+				;
+			break;
+		}
+		if (pfd >= 0) {
+			struct pollfd p = { pfd, POLLIN, 0 };
+
+			poll(&p, 1, left);
+		} else {
+			poll(NULL, 0, left < 10 ? left : 10);
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (w < 0)
+		return -errno;
+	/* what it started in its group is not left running either */
+	kill(-pid, SIGKILL);
+	return c->timed_out ? -ETIMEDOUT : 0;
+}
+
 static void close_pair(int fds[2])
 {
 	if (fds[0] >= 0)
@@ -96,10 +173,14 @@ int child_run(struct child *c)
 
 	c->line[0] = '\0';
 	c->status = 0;
+	c->timed_out = false;
 	if (c->out && !c->out_max)
 		c->out_max = CHILD_OUT_MAX;
-	if ((c->keep_stderr && pipe2(errp, O_CLOEXEC)) ||
-	    (c->out && pipe2(outp, O_CLOEXEC))) {
+	if (c->timeout &&
+	    ((c->keep_stderr && c->err_fd <= 0) || (c->out && c->out_fd <= 0)))
+		return -EINVAL; /* bounded: files, not pipes */
+	if ((c->keep_stderr && c->err_fd <= 0 && pipe2(errp, O_CLOEXEC)) ||
+	    (c->out && c->out_fd <= 0 && pipe2(outp, O_CLOEXEC))) {
 		r = -errno;
 		close_pair(errp);
 		return r;
@@ -114,6 +195,15 @@ int child_run(struct child *c)
 	}
 	if (pid == 0)
 		exec_child(c, errp[1], outp[1]);
+	if (c->timeout) {
+		setpgid(pid, pid); /* before we ever kill the group */
+		r = wait_bounded(c, pid);
+		if (r)
+			return r;
+		return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0
+			       ? 0
+			       : -EIO;
+	}
 	if (errp[1] >= 0)
 		close(errp[1]);
 	if (outp[1] >= 0)

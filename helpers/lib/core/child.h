@@ -41,13 +41,30 @@ struct child {
 	 * when it cannot be started, "cannot run <argv0>: <reason>" */
 	char line[CHILD_LINE_MAX];
 	int status; /* out: its wait status */
+	/*
+	 * Files in place of our stdin, stdout and stderr (> 0: an open file
+	 * descriptor, used from where it stands; 0: ours, or what the fields
+	 * above say). A file, not a pipe, where a command may leave a
+	 * process behind that holds it (ssh's connection master): the child
+	 * is waited for, not its output's end. no_stdin: /dev/null.
+	 */
+	int in_fd, out_fd, err_fd;
+	bool no_stdin;
+	/*
+	 * > 0: the seconds it may run. It gets a process group of its own,
+	 * and when the time is up the whole group is killed (SIGKILL), so
+	 * that `sh -c "ssh sm1 ..."` leaves nothing running: child_run then
+	 * returns -ETIMEDOUT with timed_out set.
+	 */
+	unsigned timeout;
+	bool timed_out; /* out */
 };
 
 /*
  * Runs c->argv to its end. 0 when it exited 0; -EIO when it ran and
- * failed (child_status_fmt says how); -errno when it could not be forked
- * or waited for. Our buffered output is flushed first, so nothing of ours
- * is written twice.
+ * failed (child_status_fmt says how); -ETIMEDOUT when c->timeout ended
+ * it; -errno when it could not be forked or waited for. Our buffered
+ * output is flushed first, so nothing of ours is written twice.
  */
 int child_run(struct child *c);
 
