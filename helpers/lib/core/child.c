@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/child.h"
+#include "core/log.h"
 
 /* In the child: stdout and stderr where the caller wants them, then exec.
  * A failed exec says so on stderr (kept by the parent) and exits 127, as
@@ -119,7 +122,7 @@ static int ms_left(const struct timespec *deadline)
 static int wait_bounded(struct child *c, pid_t pid)
 {
 	struct timespec deadline;
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), left;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	pid_t w;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -130,7 +133,8 @@ static int wait_bounded(struct child *c, pid_t pid)
 			break;
 		if (w == pid)
 			break;
-		left = ms_left(&deadline);
+		int left = ms_left(&deadline);
+
 		if (!left) {
 			c->timed_out = true;
 			kill(-pid, SIGKILL);
@@ -253,4 +257,88 @@ void child_status_fmt(int status, char *buf, size_t len)
 		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(buf, len, "ended with status %d", status);
+}
+
+/* What a stderr file holds (at most CHILD_OUT_MAX bytes), into sb. */
+static int read_err_text(int fd, struct strbuf *sb)
+{
+	char buf[4096];
+	ssize_t n;
+	int r = 0;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while (!r && sb->len < CHILD_OUT_MAX &&
+	       (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		r = sb_add(sb, buf,
+			   (size_t)n < CHILD_OUT_MAX - sb->len
+				   ? (size_t)n
+				   : CHILD_OUT_MAX - sb->len);
+	}
+	return r;
+}
+
+/* "a\nb\n\n" -> "a b" into buf, for an error line. */
+static void one_line(const struct strbuf *t, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	bool blank = false;
+
+	for (i = 0; i < t->len && n + 1 < len; i++) {
+		if (t->buf[i] == '\n' || t->buf[i] == '\r') {
+			blank = n > 0;
+			continue;
+		}
+		if (blank && n + 2 < len)
+			buf[n++] = ' ';
+		blank = false;
+		buf[n++] = t->buf[i];
+	}
+	buf[n] = '\0';
+}
+
+int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
+		    char *err, size_t errlen)
+{
+	struct strbuf own = STRBUF_INIT, *t = errtext ? errtext : &own;
+	int fd = memfd_create("stderr", MFD_CLOEXEC), r, rt;
+	char how[64], line[1024];
+
+	if (fd < 0) {
+		r = -errno;
+		err_set(err, errlen, "%s: cannot run it: %s", name,
+			strerror(errno));
+		return r;
+	}
+	sb_reset(t);
+	c->err_fd = fd;
+	c->keep_stderr = false;
+	r = child_run(c);
+	c->err_fd = 0;
+	rt = read_err_text(fd, t);
+	close(fd);
+	one_line(t, line, sizeof(line));
+	if (!line[0])
+		strcpy(line, "no error output");
+	if (r == -ETIMEDOUT)
+		err_set(err, errlen, "%s timed out after %u s: %s", name,
+			c->timeout, line);
+	else if (r == -EIO && WIFEXITED(c->status))
+		err_set(err, errlen, "%s failed (exit %d): %s", name,
+			WEXITSTATUS(c->status), line);
+	else if (r == -EIO) {
+		child_status_fmt(c->status, how, sizeof(how));
+		err_set(err, errlen, "%s failed (%s): %s", name, how, line);
+	} else if (r)
+		err_set(err, errlen, "%s: cannot run it: %s", name,
+			strerror(-r));
+	else if (rt)
+		r = rt;
+	sb_release(&own);
+	return r;
 }

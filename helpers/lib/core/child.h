@@ -81,6 +81,20 @@ struct child_cmd {
 	int argc;
 };
 
+/*
+ * A command of the front-end's run (fabric/sync.h: curl, the operator's
+ * install and read commands) run as the hook ran them: c's stderr into a
+ * memory file of its own (memfd), its text (at most CHILD_OUT_MAX bytes)
+ * in errtext (reset first; NULL: not kept), and when it fails, one line in
+ * err naming it by name, how it ended and that text, its newlines turned
+ * into blanks:
+ *   ONEIB_PARTITIONS_READ_CMD failed (exit 3): the SM host is down
+ *   one.hostpool.info timed out after 300 s: no error output
+ * Returns what child_run returns (c->err_fd is its own).
+ */
+int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
+		    char *err, size_t errlen);
+
 /* -EINVAL when cmd has no word, -ENAMETOOLONG past words[]. */
 int child_cmd_init(struct child_cmd *c, const char *cmd);
 /* arg is not copied; -E2BIG past CHILD_CMD_ARGS. argv stays NULL ended. */
