@@ -334,8 +334,14 @@ $(B)/bench/slplanbench: tests/bench/slplanbench.c $(call archives,$(B),fabric ro
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
 
+# The front-end run's steps one at a time (b42, b43, the demo).
+$(B)/bench/poolbench: tests/bench/poolbench.c $(call archives,$(B),fabric root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
+
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench
+	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench \
+		$(B)/bench/poolbench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh
