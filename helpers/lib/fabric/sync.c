@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,24 +219,35 @@ static int open_lock(struct sync *s, const char *path, const struct stat *dir)
 	return fd;
 }
 
-/* flock within seconds, looking every 20 ms: 0, or -1 when still held. */
+static void woken(int sig)
+{
+	(void)sig; /* only to end the wait: flock returns EINTR */
+}
+
+/*
+ * flock within seconds, waiting in the kernel (a run queued behind
+ * another wakes the moment it ends, and shows in /proc/locks as waiting),
+ * an alarm ending the wait: 0, or -1 when it is still held. The run is
+ * one thread; the alarm and its handler are put back as they were.
+ */
 static int flock_within(int fd, long seconds)
 {
-	struct timespec end, now;
+	struct sigaction sa = { .sa_handler = woken }, old;
+	unsigned left;
+	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += seconds;
-	for (;;) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec ||
-		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			return -1;
-		poll(NULL, 0, 20);
-	}
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0;
+	sigemptyset(&sa.sa_mask); /* no SA_RESTART: the alarm ends flock */
+	if (sigaction(SIGALRM, &sa, &old))
+		return -1;
+	left = alarm((unsigned)seconds);
+	r = flock(fd, LOCK_EX);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	if (left)
+		alarm(left);
+	return r ? -1 : 0;
 }
 
 /* 1: coalesced (a run waits already), 0: holding the lock, -1: failed. */
