@@ -5,7 +5,7 @@
  * each, a cluster lands under one leaf, a second tenant's under the other,
  * a third that fits under neither spreads with the fewest VMs across; two
  * bursts that come together part; a waiting VM keeps its leaf while it
- * fits; spread and none; the gate for VMs not yet PENDING; hosts the
+ * fits, one host under it having a VF for each of its NICs; spread and none; the gate for VMs not yet PENDING; hosts the
  * scheduler does not use or that serve other clusters give no room. And
  * the map of its cluster a VM gets with its leaf (fabric/topology.h): a
  * burst behind the gate learns the whole cluster and nothing of another
@@ -281,6 +281,58 @@ static void waiting_vm_keeps_its_leaf(void **state)
 	cloud_free(&c);
 }
 
+/*
+ * A leaf fits a VM with N InfiniBand NICs only where one host under it has
+ * N VFs free (all of a VM's VFs come from its host): a waiting VM keeps
+ * its leaf by that rule too, not by the leaf's room summed over its hosts.
+ */
+static void waiting_vm_keeps_its_leaf_only_where_it_fits(void **state)
+{
+	static const char req_b[] = "\"/HOST[count(VMS/ID) = "
+				    "TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "
+				    "TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+				    "IB_VFS_AVAIL\" > 1 & IB_LEAVES = "
+				    "\"*," LEAF_B ",*\"";
+	struct cloud c = { 0 };
+	char got[64];
+
+	(void)state;
+	/* hv3 and hv4 (B) one VF free each, two in all: VM 10 moves to A */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "", "", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 3, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "..A");
+	cloud_free(&c);
+
+	/* no host under either leaf has two free: no leaf term at all */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "<ID>4</ID>", "<ID>5</ID>", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 3, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 4, 3, 6, 3, NULL);
+	vm(&c, 5, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "....-");
+	cloud_free(&c);
+
+	/* hv3 has exactly two free: VM 10 keeps B */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "", "", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 2, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "..B");
+	cloud_free(&c);
+}
+
 /* spread, none, the gate, VMs not to place, two NICs on one host. */
 static void modes_and_states(void **state)
 {
@@ -534,6 +586,7 @@ int main(void)
 		cmocka_unit_test(clusters_packed),
 		cmocka_unit_test(bursts_part),
 		cmocka_unit_test(waiting_vm_keeps_its_leaf),
+		cmocka_unit_test(waiting_vm_keeps_its_leaf_only_where_it_fits),
 		cmocka_unit_test(modes_and_states),
 		cmocka_unit_test(room_only_where_it_may_go),
 		cmocka_unit_test(only_what_matches),
