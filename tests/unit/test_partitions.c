@@ -1371,6 +1371,67 @@ static void kept_service_partition(void **state)
 	partitions_free(&in);
 }
 
+/*
+ * The hosts partition holds the hypervisors' PF ports as full members, so
+ * no tenant VF may be in it: a static file whose hosts partition takes
+ * every CA (ALL_CAS, a tenant VF is a CA), even limited, is refused as it
+ * is with ALL, whatever partition it names, the default one too.
+ */
+static void hosts_partition_no_tenant_joins(void **state)
+{
+	static const char *const every_ca[] = {
+		"infra=0x0105, ipoib : ALL_CAS=limited, "
+		"0x0002c903000a0001=full ;\n",
+		"infra=0x0105, ipoib, defmember=limited : ALL_CAS, "
+		"0x0002c903000a0001=full ;\n",
+		"infra=0x0105, ipoib : ALL=limited ;\n",
+	};
+	static const char def_cas[] = "Default=0x7fff, ipoib : "
+				      "ALL_CAS=limited, "
+				      "SELF=full ;\n";
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	/* the same partition without them: the hosts join it */
+	read_site("infra=0x0105, ipoib : 0x0002c903000a0001=full ;\n", &st);
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_true(has_guid(find_pkey(&m, 0x0105), 0x248a070300001001ULL));
+	partitions_free(&m);
+	partitions_free(&st);
+	for (i = 0; i < sizeof(every_ca) / sizeof(*every_ca); i++) {
+		read_site(every_ca[i], &st);
+		assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+					    TWO_NETS(PKEY("0x8102")), &o, &m,
+					    err, sizeof(err)),
+				 -EINVAL);
+		assert_null(m.p);
+		if (!strstr(err, "ONEIB_HOSTS_PARTITION infra has every tenant "
+				 "VF as a member"))
+			fail_msg("%s: '%s'", every_ca[i], err);
+		partitions_free(&st);
+	}
+	assert_non_null(strstr(err, "(ALL)"));
+	read_site(def_cas, &st);
+	o.hosts_partition = "Default";
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "site.conf line 1: ONEIB_HOSTS_PARTITION "
+				 "Default has every tenant VF as a member "
+				 "(ALL_CAS): give the hosts a partition no "
+				 "tenant joins");
+	partitions_free(&st);
+}
+
 /* Adoption: what one-ib did not write is named, never dropped. */
 static void foreign_partitions(void **state)
 {
@@ -1689,6 +1750,7 @@ int main(void)
 		cmocka_unit_test(static_keys_reserved),
 		cmocka_unit_test(service_networks),
 		cmocka_unit_test(kept_service_partition),
+		cmocka_unit_test(hosts_partition_no_tenant_joins),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
