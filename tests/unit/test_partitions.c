@@ -1432,6 +1432,57 @@ static void hosts_partition_no_tenant_joins(void **state)
 	partitions_free(&st);
 }
 
+/*
+ * A service network's endpoints are full members of its partition; a
+ * ConnectX-3 host's port shares its table with every VF it carries, so it
+ * is never one, whether IB_SERVICE_GUIDS names it or it is a full member
+ * of the static partition IB_SERVICE_PARTITION names: the network is left
+ * out (none was installed: no partition), one note, and the port is no
+ * full member of it.
+ */
+static void mlx4_port_never_a_service_endpoint(void **state)
+{
+	static const char *const nets[] = {
+		VNET_POOL(TENANTS SVC_NET(9, "storage",
+					  PKEY("0x8109") SVC_PART("storage"))),
+		VNET_POOL(TENANTS SVC_NET(9, "storage",
+					  PKEY("0x8109") SVC_GUIDS("0x0002c9030"
+								   "0a1b2c1"))),
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st, .stat_label = "site.conf" };
+	const struct partition *p;
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	/* the operator's storage partition, node03's ConnectX-3 port in it */
+	read_site("storage=0x0200, ipoib :\n"
+		  "    0x0002c903000a0001=full, 0x0002c90300a1b2c1=full ;\n",
+		  &st);
+	for (i = 0; i < sizeof(nets) / sizeof(*nets); i++) {
+		assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, nets[i], &o, &m,
+					    err, sizeof(err)),
+				 0);
+		p = find_pkey(&m, 0x0109);
+		if (p && partition_member(p, 0x0002c90300a1b2c1ULL) & PM_FULL)
+			fail_msg("case %zu: the ConnectX-3 port is a full "
+				 "member of the service network",
+				 i);
+		assert_null(p);
+		one_note(&m, "VNET 9 (storage): service endpoint "
+			     "0x0002c90300a1b2c1 is HOST 3 (node03)'s "
+			     "ConnectX-3 port, whose VFs would all be full "
+			     "members; left out");
+		/* the tenants' networks still follow the cloud */
+		assert_int_equal(partition_member(find_pkey(&m, 0x0101),
+						  0x02000000002a0000ULL),
+				 PM_FULL);
+		partitions_free(&m);
+	}
+	partitions_free(&st);
+}
+
 /* Adoption: what one-ib did not write is named, never dropped. */
 static void foreign_partitions(void **state)
 {
@@ -1751,6 +1802,7 @@ int main(void)
 		cmocka_unit_test(service_networks),
 		cmocka_unit_test(kept_service_partition),
 		cmocka_unit_test(hosts_partition_no_tenant_joins),
+		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
