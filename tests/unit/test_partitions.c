@@ -1483,6 +1483,71 @@ static void mlx4_port_never_a_service_endpoint(void **state)
 	partitions_free(&st);
 }
 
+/*
+ * With --legacy-guids a NIC is a member under its MAC-derived GUID too,
+ * and in a service network that one is limited as well: no tenant port
+ * becomes a full member of it, under either GUID; on a tenant network
+ * both are full.
+ */
+static void legacy_guids_limited_in_service_networks(void **state)
+{
+	static const struct {
+		uint16_t pkey;
+		int vm, nic;
+		const char *mac;
+		enum pmember pm;
+	} nics[] = {
+		{ 0x0109, 42, 1, "02:00:00:00:00:2b", PM_LIMITED },
+		{ 0x0109, 43, 1, "02:00:00:00:00:2d", PM_LIMITED },
+		{ 0x010b, 44, 0, "02:00:00:00:00:2e", PM_LIMITED },
+		{ 0x0101, 42, 0, "02:00:00:00:00:2a", PM_FULL },
+		{ 0x0102, 43, 0, "02:00:00:00:00:2c", PM_FULL },
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .legacy_guids = true };
+	struct member_iter it = { 0, 0 };
+	const struct partition *p;
+	char err[256] = "";
+	enum pmember pm;
+	uint64_t g;
+	size_t i;
+
+	(void)state;
+	read_site(site, &st);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, svc_nets, &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 0);
+	for (i = 0; i < sizeof(nics) / sizeof(*nics); i++) {
+		uint64_t mac = 0;
+
+		assert_int_equal(mac_parse(nics[i].mac, &mac), 0);
+		p = find_pkey(&m, nics[i].pkey);
+		assert_non_null(p);
+		assert_int_equal(partition_member(p, guid_for_nic(0, nics[i].vm,
+								  nics[i].nic)),
+				 nics[i].pm);
+		if (partition_member(p, guid_from_mac(mac)) != nics[i].pm)
+			fail_msg("VM %d NIC %d: its MAC GUID is %d in 0x%04x, "
+				 "want %d",
+				 nics[i].vm, nics[i].nic,
+				 partition_member(p, guid_from_mac(mac)),
+				 nics[i].pkey, nics[i].pm);
+	}
+	/* the service networks' full members are their endpoints alone */
+	p = find_pkey(&m, 0x0109);
+	while ((pm = partition_next_member(p, &it, &g)))
+		if (pm & PM_FULL)
+			assert_false(guid_assignable(g));
+	p = find_pkey(&m, 0x010b);
+	assert_int_equal(p->n, 1);
+	assert_true(p->guids[0] == 0x0002c903000a0001ULL);
+	partitions_free(&m);
+	partitions_free(&st);
+}
+
 /* Adoption: what one-ib did not write is named, never dropped. */
 static void foreign_partitions(void **state)
 {
@@ -1803,6 +1868,7 @@ int main(void)
 		cmocka_unit_test(kept_service_partition),
 		cmocka_unit_test(hosts_partition_no_tenant_joins),
 		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
+		cmocka_unit_test(legacy_guids_limited_in_service_networks),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
