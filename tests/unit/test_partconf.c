@@ -198,6 +198,52 @@ static void refuses_tenant_ports_full(void **state)
 	partitions_free(&m);
 }
 
+/*
+ * "both" is a full membership as well as a limited one (opensm gives the
+ * port both entries): a tenant port listed so is a full member, refused
+ * wherever full is, spelt on the member or by defmember, in the
+ * operator's static file and in a file one-ib writes (the installer's
+ * grammar) alike; limited stays allowed in both.
+ */
+static void refuses_tenant_ports_both(void **state)
+{
+	/* %s: the membership, "both" refused, "limited" taken */
+	static const struct {
+		const char *text;
+		unsigned flags;
+	} cases[] = {
+		{ "infra=0x0105, ipoib : 0x02000000000a0001=%s ;\n",
+		  PARTCONF_STATIC },
+		{ "infra=0x0105, defmember=%s : 0x02000000000a0001 ;\n",
+		  PARTCONF_STATIC },
+		{ "Default=0x7fff : ALL=limited, 0x02000000000a0001=%s ;\n",
+		  PARTCONF_STATIC },
+		{ "infra=0x0105 : 0x0200c0fffea80105=%s ;\n",
+		  PARTCONF_STATIC }, /* the old MAC form */
+		{ HEAD DEF "# from: the static file\ninfra=0x0105, ipoib :\n"
+			   "\t0x02000000000a0001=%s ;\n",
+		  0 },
+		{ HEAD "# from: the static file\nDefault=0x7fff, ipoib :\n"
+		       "\tALL=limited,\n\t0x02000000000a0001=%s ;\n",
+		  0 },
+		{ DEF "x=0x0105, defmember=%s : 0x02000000000a0001 ;\n", 0 },
+	};
+	struct partitions m;
+	char text[512], err[256] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		snprintf(text, sizeof(text), cases[i].text, "both");
+		bad(text, cases[i].flags,
+		    "is a tenant VF's port GUID: never a full member of");
+		snprintf(text, sizeof(text), cases[i].text, "limited");
+		if (parse(text, cases[i].flags, &m, err))
+			fail_msg("'%s': %s", text, err);
+		partitions_free(&m);
+	}
+}
+
 /* What opensm's own reader would take differently from ours. */
 static void refuses_what_opensm_reads_differently(void **state)
 {
@@ -536,6 +582,7 @@ int main(void)
 		cmocka_unit_test(accepts_comments_and_layout),
 		cmocka_unit_test(refuses_what_the_grammar_does_not_hold),
 		cmocka_unit_test(refuses_tenant_ports_full),
+		cmocka_unit_test(refuses_tenant_ports_both),
 		cmocka_unit_test(static_file),
 		cmocka_unit_test(renders_every_membership),
 		cmocka_unit_test(refuses_what_opensm_reads_differently),

@@ -2,7 +2,9 @@
 /*
  * The root install of partitions.conf (partinstall.h) in a scratch
  * directory, opensm told through a reload command that counts its runs:
- * only the renderer's exact text is installed, an unchanged file is left
+ * only the renderer's exact text is installed (never a tenant VF as a
+ * full member outside its network's partition, "both" included), an
+ * unchanged file is left
  * alone and nobody told, and a reload that failed is retried by the next
  * run even though the text did not change (finding 5), then never again.
  * opensm's QoS policy goes through the same steps under its own grammar:
@@ -144,6 +146,46 @@ static void only_the_renderers_text(void **state)
 				   &rep, err, sizeof(err)),
 		-EINVAL);
 	assert_false(exists(f->conf));
+}
+
+/*
+ * A tenant VF listed "both" is a full member: the installer refuses it in
+ * the operator's partitions and the default one, as the renderer does,
+ * and installs nothing; "limited" goes in.
+ */
+static void tenant_both_refused(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+	static const char *const refused[] = {
+		HEAD DEF "# from: the static file\ninfra=0x0105, ipoib :\n"
+			 "\t0x0002c903000a0001=full,\n"
+			 "\t0x02000000002a0000=both ;\n",
+		HEAD "# from: the static file\nDefault=0x7fff, ipoib :\n"
+		     "\tALL=limited,\n\tSELF=full,\n"
+		     "\t0x02000000002a0000=both ;\n",
+	};
+	static const char limited[] = HEAD DEF "# from: the static file\n"
+					       "infra=0x0105, ipoib :\n"
+					       "\t0x0002c903000a0001=full,\n"
+					       "\t0x02000000002a0000=limited "
+					       ";\n";
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(install(f, refused[i], f->ok_cmd, &rep, err),
+				 -EINVAL);
+		if (!strstr(err, "0x02000000002a0000 (VM 42 NIC 0) is a tenant "
+				 "VF's port GUID: never a full member"))
+			fail_msg("case %zu: %s", i, err);
+		assert_false(exists(f->conf));
+		assert_false(exists(f->pending));
+		assert_int_equal(reloads(f), 0);
+	}
+	assert_int_equal(install(f, limited, f->ok_cmd, &rep, err), 0);
+	holds(f->conf, limited);
+	assert_int_equal(reloads(f), 1);
 }
 
 static void install_unchanged_and_retry(void **state)
@@ -351,6 +393,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(only_the_renderers_text, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(tenant_both_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(install_unchanged_and_retry,
 						setup, teardown),

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "unit.h"
@@ -1548,6 +1549,62 @@ static void legacy_guids_limited_in_service_networks(void **state)
 	partitions_free(&st);
 }
 
+/*
+ * The static file as the renderer reads it (partitions_read_static): a
+ * tenant VF listed "both" is a full member of the operator's partition,
+ * refused like "full", the file named; "limited" is carried.
+ */
+static void static_file_tenant_both_refused(void **state)
+{
+	static const char *const refused[] = {
+		"infra=0x0105, ipoib : 0x0002c903000a0001=full,\n"
+		"    0x02000000002a0000=both ;\n",
+		"infra=0x0105, ipoib, defmember=both : 0x02000000002a0000 ;\n",
+	};
+	char path[] = "/tmp/test_partitions.XXXXXX", err[256] = "";
+	struct partitions st;
+	size_t i;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	for (i = 0; i <= sizeof(refused) / sizeof(*refused); i++) {
+		const char *text = i < sizeof(refused) / sizeof(*refused)
+					   ? refused[i]
+					   : "infra=0x0105, ipoib : "
+					     "0x02000000002a0000=limited ;\n";
+
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		f = fdopen(fd, "w");
+		assert_non_null(f);
+		assert_true(fputs(text, f) >= 0);
+		assert_int_equal(fclose(f), 0);
+		if (i < sizeof(refused) / sizeof(*refused)) {
+			assert_int_equal(partitions_read_static(path, &st, err,
+								sizeof(err)),
+					 -EINVAL);
+			assert_null(st.p);
+			assert_non_null(strstr(err, path));
+			assert_non_null(strstr(err, "0x02000000002a0000 (VM 42 "
+						    "NIC 0) is a tenant VF's "
+						    "port GUID: never a full "
+						    "member"));
+		} else {
+			assert_int_equal(partitions_read_static(path, &st, err,
+								sizeof(err)),
+					 0);
+			assert_int_equal(
+				partition_member(&st.p[0],
+						 0x02000000002a0000ULL),
+				PM_LIMITED);
+			partitions_free(&st);
+		}
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
 /* Adoption: what one-ib did not write is named, never dropped. */
 static void foreign_partitions(void **state)
 {
@@ -1869,6 +1926,7 @@ int main(void)
 		cmocka_unit_test(hosts_partition_no_tenant_joins),
 		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
 		cmocka_unit_test(legacy_guids_limited_in_service_networks),
+		cmocka_unit_test(static_file_tenant_both_refused),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
