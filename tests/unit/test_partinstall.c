@@ -4,12 +4,11 @@
  * directory, opensm told through a reload command that counts its runs:
  * only the renderer's exact text is installed (never a tenant VF as a
  * full member outside its network's partition, "both" included), an
- * unchanged file is left
- * alone and nobody told, and a reload that failed is retried by the next
+ * unchanged file is left alone and nobody told, and a reload that failed is retried by the next
  * run even though the text did not change (finding 5), then never again.
  * opensm's QoS policy goes through the same steps under its own grammar:
- * a partitions file is no policy, a policy with an `ipoib` rule is none
- * either, and what was installed stays.
+ * a partitions file is no policy, a policy with an `ipoib` rule or a
+ * P_Key beyond 0x7fff is none either, and what was installed stays.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -360,6 +359,8 @@ static void qos_policy_by_its_grammar(void **state)
 		POLICY_HEAD "\tipoib, pkey 0x0101 : 1\nend-qos-ulps\n",
 		POLICY_HEAD "\tany, pkey 0x0101 : 1\nend-qos-ulps\n"
 			    "qos-levels\n",
+		/* a range whose upper end has the membership bit */
+		POLICY_HEAD "\tany, pkey 0x7ffe-0x8001 : 1\nend-qos-ulps\n",
 	};
 	size_t i;
 
