@@ -4,7 +4,10 @@
  * on a fabric built in memory: a port holds exactly the entries its
  * memberships give it, the membership bit included, so a member held in
  * the wrong form (full where limited was rendered, or the reverse, in a
- * network's partition or the default one) is drift.
+ * network's partition or the default one) is drift; and a port whose
+ * entries do not fit its P_Key table (PartitionCap) or its switch port's
+ * enforcement table is reported from the first entry too many on, with
+ * the keys opensm dropped.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -183,11 +186,66 @@ static void membership_bit_is_drift(void **state)
 	partitions_free(&m);
 }
 
+/*
+ * PartitionCap and the switch port's enforcement capacity: VM 1 NIC 1
+ * needs two entries. A table of two fits; of one it does not, and the
+ * entry it lacks is what opensm dropped. The same for the switch side.
+ */
+static void one_entry_beyond_the_table(void **state)
+{
+	uint16_t k0[] = { 0x7fff, 0x8101 }, k1[] = { 0x0109, 0x7fff },
+		 full1[] = { 0x7fff }, k2[] = { 0x7fff, 0x8109 };
+	struct fabric_port p[3];
+	struct fabric f = { 0 };
+	struct partitions m;
+	struct verify_result res;
+	int side;
+
+	(void)state;
+	read_model(&m);
+	for (side = 0; side < 2; side++) {
+		p[0] = ca(VM1_NIC0, 2, k0, 2);
+		p[1] = ca(VM1_NIC1, 3, k1, 2);
+		p[2] = ca(STORAGE, 4, k2, 2);
+		f.p = p;
+		f.n = 3;
+		f.sm_lid = 1;
+		/* exactly as many entries as the table holds: fits */
+		if (side)
+			p[1].sw_enf_cap = 2;
+		else
+			p[1].pcap = 2;
+		assert_int_equal(partitions_verify(&m, &f, &res), 0);
+		assert_int_equal(res.ncap, 0);
+		verify_result_free(&res);
+
+		/* one more than it holds: reported, 0x0109 dropped */
+		if (side)
+			p[1].sw_enf_cap = 1;
+		else
+			p[1].pcap = 1;
+		p[1].pkeys = full1;
+		p[1].npkeys = 1;
+		assert_int_equal(partitions_verify(&m, &f, &res), 0);
+		if (res.ncap != 1)
+			fail_msg("%s capacity 1, 2 entries: %zu reported",
+				 side ? "switch" : "port", res.ncap);
+		assert_ptr_equal(res.cap[0].port, &p[1]);
+		assert_int_equal(res.cap[0].need, 2);
+		entries_equal(res.cap[0].dropped, res.cap[0].ndropped,
+			      (uint16_t[]){ 0x0109 }, 1);
+		assert_int_equal(res.ndrift, 1); /* and the entry is missing */
+		verify_result_free(&res);
+	}
+	partitions_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tables_as_rendered),
 		cmocka_unit_test(membership_bit_is_drift),
+		cmocka_unit_test(one_entry_beyond_the_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
