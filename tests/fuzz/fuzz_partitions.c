@@ -89,7 +89,8 @@ static void leaves_chosen(struct cloud_facts *f)
 	struct leaf_pick *pick = calloc(f->nvms + 1, sizeof(*pick));
 	size_t i;
 
-	vfcount_prepare(f);
+	if (vfcount_prepare(f))
+		abort();
 	if (!pick || leafpack_plan(f, pick))
 		abort();
 	for (i = 0; i < f->nvms; i++) {

@@ -119,7 +119,7 @@ static void read_cloud(struct cloud *c, struct cloud_facts *f)
 	read_pool(f, POOL_VM, "VM_POOL", c->vms);
 	read_pool(f, POOL_HOST, "HOST_POOL", c->hosts);
 	read_pool(f, POOL_VNET, "VNET_POOL", c->nets);
-	vfcount_prepare(f);
+	assert_int_equal(vfcount_prepare(f), 0);
 }
 
 /*
@@ -580,6 +580,68 @@ static void topology_only_at_the_gate(void **state)
 	cloud_free(&c);
 }
 
+/* A VM with one IB NIC on each network of nets (-1 ends), NIC k at
+ * 10.0.<net>.<id>, with a CONTEXT. */
+static void vm_nets(struct cloud *c, int id, int state, const char *req,
+		    const int *nets)
+{
+	int k;
+
+	append(&c->vms,
+	       "<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d</LCM_STATE>"
+	       "<TEMPLATE>",
+	       id, state, state == 3 ? 3 : 0);
+	for (k = 0; nets[k] >= 0; k++)
+		append(&c->vms,
+		       "<NIC><NIC_ID>%d</NIC_ID><NETWORK_ID>%d</NETWORK_ID>"
+		       "<IP>10.0.%d.%d</IP><VN_MAD>ib</VN_MAD></NIC>",
+		       k, nets[k], nets[k], id);
+	append(&c->vms, "<CONTEXT><NETWORK>YES</NETWORK></CONTEXT></TEMPLATE>"
+			"<USER_TEMPLATE>");
+	if (req)
+		append(&c->vms,
+		       "<SCHED_REQUIREMENTS><![CDATA[%s]]></"
+		       "SCHED_REQUIREMENTS>",
+		       req);
+	append(&c->vms, "</USER_TEMPLATE></VM>");
+}
+
+/*
+ * A service (limited) network is no cluster (issue 35): its VMs are
+ * other tenants' who share its servers. A VM whose first InfiniBand NIC
+ * is on the storage network is packed with, and learns of, its own
+ * tenant network's VMs only; one with only a storage NIC is packed with
+ * nobody and learns nothing (no leaf term, the gate lifted).
+ */
+static void service_network_is_no_cluster(void **state)
+{
+	static const int a_st[] = { 5, 9, -1 }, st_b[] = { 9, 6, -1 },
+			 st[] = { 9, -1 };
+	struct cloud c = { 0 };
+	char got[16], *maps_got;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	append(&c.nets, "<VNET><ID>9</ID><NAME>storage</NAME><CLUSTERS><ID>0"
+			"</ID></CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>"
+			"0x8109</IB_PKEY><IB_MEMBERSHIP>limited</IB_MEMBERSHIP>"
+			"</TEMPLATE></VNET>");
+	two_leaves(&c, "<ID>10</ID>", "", "<ID>20</ID>", "");
+	vm_nets(&c, 10, 3, NULL, a_st); /* tenant a, under A */
+	vm_nets(&c, 20, 3, NULL, st_b); /* tenant b, under B */
+	vm_nets(&c, 21, 1, GATE, st_b); /* b's next: joins b */
+	vm_nets(&c, 22, 1, GATE, a_st); /* a's next: joins a */
+	vm_nets(&c, 30, 1, GATE, st); /* storage only */
+	plan(&c, got);
+	assert_string_equal(got, "..BA-");
+	maps_got = maps(&c);
+	assert_string_equal(maps_got, "21=" LEAF_B "=10.0.6.20,10.0.6.21;"
+				      "22=" LEAF_A "=10.0.5.10,10.0.5.22;");
+	free(maps_got);
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +655,7 @@ int main(void)
 		cmocka_unit_test(dispatched_between_listings),
 		cmocka_unit_test(topology_of_a_burst),
 		cmocka_unit_test(topology_only_at_the_gate),
+		cmocka_unit_test(service_network_is_no_cluster),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void read_pools(struct cloud_facts *f, const char *vms,
 				      "HOST pool", err, sizeof(err)),
 			 0);
 	free(pool);
-	vfcount_prepare(f);
+	assert_int_equal(vfcount_prepare(f), 0);
 }
 
 static void counts_vms_in_any_state(void **state)

@@ -361,6 +361,9 @@ static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 			f->vms[vi].has_ip = x.has_ip;
 			f->vms[vi].ip = x.ip;
 		}
+		if (x.ib && x.network_id >= 0 &&
+		    cloud_facts_add_ibnet(f, x.network_id, x.has_ip, x.ip))
+			return -ENOMEM;
 		r = placed ? vm_nic(&x, id, f) : 0;
 		if (r)
 			return r;

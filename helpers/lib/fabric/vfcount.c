@@ -11,10 +11,54 @@ static int by_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-void vfcount_prepare(struct cloud_facts *f)
+static int cmp_int(const void *a, const void *b)
 {
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The network of v's cluster (cloudfacts.h): its first InfiniBand NIC
+ * that is on no service network (limited, sorted). */
+static void choose_cluster(const struct cloud_facts *f, struct vm_fact *v,
+			   const int *limited, size_t nlimited)
+{
+	size_t k;
+
+	v->net = FACT_NONE;
+	v->has_ip = false;
+	v->ip = 0;
+	for (k = 0; k < v->nibnet; k++) {
+		const struct vm_ibnet *x = &f->ibnets[v->ibnet + k];
+
+		if (nlimited && bsearch(&x->net, limited, nlimited,
+					sizeof(*limited), cmp_int))
+			continue;
+		v->net = x->net;
+		v->has_ip = x->has_ip;
+		v->ip = x->ip;
+		return;
+	}
+}
+
+int vfcount_prepare(struct cloud_facts *f)
+{
+	int *limited = calloc(f->nv + 1, sizeof(*limited));
+	size_t i, n = 0;
+
+	if (!limited)
+		return -ENOMEM;
+	for (i = 0; i < f->nv; i++)
+		if (f->v[i].a.limited)
+			limited[n++] = f->v[i].id;
+	if (n > 1)
+		qsort(limited, n, sizeof(*limited), cmp_int);
+	for (i = 0; i < f->nvms; i++)
+		choose_cluster(f, &f->vms[i], limited, n);
+	free(limited);
 	if (f->nvms > 1)
 		qsort(f->vms, f->nvms, sizeof(*f->vms), by_id);
+	return 0;
 }
 
 const struct vm_fact *vfcount_vm(const struct cloud_facts *f, int id)

@@ -152,8 +152,9 @@ int writeback_plan(struct cloud_facts *f, struct wb_plan *out, char *err,
 				 errlen);
 	if (r)
 		return r;
-	vfcount_prepare(f);
-	r = plan_hosts(f, out);
+	r = vfcount_prepare(f);
+	if (!r)
+		r = plan_hosts(f, out);
 	if (!r)
 		r = plan_vms(f, out);
 	if (r) {
