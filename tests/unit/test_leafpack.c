@@ -124,7 +124,8 @@ static void read_cloud(struct cloud *c, struct cloud_facts *f)
 
 /*
  * The leaf term of each VM, in ID order: "A", "B" (a leaf), "-" (no leaf
- * term), "G" (the gate), "." (not one to place), e.g. "AAAB.".
+ * term), "G" (the gate), "R" (refused), "." (not one to place), e.g.
+ * "AAAB.".
  */
 static void plan(struct cloud *c, char *out)
 {
@@ -143,6 +144,8 @@ static void plan(struct cloud *c, char *out)
 			k = '-';
 		if (pick[i].to_place && pick[i].has == SR_GATE)
 			k = 'G';
+		if (pick[i].to_place && pick[i].has == SR_REFUSED)
+			k = 'R';
 		if (pick[i].to_place && pick[i].has == SR_LEAF)
 			k = pick[i].leaf == 0x0002c90200000a00ULL   ? 'A'
 			    : pick[i].leaf == 0x0002c90200000b00ULL ? 'B'
@@ -642,6 +645,34 @@ static void service_network_is_no_cluster(void **state)
 	cloud_free(&c);
 }
 
+/*
+ * A requirement the parentheses cannot hold (schedreq.h) is refused: the
+ * VM gets no leaf, takes no room, and is not placed by a gate lifted.
+ */
+static void refused_requirement_no_leaf(void **state)
+{
+	struct cloud c = { 0 };
+	char got[16];
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	host(&c, 1, 0, 2, LEAF_A, 1, ""); /* one VF free under A */
+	host(&c, 3, 0, 2, LEAF_B, 0, "");
+	vm(&c, 20, 1, 5, 1, "ID = 1) | !(ID = 99999");
+	vm(&c, 21, 1, 5, 1, GATE " & (ID = 1) | !(ID = 2)");
+	vm(&c, 22, 1, 5, 1,
+	   "\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and "
+	   "sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+	   "IB_VFS_AVAIL\" > 0 & IB_LEAVES = \"*,refused-by-"
+	   "one-ib,*\"");
+	vm(&c, 23, 1, 5, 1, GATE);
+	plan(&c, got);
+	/* 21 wraps whole (the gate's text is the user's then), 23 takes the
+	 * one VF; the refused ones took none */
+	assert_string_equal(got, "RAR-");
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +687,7 @@ int main(void)
 		cmocka_unit_test(topology_of_a_burst),
 		cmocka_unit_test(topology_only_at_the_gate),
 		cmocka_unit_test(service_network_is_no_cluster),
+		cmocka_unit_test(refused_requirement_no_leaf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,9 +122,10 @@ static int plan_vms(struct cloud_facts *f, struct wb_plan *p)
 				    v->req == FACT_NONE ? "" : f->texts[v->req],
 				    v->ib_nics, pick[i].has, pick[i].leaf, &req,
 				    err, sizeof(err));
-		if (r == -EINVAL)
-			r = sb_addf(&p->warnings, "%s\n", err);
-		else if (r > 0) {
+		/* refused: said once, as the refusal is written */
+		if (r >= 0 && err[0] && sb_addf(&p->warnings, "%s\n", err))
+			r = -ENOMEM;
+		if (r > 0) {
 			/* the cluster's map before the leaf term that lifts
 			 * the gate: the updates are applied in order */
 			r = topo[i] ? add(p, WB_CONTEXT, v->id, fill_context,
