@@ -673,6 +673,32 @@ static void refused_requirement_no_leaf(void **state)
 	cloud_free(&c);
 }
 
+/* A reservation's VMs are its parent's cluster: packed and mapped with
+ * the parent's VMs (its NICs are in the parent's partition). */
+static void reservation_is_its_parents_cluster(void **state)
+{
+	static const int a[] = { 5, -1 }, res[] = { 12, -1 };
+	struct cloud c = { 0 };
+	char got[16], *m;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	append(&c.nets, "<VNET><ID>12</ID><NAME>slice</NAME><PARENT_NETWORK_ID>"
+			"5</PARENT_NETWORK_ID><CLUSTERS><ID>0</ID></CLUSTERS>"
+			"<VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>0x8105</IB_PKEY>"
+			"</TEMPLATE></VNET>");
+	two_leaves(&c, "", "", "<ID>10</ID>", "");
+	vm_nets(&c, 10, 3, NULL, a); /* a's, under B */
+	vm_nets(&c, 11, 1, GATE, res); /* through the reservation */
+	plan(&c, got);
+	assert_string_equal(got, ".B");
+	m = maps(&c);
+	assert_string_equal(m, "11=" LEAF_B "=10.0.5.10,10.0.12.11;");
+	free(m);
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +714,7 @@ int main(void)
 		cmocka_unit_test(topology_only_at_the_gate),
 		cmocka_unit_test(service_network_is_no_cluster),
 		cmocka_unit_test(refused_requirement_no_leaf),
+		cmocka_unit_test(reservation_is_its_parents_cluster),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

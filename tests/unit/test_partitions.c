@@ -1893,6 +1893,69 @@ static void sls_in_force(void **state)
 	sb_release(&text);
 }
 
+/* VNET id, a reservation of parent (`onevnet reserve`): the parent's
+ * template as oned copies it, PARENT_NETWORK_ID set */
+#define RESERVATION(id, name, parent, tmpl)                                    \
+	"<VNET><ID>" #id "</ID><NAME>" name "</NAME>"                          \
+	"<PARENT_NETWORK_ID>" #parent "</PARENT_NETWORK_ID>"                   \
+	"<CLUSTERS><ID>0</ID></CLUSTERS><VN_MAD>ib</VN_MAD>"                   \
+	"<TEMPLATE>" tmpl "</TEMPLATE></VNET>"
+
+/*
+ * A reservation is a slice of its parent (issue 35, item 4): its NICs are
+ * members of the parent's partition, as the parent's members (limited on
+ * a service network); it has no partition of its own, and never costs its
+ * parent its partition, installed file or not (two networks on one key
+ * were left out both). One whose key differs from its parent's leaves its
+ * NICs out, one note; the parent keeps its partition.
+ */
+static void reservations_join_their_parent(void **state)
+{
+	static const char vms[] =
+		"<VM_POOL>" VM(42, NIC(0, "02:00:00:00:00:2a", 12, ""))
+			VM(43, NIC(0, "02:00:00:00:00:2b", 13, ""))
+				VM(44, NIC(0, "02:00:00:00:00:2c", 5, ""))
+					VM(45, NIC(0, "02:00:00:00:00:2d", 14,
+						   "")) "</VM_POOL>";
+	static const char nets[] = VNET_POOL(
+		IBNET(5, "a", PKEY("0x8101")) SVC_NET(
+			9, "storage", PKEY("0x8109") SVC_GUIDS(STOR_E))
+			RESERVATION(12, "mine", 9,
+				    "<IB_MEMBERSHIP>limited</"
+				    "IB_MEMBERSHIP>" PKEY("0x8109")
+					    SVC_GUIDS(STOR_E))
+				RESERVATION(13, "slice", 5, PKEY("0x8101"))
+					RESERVATION(14, "edited", 5,
+						    PKEY("0x8110")));
+	struct partitions m;
+	const struct partition *p;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str(vms, "<HOST_POOL/>", nets, &m, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	/* no partition of their own, no collision: the parents keep theirs */
+	assert_int_equal(m.n, 2);
+	p = find_pkey(&m, 0x0109);
+	assert_non_null(p);
+	assert_string_equal(p->name, "vnet9_storage");
+	assert_int_equal(partition_member(p, 0x02000000002a0000ULL),
+			 PM_LIMITED);
+	assert_int_equal(partition_member(p, 0x0002c903000e0001ULL), PM_FULL);
+	p = find_pkey(&m, 0x0101);
+	assert_non_null(p);
+	assert_int_equal(partition_member(p, 0x02000000002b0000ULL), PM_FULL);
+	assert_int_equal(partition_member(p, 0x02000000002c0000ULL), PM_FULL);
+	assert_int_equal(partition_member(p, 0x02000000002d0000ULL), PM_NONE);
+	assert_int_equal(m.nnotes, 1);
+	one_note(&m, "VM 45 NIC 0: VNET 14 (edited), a reservation of it, "
+		     "holds partition 0x0110, not its 0x0101; left out of "
+		     "VNET 5 (a)");
+	assert_null(find_pkey(&m, 0x0110));
+	partitions_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1931,6 +1994,7 @@ int main(void)
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
 		cmocka_unit_test(sls_in_force),
+		cmocka_unit_test(reservations_join_their_parent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,8 +51,10 @@ struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f)
 {
 	struct vnet_fact *v = NEW_ZEROED(f->v, f->nv, f->capv);
 
-	if (v)
+	if (v) {
 		v->bad = FACT_NONE;
+		v->parent = -1;
+	}
 	return v;
 }
 

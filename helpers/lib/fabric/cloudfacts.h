@@ -50,6 +50,14 @@ struct vnet_fact {
 	bool ready;
 	struct ib_attrs a; /* every IB_* of TEMPLATE, valid unless bad */
 	int bad; /* text index: why it cannot be rendered, or FACT_NONE */
+	/*
+	 * PARENT_NETWORK_ID: a reservation (`onevnet reserve`) of that
+	 * network, a slice of its addresses owned by a user, with a copy of
+	 * its template: its NICs are the parent's, in the parent's partition
+	 * as the parent's members; it has no partition, no cluster of its
+	 * own, and never costs its parent its partition. -1: none.
+	 */
+	int parent;
 	int *clusters; /* CLUSTERS/ID */
 	size_t nclusters, capclusters;
 };
@@ -63,6 +71,7 @@ struct vnet_claim {
 	int id;
 	struct san_str name;
 	struct pkey pkey; /* as written */
+	int parent; /* the network's PARENT_NETWORK_ID, -1: none */
 };
 
 /*

@@ -44,7 +44,9 @@ static void partition_name(char *buf, size_t size, int id,
 
 /* --- the work -------------------------------------------------------------- */
 
-enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
+/* NET_RESERVATION: a slice of another network (cloudfacts.h, parent):
+ * no partition of its own, its NICs the parent's */
+enum net_status { NET_PENDING, NET_FRESH, NET_BAD, NET_RESERVATION };
 
 struct net {
 	const struct vnet_fact *f;
@@ -195,6 +197,10 @@ static int index_nets(struct work *w)
 		const struct by_id *b = find_id(w->inst, w->ninst, n->f->id);
 
 		n->inst = b ? &in->p[b->i] : NULL;
+		if (n->f->parent >= 0) {
+			n->status = NET_RESERVATION;
+			continue;
+		}
 		if (n->status == NET_FRESH && n->f->bad != FACT_NONE) {
 			n->status = NET_BAD;
 			n->why = strdup(f->texts[n->f->bad]);
@@ -709,6 +715,35 @@ static int nic_out(struct work *w, size_t i, const struct net *net,
 	return note_add(w, 1, n->vm, n->nic, "%s; left out of %s", why, label);
 }
 
+/*
+ * NIC i is on a reservation *net: its parent's, when the parent is an
+ * InfiniBand network of the pool and the reservation keeps its partition
+ * (*net then the parent); else it is left out (*net NULL).
+ */
+static int reserved_by(struct work *w, size_t i, const struct net **net)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	const struct net *res = *net, *p = net_of(w, res->f->parent);
+	char label[VNET_LABEL_MAX];
+
+	*net = NULL;
+	vnet_fact_label(res->f, label);
+	if (!p || p->status == NET_RESERVATION)
+		return nic_out(w, i, NULL,
+			       "VM %d NIC %d: %s is a reservation of VNET %d, "
+			       "no InfiniBand network of the pool",
+			       n->vm, n->nic, label, res->f->parent);
+	if (ibattr_has(&res->f->a, IBA_PKEY) &&
+	    pkey_base(res->f->a.pkey) != base_of(p))
+		return nic_out(w, i, p,
+			       "VM %d NIC %d: %s, a reservation of it, holds "
+			       "partition 0x%04x, not its 0x%04x",
+			       n->vm, n->nic, label, pkey_base(res->f->a.pkey),
+			       base_of(p));
+	*net = p;
+	return 0;
+}
+
 /* Each NIC of a good network: its GUID(s), or why it has none. */
 static int nic_entries(struct work *w)
 {
@@ -734,6 +769,8 @@ static int nic_entries(struct work *w)
 				    "VM %d NIC %d: network %d is not an "
 				    "InfiniBand network of the pool",
 				    n->vm, n->nic, n->net);
+		if (!r && net && net->status == NET_RESERVATION)
+			r = reserved_by(w, i, &net);
 		if (r || !net || net->status != NET_FRESH)
 			continue;
 		if (n->bad != FACT_NONE) {
@@ -1076,6 +1113,9 @@ static long member_net(const struct work *w, size_t i)
 	if (n->net == FACT_NONE || n->bad != FACT_NONE || w->nic_out[i])
 		return -1;
 	b = find_id(w->ids, w->nnets, n->net);
+	/* a reservation's NICs are its parent's */
+	if (b && w->nets[b->i].status == NET_RESERVATION)
+		b = find_id(w->ids, w->nnets, w->nets[b->i].f->parent);
 	return b ? (long)(b - w->ids) : -1;
 }
 

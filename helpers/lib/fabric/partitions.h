@@ -63,7 +63,12 @@
  * - a NIC whose own IB_PKEY (full listing only) is malformed or not its
  *   network's, without NIC_ID, or (legacy GUIDs) without a MAC;
  * - a NIC whose GUID another NIC or a host port also has: one GUID in two
- *   partitions would join two tenants, so every NIC sharing it is left out.
+ *   partitions would join two tenants, so every NIC sharing it is left out;
+ * - a NIC on a reservation (cloudfacts.h: PARENT_NETWORK_ID) whose key is
+ *   not its parent's, or whose parent is no InfiniBand network of the
+ *   pool. A reservation has no partition: its NICs are members of its
+ *   parent's, as the parent's members, and it never claims the parent's
+ *   key against it.
  * A member of a kept partition that the cloud now puts elsewhere is dropped
  * from it, and a kept partition whose P_Key is now another network's is
  * dropped. Notes are sorted, so the same cloud always renders the same

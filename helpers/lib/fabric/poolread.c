@@ -119,6 +119,7 @@ static int vnet_claims(const xmlNode *vnet, const struct vnet_fact *v,
 			c->id = v->id;
 			c->name = v->name;
 			c->pkey = pk;
+			c->parent = v->parent;
 		}
 	}
 	return 0;
@@ -193,6 +194,9 @@ static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
 	v->name = str_sanitize(name ? name : "");
 	free(name);
 	v->ready = vnet_ready(c);
+	/* <PARENT_NETWORK_ID/> or none: no reservation */
+	if (leaf_uint(c, "PARENT_NETWORK_ID", &v->parent))
+		v->parent = -1;
 	r = vnet_claims(c, v, f);
 	if (!r && v->ready)
 		r = vnet_attrs(c, v, f);
@@ -592,6 +596,7 @@ enum name {
 	N_IP,
 	N_CONTEXT,
 	N_ONEIB_TOPOLOGY,
+	N_PARENT_NETWORK_ID,
 	N_COUNT
 };
 
@@ -625,6 +630,7 @@ static const char *const name_text[N_COUNT] = {
 	"IP",
 	"CONTEXT",
 	"ONEIB_TOPOLOGY",
+	"PARENT_NETWORK_ID",
 };
 
 #define B(x) (1u << (x))
@@ -638,7 +644,8 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	static const unsigned values[POOL_KINDS] = {
 		B(N_ID) | B(N_STATE) | B(N_LCM_STATE),
 		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID) | B(N_STATE),
-		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS),
+		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS) |
+			B(N_PARENT_NETWORK_ID),
 	};
 	static const unsigned nic_values =
 		B(N_VN_MAD) | B(N_NETWORK_ID) | B(N_NIC_ID) | B(N_MAC) |
