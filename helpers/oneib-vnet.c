@@ -37,7 +37,7 @@
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "fabric/onevnet.h"
-#include "fabric/partitions.h"
+#include "fabric/partstatic.h"
 #include "core/pkey.h"
 #include "fabric/poolread.h"
 #include "core/strbuf.h"

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/conffile.h"
 #include "core/guid.h"
 #include "core/grow.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "fabric/partitions.h"
+#include "fabric/partwork.h"
 #include "fabric/poolread.h"
 
 #define NOTE_MAX 512
@@ -41,63 +41,6 @@ static void partition_name(char *buf, size_t size, int id,
 	}
 	buf[n] = '\0';
 }
-
-/* --- the work -------------------------------------------------------------- */
-
-/* NET_RESERVATION: a slice of another network (cloudfacts.h, parent):
- * no partition of its own, its NICs the parent's */
-enum net_status { NET_PENDING, NET_FRESH, NET_BAD, NET_RESERVATION };
-
-struct net {
-	const struct vnet_fact *f;
-	enum net_status status;
-	char *why; /* NET_BAD: the reason, without the outcome (malloc'd) */
-	const struct partition *inst; /* its partition in the installed file */
-	long part; /* index into out->p, -1 when it has none */
-};
-
-struct by_id {
-	int id;
-	size_t i;
-};
-
-/* One claim on a GUID: a member of partition part. */
-enum { SRC_PF = -1, SRC_KEPT = -2, SRC_SERVICE = -3 };
-struct entry {
-	uint64_t guid;
-	uint32_t part;
-	uint8_t pm; /* PM_FULL or PM_LIMITED */
-	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
-	long src; /* a NIC index, SRC_PF, SRC_KEPT or SRC_SERVICE */
-};
-
-struct note {
-	int kind, a, b; /* sort keys: 0 networks by ID, 1 NICs by VM, NIC */
-	char *text;
-};
-
-struct work {
-	const struct cloud_facts *f;
-	const struct render_opts *o;
-	struct net *nets;
-	size_t nnets;
-	struct by_id *ids; /* nets by VNET ID */
-	struct by_id *inst; /* installed partitions by VNET ID */
-	size_t ninst;
-	uint64_t *pf; /* every ConnectX-3 PF port GUID, sorted */
-	size_t npf;
-	const struct partitions *stat; /* the static file's, or an empty one */
-	struct entry *e;
-	size_t ne, cape;
-	bool *nic_out; /* per NIC fact: left out */
-	struct note *notes;
-	size_t nnotes, capnotes;
-	struct partitions *out;
-	size_t capp;
-	size_t nparts; /* out->p[0..nparts-1]: the networks' partitions */
-	char *err;
-	size_t errlen;
-};
 
 static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
 		    ...) ONEIB_PRINTF(5, 6);
@@ -133,7 +76,7 @@ static int cmp_by_id(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
+const struct by_id *partwork_find_id(const struct by_id *v, size_t n, int id)
 {
 	size_t lo = 0, hi = n;
 
@@ -150,7 +93,7 @@ static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
 
 static struct net *net_of(const struct work *w, int id)
 {
-	const struct by_id *b = find_id(w->ids, w->nnets, id);
+	const struct by_id *b = partwork_find_id(w->ids, w->nnets, id);
 
 	return b ? &w->nets[b->i] : NULL;
 }
@@ -194,7 +137,8 @@ static int index_nets(struct work *w)
 	qsort(w->inst, w->ninst, sizeof(*w->inst), cmp_by_id);
 	for (i = 0; i < w->nnets; i++) {
 		struct net *n = &w->nets[i];
-		const struct by_id *b = find_id(w->inst, w->ninst, n->f->id);
+		const struct by_id *b =
+			partwork_find_id(w->inst, w->ninst, n->f->id);
 
 		n->inst = b ? &in->p[b->i] : NULL;
 		if (n->f->parent >= 0) {
@@ -216,7 +160,7 @@ static uint16_t base_of(const struct net *n)
 	return pkey_base(n->f->a.pkey);
 }
 
-static const char *stat_label(const struct work *w)
+const char *partwork_stat_label(const struct work *w)
 {
 	return w->o->stat_label ? w->o->stat_label : "the static file";
 }
@@ -299,7 +243,8 @@ static int check_static(struct work *w)
 		err_set(w->err, w->errlen,
 			"ONEIB_HOSTS_PARTITION '%s' is no partition of %s",
 			str_sanitize(hp).s,
-			w->o->stat ? stat_label(w) : "the static file (none)");
+			w->o->stat ? partwork_stat_label(w)
+				   : "the static file (none)");
 		return -EINVAL;
 	}
 	/* the hypervisors would be reachable from every VM */
@@ -308,7 +253,7 @@ static int check_static(struct work *w)
 			"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant "
 			"VF as a member (%s): give the hosts a partition no "
 			"tenant joins",
-			stat_label(w), hosts->line, hosts->name,
+			partwork_stat_label(w), hosts->line, hosts->name,
 			hosts->kw[PKW_ALL] ? "ALL" : "ALL_CAS");
 		return -EINVAL;
 	}
@@ -327,7 +272,8 @@ static int check_static(struct work *w)
 			"%s line %d: partition %s takes P_Key 0x%04x, the "
 			"installed partition of %s: give the operator's "
 			"partition another key",
-			stat_label(w), sp->line, sp->name, sp->pkey, label);
+			partwork_stat_label(w), sp->line, sp->name, sp->pkey,
+			label);
 		return -EINVAL;
 	}
 	return 0;
@@ -393,7 +339,7 @@ static int check_services(struct work *w)
 				    "%s: IB_SERVICE_PARTITION '%s' is no "
 				    "partition of %s",
 				    label, a->svc_part,
-				    w->o->stat ? stat_label(w)
+				    w->o->stat ? partwork_stat_label(w)
 					       : "the static file (none)");
 			continue;
 		}
@@ -1088,208 +1034,6 @@ static int limit_mlx4_ports(struct work *w)
 	return r;
 }
 
-/* --- service levels (slplan.h) -------------------------------------------- */
-
-void partitions_plan_free(struct partitions_plan *pp)
-{
-	if (!pp)
-		return;
-	sl_plan_free(&pp->plan);
-	free(pp->nets);
-	free(pp->pkey);
-	free(pp->label);
-	free(pp->hosts);
-	free(pp->h);
-	sb_release(&pp->warnings);
-	memset(pp, 0, sizeof(*pp));
-}
-
-/* The network NIC i is a member of (its index in w->ids), or -1. */
-static long member_net(const struct work *w, size_t i)
-{
-	const struct nic_fact *n = &w->f->nics[i];
-	const struct by_id *b;
-
-	if (n->net == FACT_NONE || n->bad != FACT_NONE || w->nic_out[i])
-		return -1;
-	b = find_id(w->ids, w->nnets, n->net);
-	/* a reservation's NICs are its parent's */
-	if (b && w->nets[b->i].status == NET_RESERVATION)
-		b = find_id(w->ids, w->nnets, w->nets[b->i].f->parent);
-	return b ? (long)(b - w->ids) : -1;
-}
-
-/* The NICs that are members of their network's partition, by network:
- * first[k]..first[k + 1] of order for the network at w->ids[k]. */
-static int nics_by_net(const struct work *w, size_t **order, size_t **first)
-{
-	const struct cloud_facts *f = w->f;
-	size_t i, k, *at;
-	long b;
-
-	*order = calloc(f->nnics + 1, sizeof(**order));
-	*first = calloc(w->nnets + 2, sizeof(**first));
-	at = calloc(w->nnets + 1, sizeof(*at));
-	if (!*order || !*first || !at) {
-		free(at);
-		return -ENOMEM;
-	}
-	for (i = 0; i < f->nnics; i++)
-		if ((b = member_net(w, i)) >= 0)
-			(*first)[(size_t)b + 1]++;
-	for (k = 0; k < w->nnets; k++) {
-		(*first)[k + 1] += (*first)[k];
-		at[k] = (*first)[k];
-	}
-	for (i = 0; i < f->nnics; i++)
-		if ((b = member_net(w, i)) >= 0)
-			(*order)[at[b]++] = i;
-	free(at);
-	return 0;
-}
-
-/* A static partition whose sl= a cluster may get too. */
-static int static_sl_warnings(const struct work *w, struct strbuf *sb)
-{
-	char list[SL_LIST_STRLEN];
-	size_t i;
-	int r = 0;
-
-	sl_list_fmt(w->o->sls->pool, list);
-	for (i = 0; i <= w->stat->n && !r; i++) {
-		const struct partition *p = partitions_at(w->stat, i);
-
-		if (!p || p->sl < 0 || !(w->o->sls->pool & (1u << p->sl)))
-			continue;
-		r = sb_addf(sb,
-			    "SL plan: %s's partition %s (0x%04x) has sl=%d, "
-			    "one of ONEIB_SLS %s: a cluster may get it too; "
-			    "leave the site's SLs out of ONEIB_SLS\n",
-			    stat_label(w), p->name, p->pkey, p->sl, list);
-	}
-	return r;
-}
-
-/*
- * The plan over the networks that have a partition (fresh ones from their
- * NICs, kept ones pinned at their installed SL), applied to their
- * partitions' sl=. Runs before finish(), which sorts the partitions.
- */
-static int plan_sls(struct work *w, struct partitions_plan *pp)
-{
-	const struct cloud_facts *f = w->f;
-	size_t *order = NULL, *first = NULL, k, j, n = 0, nh = 0;
-	int r;
-
-	pp->nets = calloc(w->nnets + 1, sizeof(*pp->nets));
-	pp->pkey = calloc(w->nnets + 1, sizeof(*pp->pkey));
-	pp->label = calloc(w->nnets + 1, sizeof(*pp->label));
-	pp->hosts = calloc(f->nnics + 1, sizeof(*pp->hosts));
-	pp->h = calloc(f->nhosts + 1, sizeof(*pp->h));
-	if (!pp->nets || !pp->pkey || !pp->label || !pp->hosts || !pp->h)
-		return -ENOMEM;
-	r = nics_by_net(w, &order, &first);
-	for (k = 0; k < f->nhosts && !r; k++) {
-		pp->h[k].id = f->hosts[k].id;
-		pp->h[k].leaves = f->hosts[k].leaves;
-		pp->h[k].nleaves = f->hosts[k].nports;
-	}
-	for (k = 0; k < w->nnets && !r; k++) {
-		const struct net *net = &w->nets[w->ids[k].i];
-		const struct partition *p;
-		struct slplan_net *sn = &pp->nets[n];
-
-		if (net->part < 0)
-			continue;
-		p = &w->out->p[net->part];
-		/* a network left out keeps its partition, SL and all */
-		if (net->status == NET_BAD && p->sl < 0)
-			continue;
-		vnet_fact_label(net->f, pp->label[n]);
-		pp->pkey[n] = p->pkey;
-		sn->id = net->f->id;
-		sn->label = pp->label[n];
-		sn->pinned = net->status == NET_BAD	      ? p->sl
-			     : ibattr_has(&net->f->a, IBA_SL) ? net->f->a.sl
-							      : -1;
-		sn->installed = net->inst ? net->inst->sl : -1;
-		sn->hosts = pp->hosts + nh;
-		for (j = first[k]; j < first[k + 1]; j++)
-			pp->hosts[nh++] = f->nics[order[j]].host == FACT_NONE
-						  ? SLPLAN_HOST_UNKNOWN
-						  : f->nics[order[j]].host;
-		sn->nhosts = (size_t)(pp->hosts + nh - sn->hosts);
-		n++;
-	}
-	free(order);
-	free(first);
-	if (!r)
-		r = sl_plan_make(pp->nets, n, pp->h, f->nhosts, w->o->sls,
-				 &pp->plan);
-	for (k = 0, j = 0; !r && k < w->nnets; k++) {
-		const struct net *net = &w->nets[w->ids[k].i];
-
-		if (j < n && pp->nets[j].id == net->f->id) {
-			if (net->status != NET_BAD)
-				w->out->p[net->part].sl = pp->plan.c[j].sl;
-			j++;
-		}
-	}
-	if (!r)
-		r = sl_plan_warnings(&pp->plan, pp->nets, &pp->warnings);
-	if (!r)
-		r = static_sl_warnings(w, &pp->warnings);
-	return r;
-}
-
-void partitions_sls_in_force(struct partitions *m,
-			     const struct partitions *installed)
-{
-	size_t i;
-
-	for (i = 0; i <= m->n; i++) {
-		struct partition *p = i < m->n ? &m->p[i] : m->def;
-		const struct partition *was =
-			p && installed ? partitions_find(installed, p->pkey)
-				       : NULL;
-
-		if (p)
-			p->sl = was ? was->sl : -1;
-	}
-}
-
-int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out)
-{
-	const struct sl_plan *p = &pp->plan;
-	char list[SL_LIST_STRLEN];
-	size_t i, vms = 0;
-	int r = 0;
-
-	for (i = 0; i < p->n && !r; i++) {
-		const struct sl_choice *c = &p->c[i];
-
-		vms += c->why != SLW_NO_VMS;
-		r = sb_addf(out, "%s 0x%04x: ", pp->label[i], pp->pkey[i]);
-		if (!r)
-			r = c->sl >= 0 ? sb_addf(out, "SL %d, ", c->sl)
-				       : sb_adds(out, "-, ");
-		if (!r)
-			r = sl_plan_explain(p, pp->nets, i, out);
-		if (!r)
-			r = sb_adds(out, "\n");
-	}
-	sl_list_fmt(p->o.pool, list);
-	if (!r)
-		r = sb_addf(out,
-			    "plan: %zu of %zu network%s with VMs; SLs %s for "
-			    "them (%d), best effort %d; %zu on best effort, "
-			    "%zu clash%s\n",
-			    vms, p->n, p->n == 1 ? "" : "s", list,
-			    __builtin_popcount(p->o.pool), p->o.best_effort,
-			    p->nshared, p->nclash, p->nclash == 1 ? "" : "es");
-	return r;
-}
-
 static int cmp_partition(const void *a, const void *b)
 {
 	const struct partition *x = a, *y = b;
@@ -1391,7 +1135,7 @@ int partitions_desired_plan(const struct cloud_facts *f,
 	if (!r)
 		r = fill_members(&w);
 	if (!r && o->sls)
-		r = plan_sls(&w, plan ? plan : &own);
+		r = partwork_plan_sls(&w, plan ? plan : &own);
 	if (!r)
 		r = finish(&w);
 	if (r == -ENOMEM)
@@ -1436,59 +1180,5 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 	if (!r)
 		r = partitions_desired(&f, o, out, err, errlen);
 	cloud_facts_free(&f);
-	return r;
-}
-
-/* Did one-ib write p of installed (see partitions.h)? */
-static bool written_by_oneib(const struct partitions *installed,
-			     const struct partition *p, bool have_static)
-{
-	if (!installed->oneib)
-		return false;
-	if (p->origin == PO_STATIC || p->origin == PO_STATIC_HOSTS)
-		return have_static;
-	return p->pkey != PKEY_DEFAULT_PARTITION &&
-	       partition_vnet_id(p->name) >= 0;
-}
-
-size_t partitions_foreign(const struct partitions *installed,
-			  const struct partitions *stat, char *buf, size_t len)
-{
-	size_t i, n = 0, at = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (i = 0; i <= installed->n; i++) {
-		const struct partition *p = partitions_at(installed, i);
-
-		/* one-ib's own default partition reads as NULL */
-		if (!p || written_by_oneib(installed, p, stat != NULL))
-			continue;
-		if (stat && (p == installed->def
-				     ? stat->def_line != 0
-				     : partitions_find(stat, p->pkey) != NULL))
-			continue; /* moved into the static file */
-		if (at < len)
-			at += (size_t)snprintf(buf + at, len - at,
-					       "%s%s (0x%04x)", n ? ", " : "",
-					       p->name, p->pkey);
-		n++;
-	}
-	return n;
-}
-
-int partitions_read_static(const char *path, struct partitions *out, char *err,
-			   size_t errlen)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r = sb_read_file(&sb, path, CONFFILE_MAX);
-
-	memset(out, 0, sizeof(*out));
-	if (r)
-		err_set(err, errlen, "%s: %s", path, strerror(-r));
-	else
-		r = partconf_parse_as(path, sb.buf, sb.len, PARTCONF_STATIC,
-				      out, err, errlen);
-	sb_release(&sb);
 	return r;
 }

@@ -81,6 +81,8 @@
 #include <stddef.h>
 
 #include "fabric/cloudfacts.h"
+#include "fabric/partsl.h"
+#include "fabric/partstatic.h"
 #include "fabric/slplan.h"
 #include "root/partconf.h"
 
@@ -108,27 +110,6 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen);
 
 /*
- * Service levels (design decision 13, slplan.h), with render_opts.sls: the
- * partition of every network that has one gets the plan's SL as sl=
- * (none for a network without VMs, unless IB_SL pins it), from the hosts
- * of its NICs that are members and the leaves of those hosts; a network
- * left out keeps its installed partition as it is, SL included, which the
- * plan counts as pinned. The SL its installed partition has is what it
- * keeps. What the plan decided, and why, for `oneib-partitions plan`:
- */
-struct partitions_plan {
-	struct sl_plan plan;
-	struct slplan_net *nets; /* networks with a partition, by VNET ID */
-	uint16_t *pkey; /* per network: its partition's key */
-	char (*label)[VNET_LABEL_MAX];
-	int *hosts; /* what nets[].hosts point into */
-	struct slplan_host *h; /* the cloud's hosts */
-	/* warnings, one line each ending in '\n': the plan's, and a static
-	 * partition whose sl= is one of ONEIB_SLS */
-	struct strbuf warnings;
-};
-
-/*
  * partitions_desired, and the SL plan into *plan when render_opts.sls is
  * given (plan may be NULL; without sls it is left empty).
  */
@@ -136,31 +117,6 @@ int partitions_desired_plan(const struct cloud_facts *f,
 			    const struct render_opts *o, struct partitions *out,
 			    struct partitions_plan *plan, char *err,
 			    size_t errlen);
-void partitions_plan_free(struct partitions_plan *pp);
-
-/*
- * The SLs already in force, for a file installed while opensm's QoS
- * policy could not be (an optional step never holds back isolation): every
- * partition of m, the default one too, gets the sl= its installed
- * partition (same key) has, or none when it had none or is new. opensm
- * then answers the SLs it answered before for every partition (the
- * installed policy maps the keys it knows, its default the rest), while
- * the members follow the cloud; the planned SLs wait for the next run
- * that installs the policy, and `verify` names them as not in force.
- * installed NULL (nothing installed yet): no partition has an SL.
- */
-void partitions_sls_in_force(struct partitions *m,
-			     const struct partitions *installed);
-
-/*
- * The plan as `oneib-partitions plan` prints it, one line per network
- * and a last one:
- *   VNET 5 (tenant-a) 0x0101: SL 2, new: the lowest of SLs 1-7 ...; VMs on 2 hosts under 1 leaf; conflicts with 1: VNET 9 (c) SL 1 (HOST 1)
- *   VNET 11 (idle) 0x0104: -, no VMs: no SL of its own, best effort until it has some
- *   plan: 3 of 4 networks with VMs; SLs 1-7 for them (7), best effort 0; 0 on best effort, 0 clashes
- * 0 or -ENOMEM.
- */
-int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out);
 
 /*
  * The same from the three documents in memory (tests, fuzzing), each read
@@ -170,25 +126,5 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     size_t hosts_len, const char *vnets, size_t vnets_len,
 		     const struct render_opts *o, struct partitions *out,
 		     char *err, size_t errlen);
-
-/*
- * The operator's static file at path, by the static file's rules
- * (partconf.h, PARTCONF_STATIC): 0, or -errno with one line in err,
- *   /etc/one/ib/partitions.static.conf line 4: ALL=full would make every tenant VF a full member of infra (0x0105)
- */
-int partitions_read_static(const char *path, struct partitions *out, char *err,
-			   size_t errlen);
-
-/*
- * Adoption (design decision 11): the partitions of the installed file
- * that one-ib did not write and the static file does not hold, which the
- * next file would drop. One-ib wrote a file that starts with its first
- * line; in it its own are the networks' partitions (vnet<ID>_...), its
- * default partition, and the static file's (marked "# from: the static
- * file") while a static file is given. Returns how many, their names in
- * buf: "storage (0x0200), Default (0x7fff)".
- */
-size_t partitions_foreign(const struct partitions *installed,
-			  const struct partitions *stat, char *buf, size_t len);
 
 #endif
