@@ -53,6 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/command.h"
 #include "core/conffile.h"
 #include "core/guid.h"
 #include "core/log.h"
@@ -70,36 +71,6 @@
 #include "root/qospolicy.h"
 
 #define ERRLEN 512
-
-static void usage(FILE *f)
-{
-	fputs("usage: oneib-partitions render [--cloud-id N] [--legacy-guids] "
-	      "[--installed FILE]\n"
-	      "                               [--static FILE] "
-	      "[--hosts-partition NAME]\n"
-	      "                               [--sls LIST [--sl-best-effort "
-	      "SL]]\n"
-	      "                               [--output FILE] [--qos-policy "
-	      "FILE]\n"
-	      "                               [XML...]\n"
-	      "       oneib-partitions plan --sls LIST [--sl-best-effort SL] "
-	      "[render's options] [XML...]\n"
-	      "       oneib-partitions verify [--conf FILE | [--cloud-id N] "
-	      "[--legacy-guids]\n"
-	      "                               [--installed FILE] [--static "
-	      "FILE]\n"
-	      "                               [--hosts-partition NAME] "
-	      "XML...]\n"
-	      "                               [--opensm-conf FILE] [--ca NAME] "
-	      "[--port N]\n"
-	      "                               [--timeout MS]\n"
-	      "       oneib-partitions list [FILE]\n"
-	      "       oneib-partitions sync [EVENT... | --event-stdin]\n"
-	      "XML: `onevm list -x --extended`, `onehost list -x`, `onevnet "
-	      "list -x` output,\nas files or on standard input (-, the "
-	      "default).\n",
-	      f);
-}
 
 /* The options of the cloud model render, plan and verify share, and the
  * model they make (fabric/desired.h). */
@@ -244,7 +215,7 @@ static int write_text(const struct strbuf *text, const char *path,
 	return 0;
 }
 
-static int cmd_render(int argc, char **argv)
+static int cmd_render(int argc, char **argv, void *ctx)
 {
 	struct model_args a = { 0 };
 	struct partitions m = { 0 };
@@ -254,6 +225,8 @@ static int cmd_render(int argc, char **argv)
 	char err[ERRLEN] = "";
 	size_t i;
 	int o, r;
+
+	(void)ctx;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", model_opts, NULL)) != -1) {
@@ -297,13 +270,15 @@ static int cmd_render(int argc, char **argv)
 
 /* --- plan ------------------------------------------------------------------ */
 
-static int cmd_plan(int argc, char **argv)
+static int cmd_plan(int argc, char **argv, void *ctx)
 {
 	struct model_args a = { 0 };
 	struct partitions m = { 0 };
 	struct partitions_plan pp = { 0 };
 	struct strbuf text = STRBUF_INIT;
 	int o, r;
+
+	(void)ctx;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", model_opts, NULL)) != -1) {
@@ -597,7 +572,7 @@ static int print_qos(const struct qos_result *q)
 	return bad;
 }
 
-static int cmd_verify(int argc, char **argv)
+static int cmd_verify(int argc, char **argv, void *ctx)
 {
 	struct model_args a = { 0 };
 	struct strbuf text = STRBUF_INIT;
@@ -614,6 +589,8 @@ static int cmd_verify(int argc, char **argv)
 	char err[ERRLEN] = "";
 	int o, r, port = 0, timeout = 200, slbad = 0, qosbad;
 	size_t i;
+
+	(void)ctx;
 
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", model_opts, NULL)) != -1) {
@@ -798,7 +775,7 @@ static void list_one(const struct partition *p)
 	}
 }
 
-static int cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv, void *ctx)
 {
 	const char *file = argc > 2 ? argv[2] : "/etc/opensm/partitions.conf";
 	struct strbuf text = STRBUF_INIT;
@@ -806,6 +783,8 @@ static int cmd_list(int argc, char **argv)
 	char err[ERRLEN] = "";
 	size_t i;
 	int r;
+
+	(void)ctx;
 
 	if (argc > 3) {
 		log_msg("list takes one FILE (usage: oneib-partitions --help)");
@@ -862,12 +841,14 @@ static void sync_settings_from_env(struct sync_settings *set)
 /* An event on stdin (ARGUMENTS_STDIN), whole: a VM's body can be large. */
 #define EVENT_MAX ((size_t)64 << 20)
 
-static int cmd_sync(int argc, char **argv)
+static int cmd_sync(int argc, char **argv, void *ctx)
 {
 	struct sync_settings set = { 0 };
 	struct sync_report rep;
 	struct strbuf ev = STRBUF_INIT;
 	int r;
+
+	(void)ctx;
 
 	if (argc > 2 && !strcmp(argv[2], "--event-stdin")) {
 		if (argc > 3) {
@@ -898,28 +879,40 @@ static int cmd_sync(int argc, char **argv)
 
 /* --- the commands ------------------------------------------------------------ */
 
-static const struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-} commands[] = {
-	{ "render", cmd_render }, { "plan", cmd_plan },
-	{ "verify", cmd_verify }, { "list", cmd_list },
-	{ "sync", cmd_sync },
+static const struct command commands[] = {
+	{ "render", cmd_render,
+	  "[--cloud-id N] [--legacy-guids] [--installed FILE]\n"
+	  "[--static FILE] [--hosts-partition NAME]\n"
+	  "[--sls LIST [--sl-best-effort SL]]\n"
+	  "[--output FILE] [--qos-policy FILE] [XML...]\n" },
+	{ "plan", cmd_plan,
+	  "--sls LIST [--sl-best-effort SL] [render's options] [XML...]\n" },
+	{ "verify", cmd_verify,
+	  "[--conf FILE | [--cloud-id N] [--legacy-guids]\n"
+	  "[--installed FILE] [--static FILE]\n"
+	  "[--hosts-partition NAME] XML...]\n"
+	  "[--opensm-conf FILE] [--ca NAME] [--port N] [--timeout MS]\n" },
+	{ "list", cmd_list, "[FILE]\n" },
+	{ "sync", cmd_sync, "[EVENT... | --event-stdin]\n" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
+
+static const char more[] = "XML: `onevm list -x --extended`, `onehost list "
+			   "-x`, `onevnet list -x` "
+			   "output,\nas files or on standard input (-, the "
+			   "default).\n";
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct command *cmd;
+	int r = command_help(argc, argv, "oneib-partitions", commands,
+			     NCOMMANDS, more);
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
+	if (r >= 0)
+		return r;
+	cmd = command_find(commands, NCOMMANDS, argv[1]);
+	if (!cmd)
+		return 2;
 	opterr = 0; /* one line of ours, not getopt's */
-	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc, argv);
-	log_msg("unknown command '%.20s' (render, plan, verify, list, sync)",
-		argv[1]);
-	return 2;
+	return cmd->run(argc, argv, NULL);
 }

@@ -52,6 +52,7 @@
 #include "core/json.h"
 #include "host/lease.h"
 #include "host/leasing.h"
+#include "core/command.h"
 #include "core/log.h"
 #include "host/onexml.h"
 #include "core/pkey.h"
@@ -72,27 +73,12 @@ struct ctx {
 	bool domain_gone;
 };
 
-static void usage(FILE *f)
+static int cmd_deploy(int argc, char **argv, void *arg)
 {
-	fputs("usage: oneib-vf deploy --vm ID --vm-xml FILE < domain.xml\n"
-	      "       oneib-vf release --vm ID [--nic N | --vm-xml FILE "
-	      "--mac MAC] [--domain-gone]\n"
-	      "       oneib-vf lease --vm ID --vm-xml FILE [--nic N | --mac "
-	      "MAC] [--reserve]\n"
-	      "       oneib-vf hostdevs --vm ID [--nic N | --vm-xml FILE "
-	      "--mac MAC] [--held | --not-held]\n"
-	      "       oneib-vf list [--format=table|json]\n"
-	      "       oneib-vf reconcile [--grace SECONDS]\n"
-	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND, "
-	      "--owner "
-	      "PID,\n"
-	      "         --cloud-id N (0-255, the same on every host and the "
-	      "partitions renderer)\n",
-	      f);
-}
+	const struct ctx *c = arg;
 
-static int cmd_deploy(const struct ctx *c)
-{
+	(void)argc;
+	(void)argv;
 	struct strbuf dom = STRBUF_INIT, vmx = STRBUF_INIT, out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -233,8 +219,12 @@ static bool selection_ok(const struct ctx *c, const char *cmd)
 	return true;
 }
 
-static int cmd_lease(const struct ctx *c)
+static int cmd_lease(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct strbuf out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -269,8 +259,12 @@ static int cmd_lease(const struct ctx *c)
 	return r ? 1 : 0;
 }
 
-static int cmd_hostdevs(const struct ctx *c)
+static int cmd_hostdevs(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct strbuf out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -297,8 +291,12 @@ static int cmd_hostdevs(const struct ctx *c)
 	return r ? 1 : 0;
 }
 
-static int cmd_release(const struct ctx *c)
+static int cmd_release(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct leasing_counts n;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -334,8 +332,12 @@ static int cmd_release(const struct ctx *c)
 	return 0;
 }
 
-static int cmd_reconcile(const struct ctx *c)
+static int cmd_reconcile(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct strbuf report = STRBUF_INIT;
 	struct leasing_counts n;
 	struct lease_clock now;
@@ -355,8 +357,12 @@ static int cmd_reconcile(const struct ctx *c)
 	return 0;
 }
 
-static int cmd_list(const struct ctx *c)
+static int cmd_list(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	char err[ERRLEN] = "", vf[PCI_ADDR_STRLEN], pf[PCI_ADDR_STRLEN];
 	char mac[MAC_STRLEN], guid[GUID_STRLEN], pk[PKEY_STRLEN];
 	char of[GUID_DESC_LEN];
@@ -437,6 +443,24 @@ static int cmd_list(const struct ctx *c)
 	return 0;
 }
 
+static const struct command commands[] = {
+	{ "deploy", cmd_deploy, "--vm ID --vm-xml FILE < domain.xml" },
+	{ "release", cmd_release,
+	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--domain-gone]" },
+	{ "lease", cmd_lease,
+	  "--vm ID --vm-xml FILE [--nic N | --mac MAC] [--reserve]" },
+	{ "hostdevs", cmd_hostdevs,
+	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--held | --not-held]" },
+	{ "list", cmd_list, "[--format=table|json]" },
+	{ "reconcile", cmd_reconcile, "[--grace SECONDS]" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
+
+static const char more[] = "options: --ledger DIR, --connect URI, --pkey-cmd "
+			   "COMMAND, --owner PID,\n"
+			   "         --cloud-id N (0-255, the same on every "
+			   "host and the partitions renderer)\n";
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -467,14 +491,15 @@ int main(int argc, char **argv)
 		.nic_id = -1,
 		.which = LEASING_LEASED,
 	};
-	const char *cmd;
+	const struct command *cmd;
 	int o, grace, owner;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	cmd = argv[1];
+	o = command_help(argc, argv, "oneib-vf", commands, NCOMMANDS, more);
+	if (o >= 0)
+		return o;
+	cmd = command_find(commands, NCOMMANDS, argv[1]);
+	if (!cmd)
+		return 2;
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
@@ -550,10 +575,12 @@ int main(int argc, char **argv)
 			c.domain_gone = true;
 			break;
 		case 'h':
-			usage(stdout);
+			command_usage(stdout, "oneib-vf", commands, NCOMMANDS,
+				      more);
 			return 0;
 		default:
-			usage(stderr);
+			command_usage(stderr, "oneib-vf", commands, NCOMMANDS,
+				      more);
 			return 2;
 		}
 	}
@@ -561,20 +588,5 @@ int main(int argc, char **argv)
 		log_msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (!strcmp(cmd, "deploy"))
-		return cmd_deploy(&c);
-	if (!strcmp(cmd, "release"))
-		return cmd_release(&c);
-	if (!strcmp(cmd, "reconcile"))
-		return cmd_reconcile(&c);
-	if (!strcmp(cmd, "list"))
-		return cmd_list(&c);
-	if (!strcmp(cmd, "lease"))
-		return cmd_lease(&c);
-	if (!strcmp(cmd, "hostdevs"))
-		return cmd_hostdevs(&c);
-	log_msg("unknown command '%s' (deploy, release, lease, hostdevs, list, "
-		"reconcile)",
-		str_sanitize(cmd).s);
-	return 2;
+	return cmd->run(argc, argv, &c);
 }
