@@ -128,7 +128,7 @@ san_libs_oneib-vnet       = $(san_libs)
 archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
 .PHONY: all deps check demo bench stress fuzz install install-guest uninstall clean format \
-        one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
+        one-apps deb _check _check-build unit-build asan-build fuzz-build cppcheck shellcheck \
         house-rules
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
@@ -267,13 +267,23 @@ deb:
 
 # --- tests -------------------------------------------------------------------
 
-check: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) _check
+# make check times its setup (the Debian packages, then the build) into
+# $(B)/check-phases, which tests/run.sh prints with the rest of where the
+# time went.
+check:
+	@mkdir -p $(B) && t=$$(date +%s) && \
+	$(MAKE) --no-print-directory deps && \
+	echo "deps $$(($$(date +%s) - t))" >$(B)/check-phases && t=$$(date +%s) && \
+	$(MAKE) --no-print-directory -j$$(nproc) _check-build && \
+	echo "build $$(($$(date +%s) - t))" >>$(B)/check-phases && \
+	ONEIB_CHECK_PHASES=$(B)/check-phases bash tests/run.sh
 
-_check: all unit-build asan-build fuzz-build deb
+_check-build: all unit-build asan-build fuzz-build deb
 	rm -rf $(B)/destdir
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
+
+_check: _check-build
 	bash tests/run.sh
 
 # one-apps' one-context at the pinned tag, for t0508 where
