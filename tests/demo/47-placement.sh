@@ -18,7 +18,6 @@
 . "$TOP/tests/lib/cloud.sh"
 . "$TOP/tests/lib/oneib.sh"
 sim_host none
-PART=$TOP/build/bin/oneib-partitions
 
 cloud_fabric
 leaf_of() { # NODE: its port's peer, asked with a directed-route SMP
