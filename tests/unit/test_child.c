@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -401,6 +402,92 @@ static void timeout_kills_the_group(void **state)
 	assert_int_equal(child_run(&c), -EINVAL);
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Several bounded children at once: each ends when it ends, in the order
+ * they end, and one that hangs is killed at its own time, never holding
+ * the others up. Two one-second children take one second, not two.
+ */
+static void several_at_once(void **state)
+{
+	const char *hang[] = { "/bin/sh", "-c", "exec sleep 300", NULL };
+	const char *slow[] = { "/bin/sh", "-c", "sleep 1; exit 3", NULL };
+	const char *quick[] = { "true", NULL };
+	struct child a = { .argv = hang, .timeout = 2, .no_stdin = true },
+		     b = { .argv = slow, .timeout = 30, .no_stdin = true },
+		     c = { .argv = quick, .timeout = 30, .no_stdin = true };
+	struct child *cs[] = { &a, &b, &c };
+	double t0 = now_s();
+	size_t i = 99;
+
+	(void)state;
+	assert_int_equal(child_start(&a), 0);
+	assert_int_equal(child_start(&b), 0);
+	assert_int_equal(child_start(&c), 0);
+	assert_int_equal(child_wait_any(cs, 3, &i), 0);
+	assert_int_equal(i, 2);
+	assert_int_equal(child_wait_any(cs, 3, &i), -EIO);
+	assert_int_equal(i, 1);
+	assert_true(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 3);
+	assert_true(now_s() - t0 < 1.9);
+	assert_int_equal(child_wait_any(cs, 3, &i), -ETIMEDOUT);
+	assert_int_equal(i, 0);
+	assert_true(a.timed_out);
+	assert_true(now_s() - t0 >= 2.0 && now_s() - t0 < 3.5);
+	assert_int_equal(child_wait_any(cs, 3, &i), -ECHILD);
+
+	/* in parallel: two one-second children in about one second */
+	b.argv = slow;
+	c.argv = slow;
+	t0 = now_s();
+	assert_int_equal(child_start(&b), 0);
+	assert_int_equal(child_start(&c), 0);
+	assert_int_equal(child_wait_any(cs + 1, 2, &i), -EIO);
+	assert_int_equal(child_wait_any(cs + 1, 2, &i), -EIO);
+	assert_true(now_s() - t0 < 1.9);
+	/* unbounded, or with a pipe: refused */
+	b = (struct child){ .argv = quick };
+	assert_int_equal(child_start(&b), -EINVAL);
+	b = (struct child){ .argv = quick, .timeout = 1, .keep_stderr = true };
+	assert_int_equal(child_start(&b), -EINVAL);
+}
+
+/* The two halves of child_run_named, around child_start: the same line. */
+static void named_halves(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "echo 'ssh: connect to host sm2 port 22:' >&2; "
+			       "echo 'No route to host' >&2; exit 255",
+			       NULL };
+	struct child c = { .argv = argv, .timeout = 5, .no_stdin = true };
+	struct child *cs[] = { &c };
+	struct strbuf text = STRBUF_INIT;
+	char err[256];
+	size_t i;
+	int r;
+
+	(void)state;
+	assert_int_equal(child_named_begin(&c, "sm2: read", err, sizeof(err)),
+			 0);
+	assert_int_equal(child_start(&c), 0);
+	r = child_wait_any(cs, 1, &i);
+	assert_int_equal(child_named_end(&c, r, "sm2: read", &text, err,
+					 sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "sm2: read failed (exit 255): ssh: connect to "
+				 "host sm2 port 22: No route to host");
+	assert_string_equal(sb_str(&text), "ssh: connect to host sm2 port "
+					   "22:\nNo route to host\n");
+	sb_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +502,8 @@ int main(void)
 		cmocka_unit_test(reload_command),
 		cmocka_unit_test(files_in_and_out),
 		cmocka_unit_test(timeout_kills_the_group),
+		cmocka_unit_test(several_at_once),
+		cmocka_unit_test(named_halves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

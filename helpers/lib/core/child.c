@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -113,52 +114,117 @@ static int ms_left(const struct timespec *deadline)
 	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-/*
- * c->timeout: the child (with no pipe of ours: its output goes to files)
- * waited for until it ends or its time is up, then its whole process
- * group killed. Through a pidfd; where the kernel has none (before 5.3),
- * by looking every 10 ms.
- */
-static int wait_bounded(struct child *c, pid_t pid)
+/* A started child that ended: its pidfd closed, what it left in its
+ * group killed, and what child_run returns for it. */
+static int reaped(struct child *c)
 {
-	struct timespec deadline;
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	pid_t w;
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += c->timeout;
-	for (;;) {
-		w = waitpid(pid, &c->status, WNOHANG);
-		if (w < 0 && errno != EINTR)
-			break;
-		if (w == pid)
-			break;
-		int left = ms_left(&deadline);
-
-		if (!left) {
-			c->timed_out = true;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while ((w = waitpid(pid, &c->status, 0)) < 0 &&
-			       errno == EINTR)
-				;
-			break;
-		}
-		if (pfd >= 0) {
-			struct pollfd p = { pfd, POLLIN, 0 };
-
-			poll(&p, 1, left);
-		} else {
-			poll(NULL, 0, left < 10 ? left : 10);
-		}
-	}
-	if (pfd >= 0)
-		close(pfd);
-	if (w < 0)
-		return -errno;
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
 	/* what it started in its group is not left running either */
-	kill(-pid, SIGKILL);
-	return c->timed_out ? -ETIMEDOUT : 0;
+	kill(-c->pid, SIGKILL);
+	c->pid = 0;
+	if (c->timed_out)
+		return -ETIMEDOUT;
+	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0 ? 0 : -EIO;
+}
+
+int child_start(struct child *c)
+{
+	pid_t pid;
+
+	c->line[0] = '\0';
+	c->status = 0;
+	c->timed_out = false;
+	c->pid = 0;
+	c->pidfd = -1;
+	/* bounded: files, not pipes (a process it leaves behind could hold
+	 * a pipe for good) */
+	if (!c->timeout || (c->keep_stderr && c->err_fd <= 0) ||
+	    (c->out && c->out_fd <= 0))
+		return -EINVAL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		exec_child(c, -1, -1);
+	setpgid(pid, pid); /* before we ever kill the group */
+	c->pid = pid;
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	clock_gettime(CLOCK_MONOTONIC, &c->deadline);
+	c->deadline.tv_sec += c->timeout;
+	return 0;
+}
+
+/*
+ * Each child waited for until it ends or its time is up, then its whole
+ * process group killed. Through pidfds, one poll for all of them; where
+ * the kernel has none (before 5.3), by looking every 10 ms.
+ */
+int child_wait_any(struct child *const *cs, size_t n, size_t *which)
+{
+	struct pollfd *p = calloc(n ? n : 1, sizeof(*p));
+	int r = -ECHILD;
+
+	for (;;) {
+		bool any = false, blind = !p;
+		int left = INT_MAX, np = 0;
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			struct child *c = cs[i];
+			pid_t w;
+			int l;
+
+			if (!c->pid)
+				continue;
+			any = true;
+			w = waitpid(c->pid, &c->status, WNOHANG);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			if (w < 0) {
+				r = -errno;
+				if (c->pidfd >= 0)
+					close(c->pidfd);
+				c->pidfd = -1;
+				c->pid = 0;
+				*which = i;
+				goto out;
+			}
+			if (w == c->pid) {
+				*which = i;
+				r = reaped(c);
+				goto out;
+			}
+			l = ms_left(&c->deadline);
+			if (!l) {
+				c->timed_out = true;
+				kill(-c->pid, SIGKILL);
+				kill(c->pid, SIGKILL);
+				while (waitpid(c->pid, &c->status, 0) < 0 &&
+				       errno == EINTR)
+					;
+				*which = i;
+				r = reaped(c);
+				goto out;
+			}
+			left = l < left ? l : left;
+			if (c->pidfd < 0 || !p)
+				blind = true;
+			else
+				p[np++] =
+					(struct pollfd){ c->pidfd, POLLIN, 0 };
+		}
+		if (!any)
+			goto out;
+		if (blind && left > 10)
+			left = 10;
+		poll(p, (nfds_t)np, left);
+	}
+out:
+	free(p);
+	return r;
 }
 
 static void close_pair(int fds[2])
@@ -175,14 +241,18 @@ int child_run(struct child *c)
 	int errp[2] = { -1, -1 }, outp[2] = { -1, -1 }, r;
 	pid_t pid;
 
+	if (c->timeout) {
+		struct child *one = c;
+		size_t i;
+
+		r = child_start(c);
+		return r ? r : child_wait_any(&one, 1, &i);
+	}
 	c->line[0] = '\0';
 	c->status = 0;
 	c->timed_out = false;
 	if (c->out && !c->out_max)
 		c->out_max = CHILD_OUT_MAX;
-	if (c->timeout &&
-	    ((c->keep_stderr && c->err_fd <= 0) || (c->out && c->out_fd <= 0)))
-		return -EINVAL; /* bounded: files, not pipes */
 	if ((c->keep_stderr && c->err_fd <= 0 && pipe2(errp, O_CLOEXEC)) ||
 	    (c->out && c->out_fd <= 0 && pipe2(outp, O_CLOEXEC))) {
 		r = -errno;
@@ -199,15 +269,6 @@ int child_run(struct child *c)
 	}
 	if (pid == 0)
 		exec_child(c, errp[1], outp[1]);
-	if (c->timeout) {
-		setpgid(pid, pid); /* before we ever kill the group */
-		r = wait_bounded(c, pid);
-		if (r)
-			return r;
-		return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0
-			       ? 0
-			       : -EIO;
-	}
 	if (errp[1] >= 0)
 		close(errp[1]);
 	if (outp[1] >= 0)
@@ -302,26 +363,34 @@ static void one_line(const struct strbuf *t, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
-		    char *err, size_t errlen)
+int child_named_begin(struct child *c, const char *name, char *err,
+		      size_t errlen)
 {
-	struct strbuf own = STRBUF_INIT, *t = errtext ? errtext : &own;
-	int fd = memfd_create("stderr", MFD_CLOEXEC), r, rt;
-	char how[64], line[1024];
+	int fd = memfd_create("stderr", MFD_CLOEXEC);
 
 	if (fd < 0) {
-		r = -errno;
+		int r = -errno;
+
 		err_set(err, errlen, "%s: cannot run it: %s", name,
 			strerror(errno));
 		return r;
 	}
-	sb_reset(t);
 	c->err_fd = fd;
 	c->keep_stderr = false;
-	r = child_run(c);
+	return 0;
+}
+
+int child_named_end(struct child *c, int r, const char *name,
+		    struct strbuf *errtext, char *err, size_t errlen)
+{
+	struct strbuf own = STRBUF_INIT, *t = errtext ? errtext : &own;
+	char how[64], line[1024];
+	int rt;
+
+	sb_reset(t);
+	rt = read_err_text(c->err_fd, t);
+	close(c->err_fd);
 	c->err_fd = 0;
-	rt = read_err_text(fd, t);
-	close(fd);
 	one_line(t, line, sizeof(line));
 	if (!line[0])
 		strcpy(line, "no error output");
@@ -341,4 +410,14 @@ int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
 		r = rt;
 	sb_release(&own);
 	return r;
+}
+
+int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
+		    char *err, size_t errlen)
+{
+	int r = child_named_begin(c, name, err, errlen);
+
+	if (r)
+		return r;
+	return child_named_end(c, child_run(c), name, errtext, err, errlen);
 }

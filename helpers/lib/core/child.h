@@ -21,6 +21,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "core/strbuf.h"
 
@@ -58,6 +60,10 @@ struct child {
 	 */
 	unsigned timeout;
 	bool timed_out; /* out */
+	/* child_start's: the running child, 0 once waited for */
+	pid_t pid;
+	int pidfd; /* -1: the kernel has none (before 5.3) */
+	struct timespec deadline; /* CLOCK_MONOTONIC */
 };
 
 /*
@@ -67,6 +73,24 @@ struct child {
  * output is flushed first, so nothing of ours is written twice.
  */
 int child_run(struct child *c);
+
+/*
+ * Several bounded children at once, e.g. the front-end's run installing
+ * on every subnet manager of the fabric: a standby that hangs costs its
+ * own timeout, never the master's. child_start starts c as child_run
+ * would (c->timeout > 0, files and not pipes: -EINVAL otherwise) and
+ * returns once it runs; child_wait_any waits until one of the n children
+ * started ends, or kills it (and its group) when its time is up, and
+ * returns what child_run would have for it, its index in *which. Children
+ * not started (pid 0) are skipped; -ECHILD when none of them runs.
+ *
+ *   child_start(&a); child_start(&b);
+ *   while (child_wait_any(cs, 2, &i) != -ECHILD) ... cs[i] ended ...
+ *
+ * child_run of a bounded child is exactly these two calls.
+ */
+int child_start(struct child *c);
+int child_wait_any(struct child *const *cs, size_t n, size_t *which);
 
 /*
  * A configured command ("sudo -n /usr/sbin/oneib-pkey", from a setting)
@@ -94,6 +118,19 @@ struct child_cmd {
  */
 int child_run_named(struct child *c, const char *name, struct strbuf *errtext,
 		    char *err, size_t errlen);
+
+/*
+ * child_run_named in two halves, around child_start and child_wait_any:
+ * begin gives c a stderr file of its own (0, or -errno with err set);
+ * end, once it ran (r: what child_wait_any returned for it, or
+ * child_start's failure), reads that file into errtext, closes it, and
+ * writes err as child_run_named does. end returns what child_run_named
+ * would.
+ */
+int child_named_begin(struct child *c, const char *name, char *err,
+		      size_t errlen);
+int child_named_end(struct child *c, int r, const char *name,
+		    struct strbuf *errtext, char *err, size_t errlen);
 
 /* -EINVAL when cmd has no word, -ENAMETOOLONG past words[]. */
 int child_cmd_init(struct child_cmd *c, const char *cmd);
