@@ -821,6 +821,8 @@ static void sync_settings_from_env(struct sync_settings *set)
 	set->partitions_cmd = getenv("ONEIB_PARTITIONS_CMD");
 	set->read_cmd = getenv("ONEIB_PARTITIONS_READ_CMD");
 	set->qos_cmd = getenv("ONEIB_QOS_POLICY_CMD");
+	set->sms = getenv("ONEIB_SMS");
+	set->sm_ssh = getenv("ONEIB_SM_SSH");
 	set->lock = getenv("ONEIB_PARTITIONS_LOCK");
 	set->timeout = getenv("ONEIB_PARTITIONS_TIMEOUT");
 	set->full_every = getenv("ONEIB_PARTITIONS_FULL_EVERY");

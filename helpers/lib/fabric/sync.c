@@ -22,6 +22,7 @@
 #include "fabric/keptvms.h"
 #include "fabric/oned.h"
 #include "fabric/poolread.h"
+#include "fabric/smset.h"
 #include "fabric/sync.h"
 #include "fabric/vmcache.h"
 #include "fabric/writeback.h"
@@ -56,6 +57,7 @@ struct sync {
 	struct partitions m;
 	struct partitions_plan pp;
 	struct wb_plan wb;
+	struct smset sms; /* every SM of the fabric (smset.h) */
 	struct strbuf text, in_force, policy;
 	bool rendered, have_wb;
 	char read_why[WHY_MAX], render_why[WHY_MAX], count_why[WHY_MAX];
@@ -179,6 +181,10 @@ static int parse_cfg(struct sync *s)
 	c->best_effort = c->sls ? or (set->sl_best_effort, "0") : NULL;
 	if (c->best_effort && !*c->best_effort)
 		c->best_effort = "0";
+	if (smset_init(&s->sms, set->sms, set->sm_ssh, c->cmd, c->read_cmd,
+		       c->qos_cmd, c->timeout, s->rep->fail,
+		       sizeof(s->rep->fail)))
+		return -1;
 	return 0;
 }
 
@@ -462,36 +468,47 @@ static int sync_list(struct sync *s)
 
 /* --- sync_render ------------------------------------------------------------ */
 
-/* sh -c CMD, its stdin from in (-1: none), stdout into out. */
-static int run_cmd(struct sync *s, const char *cmd, int in, struct strbuf *out,
-		   struct strbuf *errtext, char *why)
+/*
+ * Every SM's installed file, read: adoption (design decision 11) on each
+ * (a partition one-ib did not write on any SM stops the render), and the
+ * networks the renderer leaves out keep their partitions from the first
+ * SM that read. An SM that cannot be read is named at the end of the run
+ * and gets nothing this time: what it holds is not known.
+ */
+static int installed(struct sync *s, char *err)
 {
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	FILE *o = tmpfile();
-	struct child c = { .argv = argv,
-			   .timeout = s->cfg.timeout,
-			   .in_fd = in > 0 ? in : 0,
-			   .no_stdin = in <= 0 };
-	int r;
+	struct smset *ss = &s->sms;
+	size_t k;
 
-	if (!o) {
-		snprintf(why, WHY_MAX, "%s: %s", cmd, strerror(errno));
-		return -1;
+	if (!smset_read(ss)) {
+		struct strbuf why = STRBUF_INIT;
+
+		smset_failures(ss, &why);
+		snprintf(s->read_why, WHY_MAX, "%s", sb_str(&why));
+		sb_release(&why);
+		return 1;
 	}
-	c.out_fd = fileno(o);
-	r = child_run_named(&c, cmd, errtext, why, WHY_MAX);
-	rewind(o);
-	if (out && sb_read(out, o, CONFFILE_MAX) && !r) {
-		snprintf(why, WHY_MAX, "%s: cannot read its output", cmd);
-		r = -EIO;
+	/* the first SM that read last: its file is the one kept */
+	for (k = ss->n; k-- > 0;) {
+		const struct sm *sm = &ss->sm[k];
+		char why[WHY_MAX] = "";
+
+		if (!sm->read)
+			continue;
+		if (desired_installed(&s->d, sm->installed.buf,
+				      sm->installed.len, why, sizeof(why))) {
+			if (ss->many)
+				snprintf(err, WHY_MAX, "%s: %s", sm->name, why);
+			else
+				snprintf(err, WHY_MAX, "%s", why);
+			return -1;
+		}
 	}
-	fclose(o);
-	return r ? -1 : 0;
+	return 0;
 }
 
 static int render(struct sync *s)
 {
-	struct strbuf inst = STRBUF_INIT, errtext = STRBUF_INIT;
 	char err[WHY_MAX] = "";
 	int r;
 
@@ -505,14 +522,9 @@ static int render(struct sync *s)
 		snprintf(s->render_why, WHY_MAX, "render: %s", err);
 		return -1;
 	}
-	if (run_cmd(s, s->cfg.read_cmd, -1, &inst, &errtext, s->read_why)) {
-		sb_release(&inst);
-		sb_release(&errtext);
+	r = installed(s, err);
+	if (r > 0)
 		return -1;
-	}
-	sb_release(&errtext);
-	r = desired_installed(&s->d, inst.buf, inst.len, err, sizeof(err));
-	sb_release(&inst);
 	if (!r)
 		r = desired_build(&s->d, &s->f, &s->m, &s->pp, err,
 				  sizeof(err));
@@ -619,113 +631,50 @@ static int sync_write_back(struct sync *s)
 
 /* --- sync_install ------------------------------------------------------------- */
 
-/* A memory file holding text, rewound: a command's stdin. */
-static int text_file(const struct strbuf *text)
-{
-	FILE *f = tmpfile();
-	int fd;
-
-	if (!f)
-		return -1;
-	if (fwrite(text->buf, 1, text->len, f) != text->len || fflush(f)) {
-		fclose(f);
-		return -1;
-	}
-	fd = dup(fileno(f));
-	fclose(f);
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_SET);
-	return fd;
-}
-
-/* "FILE: installed (" or "FILE: unchanged (" begins a line of out */
-static bool in_place(const struct strbuf *out)
-{
-	const char *l = sb_str(out);
-
-	while (*l) {
-		size_t w = strcspn(l, " \n");
-
-		if (w > 1 && l[w - 1] == ':' &&
-		    (!strncmp(l + w, " installed (", 12) ||
-		     !strncmp(l + w, " unchanged (", 12)))
-			return true;
-		l += strcspn(l, "\n");
-		l += *l == '\n';
-	}
-	return false;
-}
-
 static int sync_install(struct sync *s)
 {
-	struct strbuf qos_out = STRBUF_INIT, out = STRBUF_INIT,
-		      errtext = STRBUF_INIT;
-	const struct strbuf *file = &s->text;
-	char why[WHY_MAX] = "", qos_why[WHY_MAX] = "";
-	int fd, r = 0;
+	struct smset_files f = {
+		.policy = s->cfg.qos_cmd ? &s->policy : NULL,
+		/* no installer known: the partitions with the SLs in force */
+		.text = s->cfg.qos_unknown ? &s->in_force : &s->text,
+		.in_force = &s->in_force,
+	};
+	struct smset *ss = &s->sms;
+	struct strbuf why = STRBUF_INIT;
+	size_t i, ok = smset_install(ss, &f);
+	int r = 0;
 
-	/* no installer known: the partitions with the SLs in force */
-	if (s->cfg.qos_unknown)
-		file = &s->in_force;
-	if (s->cfg.qos_cmd) {
-		fd = text_file(&s->policy);
-		if (fd < 0 ||
-		    run_cmd(s, s->cfg.qos_cmd, fd, &qos_out, &errtext, why)) {
-			if (fd < 0)
-				snprintf(why, WHY_MAX, "%s: %s", s->cfg.qos_cmd,
-					 strerror(errno));
-			if (in_place(&qos_out)) {
-				/* in place but opensm not told: the
-				 * partitions follow, opensm reads both at
-				 * its next heavy sweep, the run fails */
-				snprintf(qos_why, WHY_MAX, "%s", why);
-			} else {
-				/* refused or failed: the partitions still
-				 * follow the cloud, with the SLs the
-				 * installed policy knows */
-				snprintf(qos_why, WHY_MAX,
-					 "%.1900s; the partitions went in with "
-					 "the SLs in force",
-					 why);
-				file = &s->in_force;
-			}
-		} else {
-			sb_add(&s->rep->warnings, errtext.buf, errtext.len);
-		}
-		if (fd >= 0)
-			close(fd);
+	for (i = 0; i < ss->n; i++)
+		sb_add(&s->rep->out, ss->sm[i].out.buf, ss->sm[i].out.len);
+	/* said when it costs something: a planned SL not in force */
+	if (ok && s->cfg.qos_unknown &&
+	    (s->text.len != s->in_force.len ||
+	     memcmp(s->text.buf, s->in_force.buf, s->text.len)))
+		warn(s, "no QoS policy installed (ONEIB_QOS_POLICY_CMD "
+			"is not set in etc/vnm/ib/ibrc, and "
+			"ONEIB_PARTITIONS_CMD installs elsewhere): the "
+			"partitions keep the SLs in force and the "
+			"planned ones wait; set ONEIB_QOS_POLICY_CMD "
+			"as "
+			"ONEIB_PARTITIONS_CMD is set, or "
+			"ONEIB_SLS=\"\" "
+			"to plan none");
+	for (i = 0; i < ss->n; i++)
+		sb_add(&s->rep->warnings, ss->sm[i].warnings.buf,
+		       ss->sm[i].warnings.len);
+	if (smset_failures(ss, &why)) {
+		/* one line: each SM that does not hold the new files, and
+		 * that the others do */
+		if (ss->many)
+			r = fail(s,
+				 "%.1800s; %zu of %zu subnet managers hold the "
+				 "new partitions, the next run tries the "
+				 "others again",
+				 sb_str(&why), ok, ss->n);
+		else
+			r = fail(s, "%s", sb_str(&why));
 	}
-	fd = text_file(file);
-	if (fd < 0 || run_cmd(s, s->cfg.cmd, fd, &out, &errtext, why)) {
-		if (fd < 0)
-			snprintf(why, WHY_MAX, "%s: %s", s->cfg.cmd,
-				 strerror(errno));
-		r = fail(s, "%s", why);
-	} else {
-		sb_add(&s->rep->out, qos_out.buf, qos_out.len);
-		sb_add(&s->rep->out, out.buf, out.len);
-		/* said when it costs something: a planned SL not in force */
-		if (s->cfg.qos_unknown &&
-		    (s->text.len != s->in_force.len ||
-		     memcmp(s->text.buf, s->in_force.buf, s->text.len)))
-			warn(s, "no QoS policy installed (ONEIB_QOS_POLICY_CMD "
-				"is not set in etc/vnm/ib/ibrc, and "
-				"ONEIB_PARTITIONS_CMD installs elsewhere): the "
-				"partitions keep the SLs in force and the "
-				"planned ones wait; set ONEIB_QOS_POLICY_CMD "
-				"as "
-				"ONEIB_PARTITIONS_CMD is set, or "
-				"ONEIB_SLS=\"\" "
-				"to plan none");
-		sb_add(&s->rep->warnings, errtext.buf, errtext.len);
-		if (qos_why[0])
-			r = fail(s, "%s", qos_why);
-	}
-	if (fd >= 0)
-		close(fd);
-	sb_release(&qos_out);
-	sb_release(&out);
-	sb_release(&errtext);
+	sb_release(&why);
 	return r;
 }
 
@@ -779,6 +728,7 @@ out:
 	sb_release(&s.text);
 	sb_release(&s.in_force);
 	sb_release(&s.policy);
+	smset_free(&s.sms);
 	scratch_remove(&s.tmp);
 	if (s.lock_fd >= 0)
 		close(s.lock_fd);

@@ -88,6 +88,8 @@ struct sync_settings {
 	const char *partitions_cmd; /* ONEIB_PARTITIONS_CMD */
 	const char *read_cmd; /* ONEIB_PARTITIONS_READ_CMD */
 	const char *qos_cmd; /* ONEIB_QOS_POLICY_CMD ("" none) */
+	const char *sms; /* ONEIB_SMS: every SM's host (smset.h) */
+	const char *sm_ssh; /* ONEIB_SM_SSH: how each is reached */
 	const char *lock; /* ONEIB_PARTITIONS_LOCK */
 	const char *timeout; /* ONEIB_PARTITIONS_TIMEOUT: 300 */
 	const char *full_every; /* ONEIB_PARTITIONS_FULL_EVERY: 600 */
