@@ -61,6 +61,7 @@
 #include "fabric/desired.h"
 #include "fabric/sync.h"
 #include "fabric/osmconf.h"
+#include "fabric/partdiff.h"
 #include "fabric/partitions.h"
 #include "fabric/partverify.h"
 #include "fabric/poolread.h"
@@ -175,6 +176,7 @@ static const struct option model_opts[] = {
 	{ "sls", required_argument, NULL, 'S' },
 	{ "sl-best-effort", required_argument, NULL, 'B' },
 	{ "qos-policy", required_argument, NULL, 'Q' },
+	{ "sm", required_argument, NULL, 'M' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -572,6 +574,86 @@ static int print_qos(const struct qos_result *q)
 	return bad;
 }
 
+/*
+ * Every port the walk found running a subnet manager, and its SMInfo:
+ *   sm: port 0x0002c90300000001 (lid 1, "sm"): MASTER, priority 10
+ */
+static void print_sms(const struct fabric *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->n; i++) {
+		const struct fabric_port *fp = &f->p[i];
+
+		if (!fp->is_sm)
+			continue;
+		n++;
+		print_port("sm", fp);
+		if (fp->sm_r)
+			printf(": no SMInfo answer (%s)\n",
+			       strerror(-fp->sm_r));
+		else
+			printf(": %s, priority %u\n",
+			       smp_sm_state_name(fp->sm.state),
+			       fp->sm.priority);
+	}
+	if (!n)
+		printf("warning: sm: no port of the fabric runs a subnet "
+		       "manager (PortInfo IsSM)\n");
+}
+
+/* A subnet manager's file given with --sm NAME=FILE. */
+struct sm_file {
+	char name[64];
+	const char *path;
+};
+
+/*
+ * Each SM's file against the one verified (design decision 17): 1 for
+ * each that a failover to it would change.
+ *   sm: sm2: /copies/sm2.conf: differs: vnet5_a (0x0101): ...: a failover to sm2 changes the partitions
+ */
+static int print_sm_files(const struct partitions *m, const struct sm_file *sf,
+			  size_t n)
+{
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < n; i++) {
+		char label[80], why[1024];
+		enum partdiff_state st;
+
+		snprintf(label, sizeof(label), "%.63s's", sf[i].name);
+		st = partdiff_file(m, sf[i].path, "verified", label, why,
+				   sizeof(why));
+		printf("sm: %s: %s: ", sf[i].name, sf[i].path);
+		switch (st) {
+		case PARTDIFF_SAME:
+			printf("holds the partitions verified\n");
+			continue;
+		case PARTDIFF_DIFFERS:
+			printf("differs: %s: a failover to %s changes the "
+			       "partitions\n",
+			       why, sf[i].name);
+			break;
+		case PARTDIFF_UNREADABLE:
+			printf("does not read (%s): at a failover to %s opensm "
+			       "applies what it can of it, or puts every port "
+			       "in the default partition as a full member\n",
+			       why, sf[i].name);
+			break;
+		case PARTDIFF_NONE:
+			printf("none (%s): at a failover to %s opensm puts "
+			       "every port in the default partition as a full "
+			       "member\n",
+			       why[0] ? why : "empty", sf[i].name);
+			break;
+		}
+		bad++;
+	}
+	return bad;
+}
+
 static int cmd_verify(int argc, char **argv, void *ctx)
 {
 	struct model_args a = { 0 };
@@ -587,8 +669,9 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	struct osm_conf oc;
 	const char *conf = NULL, *ca = NULL, *osm = OSMCONF_DEFAULT;
 	char err[ERRLEN] = "";
-	int o, r, port = 0, timeout = 200, slbad = 0, qosbad;
-	size_t i;
+	int o, r, port = 0, timeout = 200, slbad = 0, qosbad, smbad;
+	struct sm_file sf[16];
+	size_t i, nsf = 0;
 
 	(void)ctx;
 
@@ -598,6 +681,22 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 		case 'f':
 			conf = optarg;
 			break;
+		case 'M': {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1] ||
+			    (size_t)(eq - optarg) >= sizeof(sf[0].name) ||
+			    nsf == sizeof(sf) / sizeof(*sf)) {
+				log_msg("verify: --sm '%.80s': not NAME=FILE "
+					"(at most %zu)",
+					optarg, sizeof(sf) / sizeof(*sf));
+				return 2;
+			}
+			snprintf(sf[nsf].name, sizeof(sf[nsf].name), "%.*s",
+				 (int)(eq - optarg), optarg);
+			sf[nsf++].path = eq + 1;
+			break;
+		}
 		case 'O':
 			osm = optarg;
 			break;
@@ -685,6 +784,8 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 		print_drift(&res.drift[i]);
 	for (i = 0; i < res.ncap; i++)
 		print_capacity(&res.cap[i]);
+	print_sms(&f);
+	smbad = print_sm_files(&m, sf, nsf);
 	print_osmconf(&oc, osm);
 	print_policy(&oc, &m);
 	for (i = 0; i < sr.nsl; i++)
@@ -704,8 +805,12 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	if (qosbad)
 		printf("; %d QoS table fault%s", qosbad,
 		       qosbad == 1 ? "" : "s");
+	if (smbad)
+		printf("; %d subnet manager%s file differs", smbad,
+		       smbad == 1 ? "'s" : "s'");
 	putchar('\n');
-	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad ? 1 : 0;
+	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad || smbad ? 1
+									   : 0;
 out:
 	free(pt);
 	qos_result_free(&qr);
@@ -893,7 +998,8 @@ static const struct command commands[] = {
 	  "[--conf FILE | [--cloud-id N] [--legacy-guids]\n"
 	  "[--installed FILE] [--static FILE]\n"
 	  "[--hosts-partition NAME] XML...]\n"
-	  "[--opensm-conf FILE] [--ca NAME] [--port N] [--timeout MS]\n" },
+	  "[--opensm-conf FILE] [--ca NAME] [--port N]\n"
+	  "[--timeout MS] [--sm NAME=FILE]...\n" },
 	{ "list", cmd_list, "[FILE]\n" },
 	{ "sync", cmd_sync, "[EVENT... | --event-stdin]\n" },
 };

@@ -19,17 +19,18 @@
 
 #include "fabric/partdiff.h"
 
-static const char rendered[] =
-	"# oneib-partitions: generated from the cloud's state, do not edit\n"
-	"# from: one-ib\n"
-	"Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
-	"# from: one-ib\n"
-	"vnet5_tenant-a=0x0101, ipoib :\n"
-	"\t0x02000000000a0000=full,\n"
-	"\t0x02000000000c0000=full ;\n"
-	"# from: one-ib\n"
-	"vnet7_tenant-b=0x0102, ipoib, sl=3 :\n"
-	"\t0x02000000000b0000=full ;\n";
+static const char rendered[] = "# oneib-partitions: generated from the cloud's "
+			       "state, do not edit\n"
+			       "# from: one-ib\n"
+			       "Default=0x7fff, ipoib : ALL=limited, SELF=full "
+			       ";\n"
+			       "# from: one-ib\n"
+			       "vnet5_tenant-a=0x0101, ipoib :\n"
+			       "\t0x02000000000a0000=full,\n"
+			       "\t0x02000000000c0000=full ;\n"
+			       "# from: one-ib\n"
+			       "vnet7_tenant-b=0x0102, ipoib, sl=3 :\n"
+			       "\t0x02000000000b0000=full ;\n";
 
 static void read_text(const char *text, struct partitions *m)
 {
@@ -92,7 +93,8 @@ static void first_difference_named(void **state)
 	against("Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
 		"vnet5_tenant-a=0x0101, ipoib : 0x02000000000a0000=full, "
 		"0x02000000000c0000=limited ;\n"
-		"vnet7_tenant-b=0x0102, ipoib, sl=3 : 0x02000000000b0000=full ;\n",
+		"vnet7_tenant-b=0x0102, ipoib, sl=3 : 0x02000000000b0000=full "
+		";\n",
 		why, sizeof(why));
 	assert_string_equal(why, "vnet5_tenant-a (0x0101): 0x02000000000c0000 "
 				 "(VM 12 NIC 0) is a full member in the "
@@ -117,7 +119,8 @@ static void first_difference_named(void **state)
 	against("Default=0x7fff, ipoib : ALL=full ;\n"
 		"vnet5_tenant-a=0x0101, ipoib : 0x02000000000a0000=full, "
 		"0x02000000000c0000=full ;\n"
-		"vnet7_tenant-b=0x0102, ipoib, sl=3 : 0x02000000000b0000=full ;\n",
+		"vnet7_tenant-b=0x0102, ipoib, sl=3 : 0x02000000000b0000=full "
+		";\n",
 		why, sizeof(why));
 	assert_string_equal(why, "Default (0x7fff): ALL is a limited member in "
 				 "the rendered file, a full member in sm2's");

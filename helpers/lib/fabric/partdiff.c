@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Two partitions.conf compared for what opensm enforces (partdiff.h). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/conffile.h"
 #include "core/guid.h"
 #include "core/log.h"
+#include "core/strbuf.h"
 #include "fabric/partdiff.h"
 
 static const char *const membership[] = {
@@ -98,10 +101,12 @@ static bool first_difference(const struct partition *a,
 
 			guid_fmt_hex(g, s);
 			guid_describe(g, d);
-			err_set(why, len, "%s%s%s%s is %s in the %s file, %s in %s",
-				s, strcmp(d, "-") ? " (" : "",
-				strcmp(d, "-") ? d : "", strcmp(d, "-") ? ")" : "",
-				membership[xa], la, membership[xb], lb);
+			err_set(why, len,
+				"%s%s%s%s is %s in the %s file, %s in %s", s,
+				strcmp(d, "-") ? " (" : "",
+				strcmp(d, "-") ? d : "",
+				strcmp(d, "-") ? ")" : "", membership[xa], la,
+				membership[xb], lb);
 			return true;
 		}
 		if (xa)
@@ -151,8 +156,7 @@ size_t partdiff(const struct partitions *want, const struct partitions *got,
 	}
 	a = default_of(want, &own_a);
 	b = default_of(got, &own_b);
-	if (first_difference(a, b, want_label, got_label, what,
-			     sizeof(what)) &&
+	if (first_difference(a, b, want_label, got_label, what, sizeof(what)) &&
 	    !n++)
 		snprintf(first, sizeof(first), "%s (0x%04x): %s", a->name,
 			 a->pkey, what);
@@ -181,4 +185,27 @@ enum partdiff_state partdiff_text(const struct partitions *want,
 	n = partdiff(want, &got, want_label, got_label, why, whylen);
 	partitions_free(&got);
 	return n ? PARTDIFF_DIFFERS : PARTDIFF_SAME;
+}
+
+enum partdiff_state partdiff_file(const struct partitions *want,
+				  const char *path, const char *want_label,
+				  const char *got_label, char *why,
+				  size_t whylen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	enum partdiff_state st;
+	int r = sb_read_file(&sb, path, CONFFILE_MAX);
+
+	if (r == -ENOENT) {
+		st = PARTDIFF_NONE;
+		err_set(why, whylen, "%s", strerror(-r));
+	} else if (r) {
+		st = PARTDIFF_UNREADABLE;
+		err_set(why, whylen, "%s", strerror(-r));
+	} else {
+		st = partdiff_text(want, sb.buf, sb.len, want_label, got_label,
+				   why, whylen);
+	}
+	sb_release(&sb);
+	return st;
 }

@@ -46,4 +46,14 @@ enum partdiff_state partdiff_text(const struct partitions *want,
 				  const char *want_label, const char *got_label,
 				  char *why, size_t whylen);
 
+/*
+ * The same of a file (a subnet manager's, or its copy): one that is not
+ * there is PARTDIFF_NONE, one that cannot be read PARTDIFF_UNREADABLE
+ * with the reason.
+ */
+enum partdiff_state partdiff_file(const struct partitions *want,
+				  const char *path, const char *want_label,
+				  const char *got_label, char *why,
+				  size_t whylen);
+
 #endif

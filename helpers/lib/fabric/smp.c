@@ -81,6 +81,13 @@ static int end_port(struct smp_port *c, const struct hop *h,
 	fp->lid = be16(d + 16);
 	if (!path->hops)
 		f->sm_lid = be16(d + 18);
+	fp->is_sm = be32(d + 20) & SMP_CAP_IS_SM;
+	if (fp->is_sm) {
+		char why[128];
+
+		/* an SM that does not answer is said, not fatal */
+		fp->sm_r = smp_sm_info(c, path, &fp->sm, why, sizeof(why));
+	}
 	r = smp_node_desc(c, path, fp->desc, err, errlen);
 	if (r)
 		return r;

@@ -74,8 +74,9 @@ int smset_init(struct smset *s, const char *sms, const char *ssh,
 		for (k = 0; k < s->n; k++)
 			if (strlen(s->sm[k].name) == n &&
 			    !strncmp(s->sm[k].name, p, n)) {
-				err_set(err, errlen, "ONEIB_SMS names %.*s twice",
-					(int)n, p);
+				err_set(err, errlen,
+					"ONEIB_SMS names %.*s twice", (int)n,
+					p);
 				return -EINVAL;
 			}
 		if (s->n == SMSET_MAX) {
@@ -97,7 +98,8 @@ int smset_init(struct smset *s, const char *sms, const char *ssh,
 				"%s runs ssh itself while ONEIB_SMS names the "
 				"subnet managers: with ONEIB_SMS it is what "
 				"runs on each of them (ONEIB_SM_SSH reaches "
-				"them), e.g. the default sudo line; see INSTALL, "
+				"them), e.g. the default sudo line; see "
+				"INSTALL, "
 				"several subnet managers",
 				names[i]);
 			return -EINVAL;
@@ -157,9 +159,9 @@ static void job_close(struct job *j)
  * Starts cmd for SM sm, stdin from in (NULL: none): 0, or -1 with why
  * set (nothing runs).
  */
-static int job_start(const struct smset *s, const struct sm *sm,
-		     struct job *j, enum step step, const char *cmd,
-		     const struct strbuf *in, char *why)
+static int job_start(const struct smset *s, const struct sm *sm, struct job *j,
+		     enum step step, const char *cmd, const struct strbuf *in,
+		     char *why)
 {
 	int r;
 
@@ -347,8 +349,8 @@ static void readback_judge(struct sm *sm, const struct strbuf *back,
 	    !memcmp(back->buf, j->file->buf, back->len))
 		return;
 	snprintf(label, sizeof(label), "%s's", sm->name);
-	st = partdiff_text(want, back->buf, back->len, "installed", label,
-			   what, sizeof(what));
+	st = partdiff_text(want, back->buf, back->len, "installed", label, what,
+			   sizeof(what));
 	if (st == PARTDIFF_SAME)
 		return; /* the same partitions, other comments */
 	sm->installed_ok = false;
@@ -407,7 +409,8 @@ static void install_done(struct smset *s, struct job *jobs, size_t i, int r,
 			if (why[0] && !sm->why[0]) {
 				sm->installed_ok = false;
 				snprintf(sm->why, sizeof(sm->why),
-					 "installed, but not read back: %s",
+					 "installed, but not read back: "
+					 "%.1990s",
 					 why);
 			}
 			j->step = ST_IDLE;
@@ -417,7 +420,8 @@ static void install_done(struct smset *s, struct job *jobs, size_t i, int r,
 		if (job_end(j, r, &out, NULL, why)) {
 			if (!sm->why[0])
 				snprintf(sm->why, sizeof(sm->why),
-					 "installed, but not read back: %s",
+					 "installed, but not read back: "
+					 "%.1990s",
 					 why);
 			sm->installed_ok = false;
 		} else if (!sm->why[0]) {
@@ -465,7 +469,8 @@ size_t smset_install(struct smset *s, const struct smset_files *f)
 				continue;
 			/* could not even start: as a refusal */
 			strncat(j->qos_why,
-				"; the partitions went in with the SLs in force",
+				"; the partitions went in with the SLs in "
+				"force",
 				sizeof(j->qos_why) - strlen(j->qos_why) - 1);
 			j->file = f->in_force;
 		}

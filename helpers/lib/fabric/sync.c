@@ -498,7 +498,8 @@ static int installed(struct sync *s, char *err)
 		if (desired_installed(&s->d, sm->installed.buf,
 				      sm->installed.len, why, sizeof(why))) {
 			if (ss->many)
-				snprintf(err, WHY_MAX, "%s: %s", sm->name, why);
+				snprintf(err, WHY_MAX, "%s: %.1900s", sm->name,
+					 why);
 			else
 				snprintf(err, WHY_MAX, "%s", why);
 			return -1;
@@ -519,7 +520,7 @@ static int render(struct sync *s)
 			sizeof(err)) ||
 	    (s->cfg.static_file &&
 	     desired_static(&s->d, s->cfg.static_file, err, sizeof(err)))) {
-		snprintf(s->render_why, WHY_MAX, "render: %s", err);
+		snprintf(s->render_why, WHY_MAX, "render: %.2000s", err);
 		return -1;
 	}
 	r = installed(s, err);
@@ -538,7 +539,7 @@ static int render(struct sync *s)
 		r = desired_text(&s->m, &s->in_force, err, sizeof(err));
 	}
 	if (r) {
-		snprintf(s->render_why, WHY_MAX, "render: %s", err);
+		snprintf(s->render_why, WHY_MAX, "render: %.2000s", err);
 		return -1;
 	}
 	return 0;
@@ -551,7 +552,7 @@ static int sync_render(struct sync *s)
 
 	if (poolread_files(&s->f, -1, 3, paths, err, sizeof(err))) {
 		/* nothing to count from either */
-		snprintf(s->render_why, WHY_MAX, "render: %s", err);
+		snprintf(s->render_why, WHY_MAX, "render: %.2000s", err);
 		return -1;
 	}
 	s->facts = true;
@@ -567,7 +568,8 @@ static int sync_render(struct sync *s)
 	 * refused or the installed file could not be read */
 	if (writeback_plan(&s->f, &s->wb, err, sizeof(err))) {
 		if (!s->render_why[0] && !s->read_why[0])
-			snprintf(s->render_why, WHY_MAX, "render: %s", err);
+			snprintf(s->render_why, WHY_MAX, "render: %.2000s",
+				 err);
 	} else {
 		s->have_wb = true;
 		warn_lines(s, sb_str(&s->wb.warnings));

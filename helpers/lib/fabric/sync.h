@@ -28,7 +28,9 @@
  *                  -1). A listing that fails fails the run: nothing is
  *                  rendered, written or installed
  *   sync_render    the installed partitions.conf read back
- *                  (ONEIB_PARTITIONS_READ_CMD), then the model from one
+ *                  (ONEIB_PARTITIONS_READ_CMD, from every SM: adoption on
+ *                  each; one that cannot be read gets nothing this run
+ *                  and is named at its end), then the model from one
  *                  parse of the listings (desired.h): partitions.conf, the
  *                  same with the SLs in force, the QoS policy, and the
  *                  write-back (writeback.h). The render refused (the static
@@ -44,7 +46,10 @@
  *                  it is now
  *   sync_install   the QoS policy (ONEIB_QOS_POLICY_CMD), then the
  *                  partitions (ONEIB_PARTITIONS_CMD), each through a root
- *                  installer's strict re-parse (design decision 6). The
+ *                  installer's strict re-parse (design decision 6), on
+ *                  every SM of the fabric at once (smset.h: ONEIB_SMS;
+ *                  the run fails naming each SM that does not hold the
+ *                  new files, never holding the others back). The
  *                  policy never holds the partitions back: when it cannot
  *                  be installed they go in with the SLs in force and the
  *                  run fails after them; unset beside an
