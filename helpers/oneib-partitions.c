@@ -575,12 +575,23 @@ static int print_qos(const struct qos_result *q)
 }
 
 /*
- * Every port the walk found running a subnet manager, and its SMInfo:
+ * The subnet walked (one per walk: verify each subnet from one of its
+ * ports), every port the walk found running a subnet manager, and its
+ * SMInfo:
+ *   subnet: 0xfe80000000000002 (GidPrefix of port 0x0002c903000a0001, where the walk began), master SM at lid 1
  *   sm: port 0x0002c90300000001 (lid 1, "sm"): MASTER, priority 10
  */
 static void print_sms(const struct fabric *f)
 {
+	char pfx[GUID_STRLEN], g[GUID_STRLEN];
 	size_t i, n = 0;
+
+	/* one subnet per walk: verify each from one of its own ports */
+	guid_fmt_hex(f->gid_prefix, pfx);
+	guid_fmt_hex(f->local_guid, g);
+	printf("subnet: %s (GidPrefix of port %s, where the walk began), "
+	       "master SM at lid %u\n",
+	       pfx, g, f->sm_lid);
 
 	for (i = 0; i < f->n; i++) {
 		const struct fabric_port *fp = &f->p[i];

@@ -25,7 +25,11 @@
 #
 #   sms_fabric             ibsim, the master on sm, the standby on sm2,
 #                          both with one-ib's default partition alone, qos
-#                          TRUE and their QoS policy file
+#                          TRUE and their QoS policy file. SMS_NET: another
+#                          net file; SMS_CONF_SM, SMS_CONF_SM2: more
+#                          opensm.conf lines for each; SMS_WAIT2: what
+#                          sm2's log says once it is up ("Entering STANDBY
+#                          state")
 #   sms_hook               the installed hook (HOOK), the stand-in oned
 #                          answering $TEST_TMP/{vms,hosts,vnets}.xml, ibrc
 #                          with ONEIB_SMS="sm sm2" and the commands above,
@@ -41,7 +45,7 @@
 #                          from SMS_FROM (the master's node)
 #   sms_tables             every end port's P_Keys, one "NODE KEYS" line each
 
-SMS_NET=$TOP/tests/e2e/data/fabric-2sm.net
+SMS_NET=${SMS_NET:-$TOP/tests/e2e/data/fabric-2sm.net}
 SH_GUID+=([sm2]=0x0002c90300000101)
 declare -A SMS_DIR
 SMS_FROM=sm
@@ -58,7 +62,8 @@ sms_fabric() {
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
 	SIM_SM_NODE=sm SIM_OPENSM_CONF="$_SMS_CONF
 sm_priority 10
-qos_policy_file $TEST_TMP/fabric/qos-policy.conf" \
+qos_policy_file $TEST_TMP/fabric/qos-policy.conf${SMS_CONF_SM:+
+$SMS_CONF_SM}" \
 		sim_fabric "$SMS_NET" "$TEST_TMP/default-only.conf"
 	SMS_DIR[sm]=$TEST_TMP/fabric
 	SMS_DIR[sm2]=$d2
@@ -75,6 +80,7 @@ qos_policy_file $TEST_TMP/fabric/qos-policy.conf" \
 	prefix_routes_file $d2/none
 	$_SMS_CONF
 	sm_priority 5
+	${SMS_CONF_SM2:-}
 	EOF
 	(cd "$d2/osm" && LD_PRELOAD=$UMAD2SIM SIM_HOST=sm2 OSM_CACHE_DIR=$d2/cache \
 		OSM_TMP_DIR=$d2 exec opensm -F "$d2/opensm.conf" -f "$d2/opensm.log" \
@@ -82,9 +88,9 @@ qos_policy_file $TEST_TMP/fabric/qos-policy.conf" \
 	pid=$!
 	_tl_daemon "$pid" opensm-sm2
 	echo "$pid" >"$d2/opensm.pid"
-	if ! _tl_wait_daemon 20 "$pid" grep -qs "Entering STANDBY state" "$d2/opensm.log"; then
+	if ! _tl_wait_daemon 20 "$pid" grep -qs "${SMS_WAIT2:-Entering STANDBY state}" "$d2/opensm.log"; then
 		_tl_show "$d2/opensm.log" 20 "sm2's opensm.log"
-		die "the second opensm did not become standby within 20 s"
+		die "the second opensm did not log '${SMS_WAIT2:-Entering STANDBY state}' within 20 s"
 	fi
 	_sms_ssh_standin
 }

@@ -79,8 +79,10 @@ static int end_port(struct smp_port *c, const struct hop *h,
 		return r;
 	smp_port_vls(d, &fp->vls);
 	fp->lid = be16(d + 16);
-	if (!path->hops)
+	if (!path->hops) {
 		f->sm_lid = be16(d + 18);
+		f->gid_prefix = be64(d + 8);
+	}
 	fp->is_sm = be32(d + 20) & SMP_CAP_IS_SM;
 	if (fp->is_sm) {
 		char why[128];

@@ -51,6 +51,9 @@ struct fabric {
 	size_t switches;
 	uint16_t sm_lid; /* MasterSMLID of the local port */
 	uint64_t local_guid;
+	/* the local port's GidPrefix: the subnet walked (one SM's, with its
+	 * standbys: a walk never leaves its subnet) */
+	uint64_t gid_prefix;
 };
 
 /*
