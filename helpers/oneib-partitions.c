@@ -795,6 +795,13 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 		print_drift(&res.drift[i]);
 	for (i = 0; i < res.ncap; i++)
 		print_capacity(&res.cap[i]);
+	for (i = 0; i < res.ndefault_full; i++) {
+		print_port("default", res.default_full[i]);
+		printf(" is a full member of the default partition (0xffff): "
+		       "it reaches every port of the fabric, every other "
+		       "tenant's VFs too; tenant VFs must be limited members "
+		       "(UFM: INSTALL, section 8.10)\n");
+	}
 	print_sms(&f);
 	smbad = print_sm_files(&m, sf, nsf);
 	print_osmconf(&oc, osm);
@@ -819,9 +826,14 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	if (smbad)
 		printf("; %d subnet manager%s file differs", smbad,
 		       smbad == 1 ? "'s" : "s'");
+	if (res.ndefault_full)
+		printf("; %zu tenant VF%s full in the default partition",
+		       res.ndefault_full, res.ndefault_full == 1 ? "" : "s");
 	putchar('\n');
-	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad || smbad ? 1
-									   : 0;
+	r = res.ndrift || m.nnotes || slbad || res.ncap || qosbad || smbad ||
+			    res.ndefault_full
+		    ? 1
+		    : 0;
 out:
 	free(pt);
 	qos_result_free(&qr);

@@ -390,6 +390,46 @@ static void qos_policy_by_its_grammar(void **state)
 	holds(f->conf, policy);
 }
 
+/*
+ * UFM (partinstall.h, INSTALL_UFM): the rendered file is checked as for
+ * opensm, and what goes into the user extension is it without the
+ * default partition; a text the renderer did not write is refused and
+ * nothing written; unchanged, UFM's sync is not run again.
+ */
+static void ufm_user_extension(void **state)
+{
+	struct fx *f = *state;
+	struct install_opts o = { .kind = INSTALL_UFM,
+				  .path = f->conf,
+				  .how = RELOAD_CMD,
+				  .cmd = f->ok_cmd };
+	struct install_report rep;
+	char err[256] = "";
+
+	assert_int_equal(partitions_install(one, strlen(one), &o, &rep, err,
+					    sizeof(err)),
+			 0);
+	holds(f->conf, HEAD ONEIB "vnet5_a=0x0101, ipoib :\n"
+				  "\t0x02000000002a0000=full ;\n");
+	assert_int_equal(rep.partitions, 1);
+	assert_int_equal(reloads(f), 1);
+	assert_int_equal(partitions_install(one, strlen(one), &o, &rep, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(rep.state, INSTALL_UNCHANGED);
+	assert_int_equal(reloads(f), 1);
+	/* the extension itself is no rendered file */
+	assert_int_equal(partitions_install(HEAD ONEIB "vnet5_a=0x0101, ipoib "
+						       ":\n\t;\n",
+					    strlen(HEAD ONEIB "vnet5_a=0x0101, "
+							      "ipoib "
+							      ":\n\t;\n"),
+					    &o, &rep, err, sizeof(err)),
+			 -EINVAL);
+	holds(f->conf, HEAD ONEIB "vnet5_a=0x0101, ipoib :\n"
+				  "\t0x02000000002a0000=full ;\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +446,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			refused_keeps_the_installed_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(ufm_user_extension, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(qos_policy_by_its_grammar,
 						setup, teardown),
 	};

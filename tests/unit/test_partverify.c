@@ -240,10 +240,42 @@ static void one_entry_beyond_the_table(void **state)
 	partitions_free(&m);
 }
 
+/*
+ * A tenant VF full in the default partition is named whatever the file
+ * says (UFM's default: every HCA port full there); a port of the
+ * operator's (the storage server) full there is not a tenant's.
+ */
+static void tenant_full_in_default(void **state)
+{
+	static const char ufm[] = "Default=0x7fff, ipoib, defmember=full : "
+				  "ALL, SELF=full ;\n"
+				  "a=0x0101, ipoib : 0x0200000000010000=full "
+				  ";\n";
+	uint16_t k0[] = { 0x8101, 0xffff }, k1[] = { 0x7fff },
+		 k2[] = { 0xffff };
+	struct fabric_port p[3];
+	struct partitions m;
+	struct verify_result res;
+	char err[256] = "";
+
+	(void)state;
+	if (partconf_parse(ufm, strlen(ufm), PARTCONF_ANY, &m, err,
+			   sizeof(err)))
+		fail_msg("%s", err);
+	verify(&m, k0, 2, k1, 1, k2, 1, p, &res);
+	assert_int_equal(res.ndefault_full, 1);
+	assert_ptr_equal(res.default_full[0], &p[0]);
+	/* VM 1 NIC 1 limited where the file gives it full: drift, not this */
+	assert_int_equal(res.ndrift, 1);
+	verify_result_free(&res);
+	partitions_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tables_as_rendered),
+		cmocka_unit_test(tenant_full_in_default),
 		cmocka_unit_test(membership_bit_is_drift),
 		cmocka_unit_test(one_entry_beyond_the_table),
 	};

@@ -268,7 +268,9 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 	res->drift = calloc(f->n + 1, sizeof(*res->drift));
 	res->cap = calloc(f->n + 1, sizeof(*res->cap));
 	res->unknown = malloc((nv + 1) * sizeof(*res->unknown));
-	if (!v || !ports || !res->drift || !res->cap || !res->unknown) {
+	res->default_full = calloc(f->n + 1, sizeof(*res->default_full));
+	if (!v || !ports || !res->drift || !res->cap || !res->unknown ||
+	    !res->default_full) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -276,10 +278,19 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 		ports[i] = f->p[i].port_guid;
 	qsort(ports, f->n, sizeof(*ports), guid_cmp);
 	for (i = 0; i < f->n && r >= 0; i++) {
-		r = check_port(m, &f->p[i], f->sm_lid, v, nv,
+		const struct fabric_port *fp = &f->p[i];
+		size_t k;
+
+		r = check_port(m, fp, f->sm_lid, v, nv,
 			       &res->drift[res->ndrift], res);
 		if (r > 0)
 			res->ndrift++;
+		for (k = 0; guid_assignable(fp->port_guid) && k < fp->npkeys;
+		     k++)
+			if (fp->pkeys[k] == (0x8000 | PKEY_DEFAULT_PARTITION)) {
+				res->default_full[res->ndefault_full++] = fp;
+				break;
+			}
 	}
 	/* Members the SM could not find: VMs whose VF is not up yet,
 	 * ConnectX-3 alias GUIDs, which are never ports of their own, mlx5
@@ -320,6 +331,7 @@ void verify_result_free(struct verify_result *res)
 	free(res->drift);
 	free(res->cap);
 	free(res->unknown);
+	free(res->default_full);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -21,6 +21,12 @@
  * (desired, not held, the table full):
  *   port 0x248a070300001001 needs 71 entries, its table holds 64: opensm dropped 0x8240 ...
  * Switch ports' own tables are not compared.
+ *
+ * Whatever the file says, a tenant VF port (02:CC:... GUIDs, design
+ * decision 2) that holds the default partition's full key 0xffff is
+ * reported: it reaches every member of the default partition, every other
+ * tenant's VFs too (design decision 11). UFM makes every HCA port such a
+ * member unless told otherwise, from a partitions.conf of its own.
  */
 #ifndef ONEIB_PARTVERIFY_H
 #define ONEIB_PARTVERIFY_H
@@ -53,6 +59,15 @@ struct verify_result {
 	size_t present, absent; /* member GUIDs that are ports, or not */
 	uint64_t *unknown; /* the absent ones one-ib gave a tenant VF, sorted */
 	size_t nunknown;
+	/*
+	 * Tenant VF ports (one-ib's 02:CC:... GUIDs) whose table holds 0xffff:
+	 * full members of the default partition, which every port of the
+	 * fabric that is a member at all reaches; whatever the file says (a
+	 * subnet manager such as UFM puts every HCA port there as a full
+	 * member by default), in the fabric's port order
+	 */
+	const struct fabric_port **default_full;
+	size_t ndefault_full;
 };
 
 /* 0 or -ENOMEM. */

@@ -338,6 +338,18 @@ int partconf_render(const struct partitions *m, struct strbuf *out)
 	return r;
 }
 
+int partconf_render_ufm(const struct partitions *m, struct strbuf *out)
+{
+	size_t i;
+	int r = sb_adds(out, HEADER);
+
+	for (i = 0; i < m->nnotes && !r; i++)
+		r = sb_addf(out, NOTE "%s\n", m->notes[i]);
+	for (i = 0; i < m->n && !r; i++)
+		r = render_one(&m->p[i], out);
+	return r;
+}
+
 /* --- the reader ------------------------------------------------------------- */
 
 enum tok_kind { TOK_EOF, TOK_WORD, TOK_EQ, TOK_COMMA, TOK_COLON, TOK_SEMI };

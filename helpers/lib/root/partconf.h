@@ -151,6 +151,15 @@ const struct partition *partitions_at(const struct partitions *m, size_t i);
 int partconf_render(const struct partitions *m, struct strbuf *out);
 
 /*
+ * The same without the default partition: what goes into NVIDIA UFM's
+ * partitions.conf.user_ext, which UFM merges into the partitions.conf it
+ * generates, its own default partition included (UFM Enterprise User
+ * Manual, "Appendix - Partitioning"; root/partinstall.h). A second
+ * default partition there would add to UFM's, never take a member away.
+ */
+int partconf_render_ufm(const struct partitions *m, struct strbuf *out);
+
+/*
  * How much of the grammar a file may use (flags of partconf_parse):
  *   0                 a file one-ib writes: every partition either
  *                     one-ib's or the operator's; nothing makes a tenant
