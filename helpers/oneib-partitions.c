@@ -177,6 +177,7 @@ static const struct option model_opts[] = {
 	{ "sl-best-effort", required_argument, NULL, 'B' },
 	{ "qos-policy", required_argument, NULL, 'Q' },
 	{ "sm", required_argument, NULL, 'M' },
+	{ "sm-qos", required_argument, NULL, 'q' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -665,6 +666,87 @@ static int print_sm_files(const struct partitions *m, const struct sm_file *sf,
 	return bad;
 }
 
+/* A QoS policy file (text read, then taken only as one-ib writes it):
+ * 0, -ENOENT none, else -errno / -EINVAL with why. */
+static int read_policy(const char *path, struct qos_policy *q, char *why,
+		       size_t len)
+{
+	struct strbuf text = STRBUF_INIT;
+	int r = sb_read_file(&text, path, CONFFILE_MAX);
+
+	if (r)
+		err_set(why, len, "%s", strerror(-r));
+	else
+		r = qospolicy_canonical(text.buf, text.len, q, why, len);
+	sb_release(&text);
+	return r;
+}
+
+/*
+ * Each SM's QoS policy (--sm-qos NAME=FILE) against the one opensm.conf
+ * names here: 1 for each a failover to it would change.
+ *   sm: sm2: /copies/sm2-qos.conf: QoS policy differs: P_Key 0x0101: SL 3 in the verified policy, SL 0 (its default) in sm2's: ...
+ */
+static int print_sm_policies(const struct osm_conf *oc,
+			     const struct sm_file *sf, size_t n)
+{
+	struct qos_policy base = { 0 };
+	char why[512];
+	size_t i;
+	int bad = 0, rb;
+
+	if (!n)
+		return 0;
+	rb = read_policy(oc->policy_file, &base, why, sizeof(why));
+	if (rb && rb != -ENOENT)
+		printf("warning: qos-policy: %s is not one-ib's (%s): the "
+		       "subnet managers' policies are compared with none\n",
+		       oc->policy_file, why);
+	for (i = 0; i < n; i++) {
+		struct qos_policy q = { 0 };
+		char label[80];
+		int r = read_policy(sf[i].path, &q, why, sizeof(why));
+
+		printf("sm: %s: %s: ", sf[i].name, sf[i].path);
+		if (r == -ENOENT && rb) {
+			printf("no QoS policy, nor here\n");
+			continue;
+		}
+		if (r == -ENOENT) {
+			printf("no QoS policy: at a failover to %s each "
+			       "partition's sl= alone applies, every other "
+			       "path "
+			       "SL 0\n",
+			       sf[i].name);
+			bad++;
+			continue;
+		}
+		if (r) {
+			printf("QoS policy not one-ib's (%s): at a failover to "
+			       "%s opensm may drop it, every partition's SL "
+			       "with "
+			       "it\n",
+			       why, sf[i].name);
+			bad++;
+			continue;
+		}
+		snprintf(label, sizeof(label), "%.63s's", sf[i].name);
+		if (!qos_policy_compare(&base, &q, "verified", label, why,
+					sizeof(why))) {
+			printf("holds the QoS policy verified\n");
+		} else {
+			printf("QoS policy differs: %s: a failover to %s "
+			       "changes the SLs\n",
+			       why, sf[i].name);
+			bad++;
+		}
+		qospolicy_free(&q);
+	}
+	if (!rb)
+		qospolicy_free(&base);
+	return bad;
+}
+
 static int cmd_verify(int argc, char **argv, void *ctx)
 {
 	struct model_args a = { 0 };
@@ -681,8 +763,8 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	const char *conf = NULL, *ca = NULL, *osm = OSMCONF_DEFAULT;
 	char err[ERRLEN] = "";
 	int o, r, port = 0, timeout = 200, slbad = 0, qosbad, smbad;
-	struct sm_file sf[16];
-	size_t i, nsf = 0;
+	struct sm_file sf[16], sq[16];
+	size_t i, nsf = 0, nsq = 0;
 
 	(void)ctx;
 
@@ -692,20 +774,24 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 		case 'f':
 			conf = optarg;
 			break;
-		case 'M': {
+		case 'M':
+		case 'q': {
 			const char *eq = strchr(optarg, '=');
+			struct sm_file *l = o == 'M' ? sf : sq;
+			size_t *nl = o == 'M' ? &nsf : &nsq;
 
 			if (!eq || eq == optarg || !eq[1] ||
-			    (size_t)(eq - optarg) >= sizeof(sf[0].name) ||
-			    nsf == sizeof(sf) / sizeof(*sf)) {
-				log_msg("verify: --sm '%.80s': not NAME=FILE "
+			    (size_t)(eq - optarg) >= sizeof(l[0].name) ||
+			    *nl == sizeof(sf) / sizeof(*sf)) {
+				log_msg("verify: %s '%.80s': not NAME=FILE "
 					"(at most %zu)",
-					optarg, sizeof(sf) / sizeof(*sf));
+					o == 'M' ? "--sm" : "--sm-qos", optarg,
+					sizeof(sf) / sizeof(*sf));
 				return 2;
 			}
-			snprintf(sf[nsf].name, sizeof(sf[nsf].name), "%.*s",
+			snprintf(l[*nl].name, sizeof(l[*nl].name), "%.*s",
 				 (int)(eq - optarg), optarg);
-			sf[nsf++].path = eq + 1;
+			l[(*nl)++].path = eq + 1;
 			break;
 		}
 		case 'O':
@@ -806,6 +892,7 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	smbad = print_sm_files(&m, sf, nsf);
 	print_osmconf(&oc, osm);
 	print_policy(&oc, &m);
+	smbad += print_sm_policies(&oc, sq, nsq);
 	for (i = 0; i < sr.nsl; i++)
 		slbad += print_sl(&sr.sl[i], &oc);
 	qosbad = print_qos(&qr);
@@ -1022,7 +1109,7 @@ static const struct command commands[] = {
 	  "[--installed FILE] [--static FILE]\n"
 	  "[--hosts-partition NAME] XML...]\n"
 	  "[--opensm-conf FILE] [--ca NAME] [--port N]\n"
-	  "[--timeout MS] [--sm NAME=FILE]...\n" },
+	  "[--timeout MS] [--sm NAME=FILE]... [--sm-qos NAME=FILE]...\n" },
 	{ "list", cmd_list, "[FILE]\n" },
 	{ "sync", cmd_sync, "[EVENT... | --event-stdin]\n" },
 };

@@ -20,7 +20,8 @@
 #   refuses the broken one (design decision 11: one-ib replaces only a file
 #   it can read), on every SM, until it is gone; a partition one-ib did not
 #   write on the standby alone stops the install on both until it is in
-#   the static file;
+#   the static file; another QoS policy on the standby is found the same
+#   way (P_Key by P_Key) and put back by the next run;
 # - kill -9 of the master: the standby takes over (its SUBNET UP; the time
 #   is printed) and every port holds exactly the P_Keys it held before,
 #   but for SELF=full following the new master; the SA's path records
@@ -49,10 +50,12 @@ run_hook() {
 	return $rc
 }
 # verify from NODE against the master's file, both SMs' files given
-verify() {
-	sim_client "${1:-node01}" "$PART" verify --conf "$SM/partitions.conf" \
+verify() { # [NODE [ARGS...]]
+	local node=${1:-node01}
+	shift $(($# > 0))
+	sim_client "$node" "$PART" verify --conf "$SM/partitions.conf" \
 		--opensm-conf "$SM/opensm.conf" --sm sm="$SM/partitions.conf" \
-		--sm sm2="$SM2/partitions.conf"
+		--sm sm2="$SM2/partitions.conf" "$@"
 }
 has() { grep -c "$2" "$1/partitions.conf"; }
 VM13=0x02000000000d0000 VM12=0x02000000000c0000
@@ -143,6 +146,21 @@ assert_match "^sm: sm2: $SM2/partitions.conf: none \(No such file or directory\)
 	"$(cat "$LAST_OUT")" "named"
 assert_ok "the broken file removed: the next run" -- run_hook
 assert_match "^sm2: /etc/opensm/partitions.conf: installed " "$(cat "$LAST_OUT")" "sm2 has it again"
+
+# --- the standby's QoS policy: another one is found before any failover ---------
+qverify() { verify node01 --sm-qos sm="$SM/qos-policy.conf" --sm-qos sm2="$SM2/qos-policy.conf"; }
+assert_ok "verify: both SMs hold the QoS policy" -- qverify
+assert_match "^sm: sm2: $SM2/qos-policy.conf: holds the QoS policy verified$" "$(cat "$LAST_OUT")" "sm2's policy"
+"$PART" render --sls 1-7 --static "$TEST_TMP/static.conf" --hosts-partition infra \
+	--qos-policy "$TEST_TMP/other-policy.conf" "$TEST_TMP/cloud.xml" >/dev/null 2>&1 ||
+	die "cannot render another policy"
+cp "$TEST_TMP/other-policy.conf" "$SM2/qos-policy.conf"
+assert_fail "verify: another QoS policy on the standby" -- qverify
+assert_match "^sm: sm2: $SM2/qos-policy.conf: QoS policy differs: P_Key 0x0101: SL 0 \(its default\) in the verified policy, SL [1-7] in sm2's: a failover to sm2 changes the SLs$" \
+	"$(cat "$LAST_OUT")" "names sm2 and the first P_Key whose SL differs"
+assert_ok "the next run puts the policy back" -- run_hook
+assert_match "^sm2: /etc/opensm/qos-policy.conf: installed " "$(cat "$LAST_OUT")" "sm2's policy installed"
+assert_ok "verify: the same policy again" -- qverify
 
 # --- adoption on every SM: a partition one-ib did not write, on sm2 alone -------
 echo 'lab=0x0300, ipoib : 0x0002c903000c0001=full ;' >>"$SM2/partitions.conf"
