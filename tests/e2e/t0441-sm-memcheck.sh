@@ -4,7 +4,7 @@
 # definite leak) and in its ASan+UBSan build: both SMs installed, one SM
 # down (read refused), one that hangs installing (killed at its time), a
 # file that does not read (adoption refused), and verify comparing both
-# SMs' files and asking each for its SMInfo.
+# SMs' files and QoS policies and asking each for its SMInfo.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 . "$TOP/tests/lib/shared.sh"
@@ -65,7 +65,9 @@ MC_ON=(sim_client node01)
 mc_check 0 "verify, both SMs' files" "$PART" verify --conf "$SM/partitions.conf" \
 	--opensm-conf "$SM/opensm.conf" --sm sm="$SM/partitions.conf" --sm sm2="$SM2/partitions.conf"
 cp "$SM/partitions.conf.bak" "$SM2/partitions.conf"
-mc_check 1 "verify, sm2's file older" "$PART" verify --conf "$SM/partitions.conf" \
-	--opensm-conf "$SM/opensm.conf" --sm sm2="$SM2/partitions.conf" --sm gone=/nonexistent
+echo 'qos-ulps' >"$SM2/qos-policy.conf"
+mc_check 1 "verify, sm2's file older, its policy not one-ib's" "$PART" verify --conf "$SM/partitions.conf" \
+	--opensm-conf "$SM/opensm.conf" --sm sm2="$SM2/partitions.conf" --sm gone=/nonexistent \
+	--sm-qos sm="$SM/qos-policy.conf" --sm-qos sm2="$SM2/qos-policy.conf" --sm-qos gone=/nonexistent
 assert_match "^sm: gone: /nonexistent: none " "$(cat "$TEST_TMP/asan.out")" "a missing file said"
 test_done
