@@ -942,6 +942,13 @@ static const char *const member_note[] = {
 	[PM_BOTH] = " (full and limited)",
 };
 
+static const char *const member_word[] = {
+	[PM_NONE] = "none",
+	[PM_LIMITED] = "limited",
+	[PM_FULL] = "full",
+	[PM_BOTH] = "both",
+};
+
 /*
  *   vnet9_storage 0x8109 (ipoib, sl 2): 3 members
  *       0x0002c903000a0001  -
@@ -949,6 +956,8 @@ static const char *const member_note[] = {
  *   infra 0x8105 (ipoib; the static file's): 2 members
  *       ALL_SWITCHES=full
  *       ...
+ * A carried partition (the operator's) lists its entries as opensm
+ * applies them, in their order (the last one for a port wins).
  */
 static void list_one(const struct partition *p)
 {
@@ -975,13 +984,25 @@ static void list_one(const struct partition *p)
 						      : "");
 	printf("%s 0x%04x (%s%s): %zu member%s\n", p->name, p->pkey | 0x8000,
 	       p->ipoib ? "ipoib" : "no ipoib", flags, n, n == 1 ? "" : "s");
-	for (k = 0; k < PKW_COUNT; k++)
+	/* carried: its entries as opensm applies them, in order */
+	for (k = 0; k < p->nent; k++) {
+		const struct pentry *e = &p->ent[k];
+		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+		if (e->kind != PENTRY_GUID) {
+			printf("    %s=%s\n", partconf_keyword[e->kind],
+			       member_word[e->pm]);
+			continue;
+		}
+		guid_fmt_hex(e->guid, g);
+		guid_describe(e->guid, desc);
+		printf("    %s  %s%s\n", g, desc, member_note[e->pm]);
+	}
+	for (k = 0; k < PKW_COUNT && !p->ndefs; k++)
 		if (p->kw[k])
-			printf("    %s%s\n", partconf_keyword[k],
-			       p->kw[k] == PM_LIMITED ? "=limited"
-			       : p->kw[k] == PM_FULL  ? "=full"
-						      : "=both");
-	while ((pm = partition_next_member(p, &it, &x))) {
+			printf("    %s=%s\n", partconf_keyword[k],
+			       member_word[p->kw[k]]);
+	while (!p->ndefs && (pm = partition_next_member(p, &it, &x))) {
 		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
 
 		guid_fmt_hex(x, g);

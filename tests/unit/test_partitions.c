@@ -1434,6 +1434,94 @@ static void hosts_partition_no_tenant_joins(void **state)
 }
 
 /*
+ * The operator's partitions carried as written (opensm reads what the
+ * operator wrote: the order of its members is its meaning), the hosts'
+ * PF ports after the hosts partition's last entry, full (the last entry
+ * wins), even where the operator listed one limited; and a static
+ * partition's members count as a service network's endpoints only where
+ * opensm leaves them full: here a later ALL_CAS=limited makes the servers
+ * limited, so they are none.
+ */
+static void static_partitions_as_opensm_reads_them(void **state)
+{
+	static const char text[] =
+		"# the site\n"
+		"storage=0x0200, ipoib : 0x0002c903000a0001=full, "
+		"0x0002c903000b0001=full, ALL_CAS=limited ;\n"
+		"infra=0x0105, ipoib, defmember=full :\n"
+		"    0x0002c903000c0001,   # login\n"
+		"    0x248a070300001001=limited ;   # node04, limited here\n"
+		"Default=0x7fff, ipoib : SELF=full, ALL=limited ;\n";
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	const struct partition *infra, *p;
+	struct strbuf sb = STRBUF_INIT;
+	char err[256] = "";
+
+	(void)state;
+	read_site(text, &st);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS,
+				    VNET_POOL(TENANTS SVC_NET(
+					    9, "storage",
+					    PKEY("0x8109") SVC_PART("storag"
+								    "e"))),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 0);
+	render_checked(&m, &sb);
+	assert_non_null(strstr(sb.buf, "# from: the static file\n"
+				       "storage=0x0200, ipoib : "
+				       "0x0002c903000a0001=full, "
+				       "0x0002c903000b0001=full, "
+				       "ALL_CAS=limited ;\n"));
+	assert_non_null(strstr(sb.buf, "# from: the static file, with the "
+				       "cloud's hosts\n"
+				       "infra=0x0105, ipoib, defmember=full :\n"
+				       "    0x0002c903000c0001,   # login\n"
+				       "    0x248a070300001001=limited,\n"
+				       "\t0x0002c90300a1b2c1=full,\n"
+				       "\t0x248a070300001001=full ;\n"));
+	assert_non_null(strstr(sb.buf, "# from: the static file\n"
+				       "Default=0x7fff, ipoib : SELF=full, "
+				       "ALL=limited ;\n"));
+	infra = find_pkey(&m, 0x0105);
+	assert_int_equal(partition_port(infra, 0x248a070300001001ULL, PCLASS_CA,
+					false),
+			 PM_FULL);
+	/* the SM's port limited in the default partition, as opensm has it */
+	assert_int_equal(partition_port(m.def, 0x0002c90300000001ULL, PCLASS_CA,
+					true),
+			 PM_LIMITED);
+	/* the servers are limited members of storage: no endpoints */
+	p = find_pkey(&m, 0x0109);
+	assert_int_equal(partition_member(p, 0x0002c903000a0001ULL), PM_NONE);
+	assert_int_equal(partition_member(p, 0x0002c903000b0001ULL), PM_NONE);
+	partitions_free(&m);
+	partitions_free(&st);
+	sb_release(&sb);
+
+	/* the servers full after it: they are */
+	read_site("storage=0x0200 : ALL_CAS=limited, 0x0002c903000a0001=full "
+		  ";\n",
+		  &st);
+	o.hosts_partition = NULL;
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS,
+				    VNET_POOL(TENANTS SVC_NET(
+					    9, "storage",
+					    PKEY("0x8109") SVC_PART("storag"
+								    "e"))),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(partition_member(find_pkey(&m, 0x0109),
+					  0x0002c903000a0001ULL),
+			 PM_FULL);
+	partitions_free(&m);
+	partitions_free(&st);
+}
+
+/*
  * A service network's endpoints are full members of its partition; a
  * ConnectX-3 host's port shares its table with every VF it carries, so it
  * is never one, whether IB_SERVICE_GUIDS names it or it is a full member
@@ -1987,6 +2075,7 @@ int main(void)
 		cmocka_unit_test(service_networks),
 		cmocka_unit_test(kept_service_partition),
 		cmocka_unit_test(hosts_partition_no_tenant_joins),
+		cmocka_unit_test(static_partitions_as_opensm_reads_them),
 		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
 		cmocka_unit_test(legacy_guids_limited_in_service_networks),
 		cmocka_unit_test(static_file_tenant_both_refused),

@@ -225,21 +225,19 @@ static void host_of_port(const struct work *w, uint64_t g, char *buf,
 }
 
 /*
- * The static file against the cloud: the hosts partition must be one of
- * its partitions, and none of them may take a partition a network holds
- * on the fabric now (its installed one): the operator's members would
- * join a tenant's partition. A network that merely asks for a reserved
- * key is left out instead (reserve_keys): the operator wins.
+ * The hosts partition: one of the static file's, by a name no other of
+ * its partitions has, and one no tenant port is in as opensm reads it
+ * (through ALL or ALL_CAS, opensm's own ALL=limited in the default
+ * partition, or its GUID listed, even limited): the hypervisors, full
+ * members there, would be reachable from that VM.
  */
-static int check_static(struct work *w)
+static int check_hosts(struct work *w)
 {
 	const char *hp = w->o->hosts_partition;
-	size_t i;
+	const struct partition *hosts = partitions_find_name(w->stat, hp);
+	struct tenant_hit h;
 
-	const struct partition *hosts = hp ? partitions_find_name(w->stat, hp)
-					   : NULL;
-
-	if (hp && !hosts) {
+	if (!hosts) {
 		err_set(w->err, w->errlen,
 			"ONEIB_HOSTS_PARTITION '%s' is no partition of %s",
 			str_sanitize(hp).s,
@@ -247,16 +245,46 @@ static int check_static(struct work *w)
 				   : "the static file (none)");
 		return -EINVAL;
 	}
-	/* the hypervisors would be reachable from every VM */
-	if (hosts && (hosts->kw[PKW_ALL] || hosts->kw[PKW_ALL_CAS])) {
+	if (partitions_named(w->stat, hp) > 1) {
 		err_set(w->err, w->errlen,
-			"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant "
-			"VF as a member (%s): give the hosts a partition no "
-			"tenant joins",
-			partwork_stat_label(w), hosts->line, hosts->name,
-			hosts->kw[PKW_ALL] ? "ALL" : "ALL_CAS");
+			"ONEIB_HOSTS_PARTITION '%s' names %zu partitions of "
+			"%s: give the hosts' one a name of its own",
+			str_sanitize(hp).s, partitions_named(w->stat, hp),
+			partwork_stat_label(w));
 		return -EINVAL;
 	}
+	switch (partition_tenant_hit(hosts, PM_LIMITED, &h)) {
+	case 0:
+		return 0;
+	case 1:
+		break;
+	default:
+		return -ENOMEM;
+	}
+	if (h.guid)
+		return 0;
+	err_set(w->err, w->errlen,
+		"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant VF as a "
+		"member (%s): give the hosts a partition no tenant joins",
+		partwork_stat_label(w), h.line, hosts->name,
+		partconf_keyword[h.kind]);
+	return -EINVAL;
+}
+
+/*
+ * The static file against the cloud: the hosts partition (check_hosts),
+ * and none of its partitions may take a partition a network holds on the
+ * fabric now (its installed one): the operator's members would join a
+ * tenant's partition. A network that merely asks for a reserved key is
+ * left out instead (reserve_keys): the operator wins.
+ */
+static int check_static(struct work *w)
+{
+	size_t i;
+	int r = w->o->hosts_partition ? check_hosts(w) : 0;
+
+	if (r)
+		return r;
 	for (i = 0; i < w->nnets; i++) {
 		const struct net *n = &w->nets[i];
 		const struct partition *sp;
@@ -305,11 +333,13 @@ static int reserve_keys(struct work *w)
 	return r;
 }
 
-/* The static partition a service network names, or NULL. */
+/* The static partition a service network names, or NULL (also when two
+ * have that name: check_services says so). */
 static const struct partition *service_partition(const struct work *w,
 						 const struct net *n)
 {
-	if (!ibattr_has(&n->f->a, IBA_SERVICE_PARTITION))
+	if (!ibattr_has(&n->f->a, IBA_SERVICE_PARTITION) ||
+	    partitions_named(w->stat, n->f->a.svc_part) != 1)
 		return NULL;
 	return partitions_find_name(w->stat, n->f->a.svc_part);
 }
@@ -335,20 +365,37 @@ static int check_services(struct work *w)
 			continue;
 		vnet_fact_label(n->f, label);
 		if (ibattr_has(a, IBA_SERVICE_PARTITION) && !sp) {
-			r = net_bad(n,
-				    "%s: IB_SERVICE_PARTITION '%s' is no "
-				    "partition of %s",
-				    label, a->svc_part,
-				    w->o->stat ? partwork_stat_label(w)
-					       : "the static file (none)");
+			size_t named = partitions_named(w->stat, a->svc_part);
+
+			r = named > 1 ? net_bad(n,
+						"%s: IB_SERVICE_PARTITION '%s' "
+						"names %zu partitions of %s",
+						label, a->svc_part, named,
+						partwork_stat_label(w))
+				      : net_bad(n,
+						"%s: IB_SERVICE_PARTITION '%s' "
+						"is no partition of %s",
+						label, a->svc_part,
+						w->o->stat
+							? partwork_stat_label(w)
+							: "the static file "
+							  "(none)");
 			continue;
 		}
 		for (j = 0; j < a->nsvc && !bad; j++)
 			if (is_pf(w, a->svc[j]))
 				bad = a->svc[j];
-		for (j = 0; sp && j < sp->n && !bad; j++)
-			if (is_pf(w, sp->guids[j]))
-				bad = sp->guids[j];
+		if (sp) {
+			uint64_t *ep;
+			size_t nep;
+
+			if (partition_full_members(sp, &ep, &nep))
+				return -ENOMEM;
+			for (j = 0; j < nep && !bad; j++)
+				if (is_pf(w, ep[j]))
+					bad = ep[j];
+			free(ep);
+		}
 		if (!bad)
 			continue;
 		guid_fmt_hex(bad, g);
@@ -569,10 +616,16 @@ static int host_entries(struct work *w)
 	return r;
 }
 
-/* A network's service endpoints: full members. */
+/*
+ * A network's service endpoints: full members. Those of its static
+ * partition are the GUIDs opensm makes full members of it whatever port
+ * they are (partition_full_members: a server listed full and then made
+ * limited by a later ALL_CAS=limited is no endpoint).
+ */
 static int service_entries(struct work *w)
 {
-	size_t i, j;
+	size_t i, j, nep;
+	uint64_t *ep;
 	int r = 0;
 
 	for (i = 0; i < w->nnets && !r; i++) {
@@ -584,23 +637,30 @@ static int service_entries(struct work *w)
 		for (j = 0; j < n->f->a.nsvc && !r; j++)
 			r = add_entry(w, n->f->a.svc[j], (size_t)n->part,
 				      SRC_SERVICE, PM_FULL);
-		for (j = 0; sp && j < sp->n && !r; j++)
-			r = add_entry(w, sp->guids[j], (size_t)n->part,
-				      SRC_SERVICE, PM_FULL);
+		if (r || !sp)
+			continue;
+		r = partition_full_members(sp, &ep, &nep);
+		for (j = 0; j < nep && !r; j++)
+			r = add_entry(w, ep[j], (size_t)n->part, SRC_SERVICE,
+				      PM_FULL);
+		free(ep);
 	}
 	return r;
 }
 
 /*
- * The operator's partitions as the static file has them, the default one
- * too; the hosts partition with every InfiniBand PF port of the cloud.
+ * The operator's partitions as the static file has them, carried (their
+ * text as written), the default one too; the hosts partition with every
+ * InfiniBand PF port of the cloud appended to its last definition, as
+ * full members (opensm's last entry wins: they stay full).
  */
 static int static_partitions(struct work *w)
 {
 	const struct partitions *st = w->stat;
 	const char *hp = w->o->hosts_partition;
 	struct partition *hosts = NULL;
-	size_t i, h, k;
+	uint64_t *ports;
+	size_t i, h, k, n = 0;
 	int r = 0;
 
 	for (i = 0; i < st->n && !r; i++) {
@@ -633,10 +693,18 @@ static int static_partitions(struct work *w)
 	if (!hosts)
 		return 0;
 	hosts->origin = PO_STATIC_HOSTS;
-	for (h = 0; h < w->f->nhosts && !r; h++)
-		for (k = 0; k < w->f->hosts[h].nports && !r; k++)
-			r = partition_add_member(hosts, w->f->hosts[h].ports[k],
-						 PM_FULL);
+	if (hosts->ndefs)
+		hosts->defs[hosts->ndefs - 1].origin = PO_STATIC_HOSTS;
+	for (h = 0; h < w->f->nhosts; h++)
+		n += w->f->hosts[h].nports;
+	ports = malloc((n + 1) * sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	for (h = 0, n = 0; h < w->f->nhosts; h++)
+		for (k = 0; k < w->f->hosts[h].nports; k++)
+			ports[n++] = w->f->hosts[h].ports[k];
+	r = partition_append_full(hosts, ports, n);
+	free(ports);
 	return r;
 }
 
@@ -942,9 +1010,16 @@ static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
 	return ix < iy ? -1 : ix > iy;
 }
 
+/* Entries membership pm takes in a port's table: both is two. */
+static size_t entries_of(enum pmember pm)
+{
+	return pm == PM_BOTH ? 2 : pm != PM_NONE;
+}
+
 /*
  * The entries the operator's partitions (the default one aside) take in
- * port g's table: ALL and ALL_CAS reach it, its GUID, the hosts partition.
+ * ConnectX-3 PF port g's table, as opensm reads them (g is a CA's port,
+ * maybe the SM's: the more of the two), the hosts partition one.
  */
 static size_t static_keys(const struct work *w, uint64_t g)
 {
@@ -953,12 +1028,12 @@ static size_t static_keys(const struct work *w, uint64_t g)
 
 	for (i = 0; i < w->stat->n; i++) {
 		const struct partition *p = &w->stat->p[i];
-		unsigned pm = partition_member(p, g) | p->kw[PKW_ALL] |
-			      p->kw[PKW_ALL_CAS];
+		size_t a = entries_of(partition_port(p, g, PCLASS_CA, false)),
+		       b = entries_of(partition_port(p, g, PCLASS_CA, true));
 
 		if (hp && !strcmp(p->name, hp))
-			pm |= PM_FULL;
-		n += pm == PM_BOTH ? 2 : pm != PM_NONE;
+			a = b = entries_of(PM_FULL);
+		n += a > b ? a : b;
 	}
 	return n;
 }

@@ -39,14 +39,20 @@
  *   members of the static file's partition IB_SERVICE_PARTITION names.
  *
  * The operator's static file (design decision 11; render_opts.stat) is
- * carried into the result as it reads, its default partition too (else
- * one-ib's: every port limited, the SM's full). Its P_Keys are reserved: a
- * network that asks for one is left out (the operator wins), but a static
+ * carried into the result as written (partconf.h: opensm reads exactly
+ * the operator's definitions), its default partition too (else one-ib's:
+ * every port limited, the SM's full). Its P_Keys are reserved: a network
+ * that asks for one is left out (the operator wins), but a static
  * partition that takes a network's installed partition is refused as a
- * whole. The partition hosts_partition names also gets every cloud host's
- * InfiniBand PF port as a full member, so a new host joins it without an
- * edit; it must be one no tenant VF is in (no ALL, no ALL_CAS), or the
- * hypervisors would be reachable from every VM.
+ * whole. The partition hosts_partition names (one of the static file's,
+ * and only one by that name) also gets every cloud host's InfiniBand PF
+ * port as a full member, appended after its last entry, so a new host
+ * joins it without an edit and stays full whatever came before (opensm's
+ * last entry for a port wins); it must be one no tenant VF is in as opensm
+ * reads it (no ALL, no ALL_CAS, no tenant GUID even limited), or the
+ * hypervisors would be reachable from that VM. A service network's
+ * endpoints in IB_SERVICE_PARTITION are the GUIDs opensm leaves full
+ * members of that partition whatever port they are.
  *
  * One tenant's bad data never freezes the others. What cannot be rendered
  * is left out, and each case is one note (a warning of the renderer, a
