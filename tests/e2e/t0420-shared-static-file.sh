@@ -9,8 +9,8 @@
 # - a network that asks for a key of the static file (set by oneadmin
 #   after vnet_create refused it, t0320) is left out with one warning, and
 #   the operator's partition is not touched;
-# - a hostile or broken static file (a tenant VF full, ALL=full, a key a
-#   tenant network holds, a file
+# - a hostile or broken static file (a tenant VF full, or a member of the
+#   hosts' partition at all, ALL=full, a key a tenant network holds, a file
 #   opensm refuses or reads past its text, a partition without a key) makes
 #   the hook fail with one line naming the line and why, and nothing is
 #   installed: the file opensm reads, its backup, and opensm all as they
@@ -97,6 +97,8 @@ hostile() { # WHY REGEX SED-SCRIPT
 }
 hostile "a tenant VF full in infra" "9: 0x02000000000b0000 \(VM 11 NIC 0\) is a tenant VF's port GUID: never a full member of the operator's infra \(0x0105\)" \
 	's/# login$/# login\n    , 0x02000000000b0000 ;/; s/^\(    0x0002C903000C0001\) ;/\1/'
+hostile "a tenant VF limited in the hosts' partition" "9: 0x02000000000b0000 \(VM 11 NIC 0\) is a tenant VF's port GUID: no member of ONEIB_HOSTS_PARTITION infra, whose hypervisors it would reach" \
+	's/# login$/# login\n    , 0x02000000000b0000=limited ;/; s/^\(    0x0002C903000C0001\) ;/\1/'
 hostile "ALL=full" "3: ALL=full would make every tenant VF a full member of Default \(0x7fff\)" \
 	's/^Default=0x7fff, ipoib : ALL=limited/Default=0x7fff, ipoib : ALL=full/'
 hostile "ALL_CAS with defmember=full" "10: ALL_CAS=full would make every tenant VF a full member of storage \(0x0200\)" \

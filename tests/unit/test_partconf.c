@@ -568,6 +568,38 @@ static void refuses_tenant_ports_both(void **state)
 	}
 }
 
+/*
+ * The cloud's hosts' partition, as the installer reads its mark: no
+ * tenant port in it at all, not even limited (it would reach every
+ * hypervisor), nor through a keyword.
+ */
+static void hosts_mark_takes_no_tenant(void **state)
+{
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	bad(HEAD DEF HOSTS "infra=0x0105 :\n\t0x0002c903000a0001=full,\n"
+			   "\t0x02000000000a0000=limited,\n"
+			   "\t0x248a070300002001=full ;\n",
+	    0,
+	    "line 7: 0x02000000000a0000 (VM 10 NIC 0) is a tenant VF's port "
+	    "GUID: no member of infra (0x0105), the partition of the cloud's "
+	    "hosts");
+	bad(HEAD DEF HOSTS "infra=0x0105 : ALL_CAS=limited,\n"
+			   "\t0x248a070300002001=full ;\n",
+	    0,
+	    "line 5: ALL_CAS=limited makes every tenant VF a member of infra "
+	    "(0x0105), the partition of the cloud's hosts");
+	/* the same as the static file's: the renderer's rules (its
+	 * ONEIB_HOSTS_PARTITION) decide */
+	assert_int_equal(parse(HEAD DEF STAT "infra=0x0105 : ALL_CAS=limited,\n"
+					     "\t0x248a070300002001=full ;\n",
+			       0, &m, err),
+			 0);
+	partitions_free(&m);
+}
+
 static void notes_round_trip(void **state)
 {
 	struct partitions m = { 0 }, back;
@@ -958,6 +990,7 @@ int main(void)
 		cmocka_unit_test(refuses_keyless),
 		cmocka_unit_test(refuses_tenant_ports_full),
 		cmocka_unit_test(refuses_tenant_ports_both),
+		cmocka_unit_test(hosts_mark_takes_no_tenant),
 		cmocka_unit_test(static_file),
 		cmocka_unit_test(hosts_appended),
 		cmocka_unit_test(renders_every_membership),

@@ -1434,6 +1434,64 @@ static void hosts_partition_no_tenant_joins(void **state)
 }
 
 /*
+ * Found by a reviewer: the hosts partition listing a tenant VF's GUID,
+ * even as a limited member, lets that VM reach every hypervisor (full
+ * members there). Refused, in any form opensm reads (abbreviated, by
+ * defmember, in a second definition of the key), with the line of the
+ * entry opensm reads last for it. Nothing in opensm's grammar takes a
+ * port out again ("NONE" adds nothing), so no later entry saves it.
+ */
+static void hosts_partition_no_tenant_guid(void **state)
+{
+	static const char *const listed[] = {
+		"infra=0x0105, ipoib : 0x0002c903000a0001=full,\n"
+		"    0x02000000002a0000=limited ;\n",
+		"infra=0x0105, ipoib : 0x02000000002a0000=l ;\n",
+		"infra=0x0105 : 0x0002c903000a0001 ;\n"
+		"infra=0x0105 :\n    0x02000000002a0000 ;\n",
+		/* the old MAC form */
+		"infra=0x0105 : 0x0002c903000a0001=full,\n"
+		"    0x0200c0fffea80105 ;\n",
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(listed) / sizeof(*listed); i++) {
+		read_site(listed[i], &st);
+		assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+					    TWO_NETS(PKEY("0x8102")), &o, &m,
+					    err, sizeof(err)),
+				 -EINVAL);
+		assert_null(m.p);
+		if (!strstr(err, "is a tenant VF's port GUID: no member of "
+				 "ONEIB_HOSTS_PARTITION infra, whose "
+				 "hypervisors it would reach"))
+			fail_msg("%s: '%s'", listed[i], err);
+		partitions_free(&st);
+	}
+	assert_string_equal(err, "site.conf line 2: 0x0200c0fffea80105 (MAC "
+				 "02:00:c0:a8:01:05 (old GUID)) is a tenant "
+				 "VF's port GUID: no member of "
+				 "ONEIB_HOSTS_PARTITION infra, whose "
+				 "hypervisors it would reach");
+	/* two partitions of that name (opensm lets names repeat) */
+	read_site("infra=0x0105 : ;\ninfra=0x0106 : ;\n", &st);
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "ONEIB_HOSTS_PARTITION 'infra' names 2 "
+				 "partitions of site.conf: give the hosts' one "
+				 "a name of its own");
+	partitions_free(&st);
+}
+
+/*
  * The operator's partitions carried as written (opensm reads what the
  * operator wrote: the order of its members is its meaning), the hosts'
  * PF ports after the hosts partition's last entry, full (the last entry
@@ -2075,6 +2133,7 @@ int main(void)
 		cmocka_unit_test(service_networks),
 		cmocka_unit_test(kept_service_partition),
 		cmocka_unit_test(hosts_partition_no_tenant_joins),
+		cmocka_unit_test(hosts_partition_no_tenant_guid),
 		cmocka_unit_test(static_partitions_as_opensm_reads_them),
 		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
 		cmocka_unit_test(legacy_guids_limited_in_service_networks),

@@ -235,6 +235,7 @@ static int check_hosts(struct work *w)
 {
 	const char *hp = w->o->hosts_partition;
 	const struct partition *hosts = partitions_find_name(w->stat, hp);
+	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
 	struct tenant_hit h;
 
 	if (!hosts) {
@@ -261,13 +262,21 @@ static int check_hosts(struct work *w)
 	default:
 		return -ENOMEM;
 	}
-	if (h.guid)
-		return 0;
+	if (!h.guid) {
+		err_set(w->err, w->errlen,
+			"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant "
+			"VF as a member (%s): give the hosts a partition no "
+			"tenant joins",
+			partwork_stat_label(w), h.line, hosts->name,
+			partconf_keyword[h.kind]);
+		return -EINVAL;
+	}
+	guid_fmt_hex(h.guid, g);
+	guid_describe(h.guid, desc);
 	err_set(w->err, w->errlen,
-		"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant VF as a "
-		"member (%s): give the hosts a partition no tenant joins",
-		partwork_stat_label(w), h.line, hosts->name,
-		partconf_keyword[h.kind]);
+		"%s line %d: %s (%s) is a tenant VF's port GUID: no member of "
+		"ONEIB_HOSTS_PARTITION %s, whose hypervisors it would reach",
+		partwork_stat_label(w), h.line, g, desc, hosts->name);
 	return -EINVAL;
 }
 

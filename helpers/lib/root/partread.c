@@ -687,7 +687,8 @@ static int build(struct reader *rd, const size_t *v, size_t n,
 /*
  * Nothing of the operator's, nor one-ib's default partition, makes a
  * tenant port a full member (design decision 11); a network's own
- * partition may.
+ * partition may. The cloud's hosts' partition (its mark) takes no tenant
+ * port at all.
  */
 static int check_tenants(struct reader *rd, const struct partition *p)
 {
@@ -721,6 +722,27 @@ static int check_tenants(struct reader *rd, const struct partition *p)
 	}
 	if (r < 0)
 		return nomem(rd);
+	if (p->origin != PO_STATIC_HOSTS)
+		return 0;
+	r = partition_tenant_hit(p, PM_LIMITED, &h);
+	if (r < 0)
+		return nomem(rd);
+	if (r == 1 && !h.guid)
+		return fail(rd, h.line,
+			    "%s=%s makes every tenant VF a member of %s "
+			    "(0x%04x), the partition of the cloud's hosts",
+			    partconf_keyword[h.kind],
+			    partconf_member_word[h.pm], p->name, p->pkey);
+	if (r == 1) {
+		char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+
+		guid_fmt_hex(h.guid, g);
+		guid_describe(h.guid, desc);
+		return fail(rd, h.line,
+			    "%s (%s) is a tenant VF's port GUID: no member of "
+			    "%s (0x%04x), the partition of the cloud's hosts",
+			    g, desc, p->name, p->pkey);
+	}
 	return 0;
 }
 
