@@ -857,7 +857,7 @@ static int cmd_verify(int argc, char **argv, void *ctx)
 	r = fabric_scan(ca, port, timeout, oc.m_key_protection ? oc.m_key : 0,
 			&f, err, sizeof(err));
 	if (!r)
-		r = partitions_verify(&m, &f, &res);
+		r = partitions_verify(&m, &f, oc.allow_both_pkeys, &res);
 	if (!r)
 		r = sa_open(&sa, ca, port, timeout, err, sizeof(err));
 	if (!r)

@@ -72,7 +72,7 @@ static void verify(const struct partitions *m, uint16_t *k0, size_t n0,
 	f.p = p;
 	f.n = 3;
 	f.sm_lid = 1;
-	assert_int_equal(partitions_verify(m, &f, res), 0);
+	assert_int_equal(partitions_verify(m, &f, false, res), 0);
 }
 
 static void entries_equal(const uint16_t *got, size_t n, const uint16_t *want,
@@ -215,7 +215,7 @@ static void one_entry_beyond_the_table(void **state)
 			p[1].sw_enf_cap = 2;
 		else
 			p[1].pcap = 2;
-		assert_int_equal(partitions_verify(&m, &f, &res), 0);
+		assert_int_equal(partitions_verify(&m, &f, false, &res), 0);
 		assert_int_equal(res.ncap, 0);
 		verify_result_free(&res);
 
@@ -226,7 +226,7 @@ static void one_entry_beyond_the_table(void **state)
 			p[1].pcap = 1;
 		p[1].pkeys = full1;
 		p[1].npkeys = 1;
-		assert_int_equal(partitions_verify(&m, &f, &res), 0);
+		assert_int_equal(partitions_verify(&m, &f, false, &res), 0);
 		if (res.ncap != 1)
 			fail_msg("%s capacity 1, 2 entries: %zu reported",
 				 side ? "switch" : "port", res.ncap);
@@ -271,6 +271,59 @@ static void tenant_full_in_default(void **state)
 	partitions_free(&m);
 }
 
+/*
+ * The operator's partitions as opensm programs them: entries in order,
+ * the last one for a port winning (servers listed full, then
+ * ALL_CAS=limited: limited), the SM's port limited after SELF=full,
+ * ALL=limited, and "both" full only unless opensm allows both keys.
+ */
+static void tables_as_opensm_reads_them(void **state)
+{
+	static const char text[] = "Default=0x7fff, ipoib : SELF=full, "
+				   "ALL=limited ;\n"
+				   "storage=0x0200, ipoib : "
+				   "0x0002c903000a0001=full, ALL_CAS=limited "
+				   ";\n"
+				   "lab=0x0300 : 0x0200000000010000=limited, "
+				   "0x0002c903000a0001=both ;\n";
+	uint16_t vm[] = { 0x0200, 0x0300, 0x7fff },
+		 stor[] = { 0x0200, 0x7fff, 0x8300 },
+		 stor_both[] = { 0x0200, 0x0300, 0x7fff, 0x8300 },
+		 sm[] = { 0x0200, 0x7fff };
+	struct fabric_port p[3];
+	struct fabric f = { 0 };
+	struct verify_result res;
+	struct partitions m;
+	char err[256] = "";
+
+	(void)state;
+	if (partconf_parse(text, strlen(text), PARTCONF_STATIC, &m, err,
+			   sizeof(err)))
+		fail_msg("%s", err);
+	p[0] = ca(VM1_NIC0, 2, vm, 3);
+	p[1] = ca(STORAGE, 4, stor, 3);
+	p[2] = ca(0x0002c90300000001ULL, 1, sm, 2);
+	f.p = p;
+	f.n = 3;
+	f.sm_lid = 1;
+	assert_int_equal(partitions_verify(&m, &f, false, &res), 0);
+	if (res.ndrift)
+		fail_msg("port %zu drifts", (size_t)(res.drift[0].port - p));
+	verify_result_free(&res);
+	/* with allow_both_pkeys TRUE, "both" is both entries */
+	assert_int_equal(partitions_verify(&m, &f, true, &res), 0);
+	assert_int_equal(res.ndrift, 1);
+	assert_ptr_equal(res.drift[0].port, &p[1]);
+	entries_equal(res.drift[0].want, res.drift[0].nwant, stor_both, 4);
+	verify_result_free(&res);
+	p[1].pkeys = stor_both;
+	p[1].npkeys = 4;
+	assert_int_equal(partitions_verify(&m, &f, true, &res), 0);
+	assert_int_equal(res.ndrift, 0);
+	verify_result_free(&res);
+	partitions_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +331,7 @@ int main(void)
 		cmocka_unit_test(tenant_full_in_default),
 		cmocka_unit_test(membership_bit_is_drift),
 		cmocka_unit_test(one_entry_beyond_the_table),
+		cmocka_unit_test(tables_as_opensm_reads_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

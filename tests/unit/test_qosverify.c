@@ -273,6 +273,16 @@ static void osmconf_policy_file(void **state)
 		osmconf_parse(text, strlen(text), &oc, err, sizeof(err)), 0);
 	assert_true(oc.qos);
 	assert_string_equal(oc.policy_file, "/etc/opensm/one.conf");
+	/* allow_both_pkeys as opensm reads a boolean: "TRUE" or not */
+	assert_false(oc.allow_both_pkeys);
+	assert_int_equal(osmconf_parse("allow_both_pkeys TRUE\n", 22, &oc, err,
+				       sizeof(err)),
+			 0);
+	assert_true(oc.allow_both_pkeys);
+	assert_int_equal(osmconf_parse("allow_both_pkeys true\n", 22, &oc, err,
+				       sizeof(err)),
+			 0);
+	assert_false(oc.allow_both_pkeys);
 }
 
 int main(void)
