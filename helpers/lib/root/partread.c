@@ -876,38 +876,55 @@ static int number_carried(struct reader *rd)
 	return 0;
 }
 
-/* Names: the static file's not of one-ib's form; one-ib's once. */
+static int cmp_name(const void *a, const void *b)
+{
+	const struct partition *x = *(struct partition *const *)a,
+			       *y = *(struct partition *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * Names: the static file's not of one-ib's form; in a file one-ib writes,
+ * one-ib's each once (partition_vnet_id finds a network's by its name).
+ */
 static int check_names(struct reader *rd)
 {
 	const struct partitions *m = rd->out;
-	size_t i, j;
+	const struct partition **v;
+	size_t i, n = 0;
+	int r = 0;
 
 	for (i = 0; i <= m->n; i++) {
 		const struct partition *p = partitions_at(m, i);
 
-		if (!p)
-			continue;
-		if ((rd->flags & PARTCONF_STATIC) &&
+		if (p && (rd->flags & PARTCONF_STATIC) &&
 		    partition_vnet_id(p->name) >= 0)
 			return fail(rd, p->line,
 				    "partition name %s: names vnet<ID>... and "
 				    "one_vnet_... are one-ib's networks'",
 				    p->name);
-		if (rd->flags & (PARTCONF_STATIC | PARTCONF_ANY) ||
-		    p->origin != PO_ONEIB)
-			continue;
-		for (j = 0; j <= m->n; j++) {
-			const struct partition *q = partitions_at(m, j);
-
-			if (q && q != p && !strcmp(q->name, p->name))
-				return fail(rd,
-					    q->line > p->line ? q->line
-							      : p->line,
-					    "partition name %s given twice",
-					    p->name);
-		}
 	}
-	return 0;
+	if (rd->flags & (PARTCONF_STATIC | PARTCONF_ANY))
+		return 0;
+	v = malloc((m->n + 2) * sizeof(*v));
+	if (!v)
+		return nomem(rd);
+	for (i = 0; i <= m->n; i++)
+		if (partitions_at(m, i))
+			v[n++] = partitions_at(m, i);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	for (i = 1; i < n && !r; i++)
+		if (!strcmp(v[i]->name, v[i - 1]->name) &&
+		    (v[i]->origin == PO_ONEIB || v[i - 1]->origin == PO_ONEIB))
+			r = fail(rd, v[i]->line,
+				 "partition name %s given twice", v[i]->name);
+	free(v);
+	return r;
 }
 
 /* The definitions read into out: by key, each key's in file order. */
