@@ -16,7 +16,9 @@
 #   a key in two definitions, a GUID twice;
 # - groups: mgid= lines (one reading its comment as flags, one taking the
 #   members after it on its line as flags), scope=, Q_Key=, TClass=,
-#   FlowLabel=, a flag opensm does not know, indx0 (index 0);
+#   FlowLabel=, a flag opensm does not know, indx0 (index 0): the same
+#   multicast groups too (MGID, MTU, key, rate, SL), as the SA shows them
+#   to the member ports;
 # - open: a file that ends without its last ';'.
 # Then with the cloud (tenants, a service network, the hosts partition):
 # the static keys as opensm alone has them, but the hypervisors' PF ports
@@ -45,6 +47,20 @@ tables() {
 			awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) if ($i != "0x0000") print $i }' |
 			sort | tr '\n' ' ')"
 	done
+}
+
+# the multicast groups the SA shows the static file's member ports (it
+# shows a port only its partitions' groups), one line each: MGID, MTU,
+# P_Key, rate, SL; the default partition's broadcast group aside
+# (one-ib's own default partition has ipoib)
+groups() {
+	local n
+	for n in stor1 stor2 login; do
+		sim_client "$n" saquery -g 2>/dev/null | awk -F'[.]+' '
+			/MGID/ { if (g) print g; g = $2; next }
+			/pkey|Mtu|Rate|SL|Qkey/ { g = g " " $2 }
+			END { if (g) print g }'
+	done | grep -vi ' 0x[7f]fff' | sort -u
 }
 
 opensm_reads() { # FILE
@@ -79,13 +95,20 @@ same_as_opensm() { # CASE VERIFY(yes|no): $TEST_TMP/$CASE.conf
 	local f=$TEST_TMP/$case.conf
 	opensm_reads "$f"
 	tables >"$TEST_TMP/$case.alone"
+	[ "$2" = yes ] && groups >"$TEST_TMP/$case.groups-alone"
 	[ "$2" = yes ] && verified "the operator's file alone"
+	# opensm keeps a partition's groups while it has members: start the
+	# carried file from a fabric without them
+	opensm_reads "$TEST_TMP/default-only.conf"
 	assert_ok "$case: rendered" -- "$PART" render --static "$f" "$TEST_TMP/none.xml"
 	cp "$LAST_OUT" "$TEST_TMP/$case.rendered"
 	install_rendered "$TEST_TMP/$case.rendered"
 	tables >"$TEST_TMP/$case.carried"
 	assert_file_eq "$TEST_TMP/$case.alone" "$TEST_TMP/$case.carried" \
 		"$case: every port's P_Keys, membership bits and index 0 as from the file alone"
+	[ "$2" = yes ] && groups >"$TEST_TMP/$case.groups-carried" &&
+		assert_file_eq "$TEST_TMP/$case.groups-alone" "$TEST_TMP/$case.groups-carried" \
+			"$case: the multicast groups as from the file alone"
 	[ "$2" = yes ] && verified "the rendered file"
 }
 
@@ -137,6 +160,10 @@ same_as_opensm groups yes
 node_has groups stor1 "i0=0x8105 0x7fff 0x8105 0x8200 $"
 node_has groups login "i0=0x8105 0x7fff 0x8105 $"
 node_has groups stor2 "i0=0x7fff 0x7fff $"
+assert_match "^ff12:401b:8105::1 0x84 0x8105 0x83 0x0$" "$(cat "$TEST_TMP/groups.groups-carried")" \
+	"groups: the mgid= line's IPv4 group, in infra's key"
+assert_match "^ff12::1 0x84 0x8200 " "$(cat "$TEST_TMP/groups.groups-carried")" \
+	"groups: storage's group, though its members after it on the line are its flags"
 
 printf 'lab=0x0300 : 0x0002c903000a0001=full,\n    0x0002c903000b0001=full    # no ";" at the end\n' \
 	>"$TEST_TMP/open.conf"
