@@ -503,6 +503,13 @@ static void refuses_tenant_ports_full(void **state)
 			 0);
 	assert_int_equal(ca(&m, 0x0101, VM10), PM_LIMITED);
 	partitions_free(&m);
+	/* ... and a keyword after the GUID counts for it too */
+	assert_int_equal(parse("a=0x0101 : 0x02000000000a0000=full,\n"
+			       "  ALL_CAS=limited ;",
+			       PARTCONF_STATIC, &m, err),
+			 0);
+	assert_int_equal(ca(&m, 0x0101, VM10), PM_LIMITED);
+	partitions_free(&m);
 	/* a network's own partition: yes; limited anywhere: yes */
 	assert_int_equal(parse(DEF ONEIB "a=0x0101 : 0x02000000000a0000=full "
 					 ";\n# from: the static file\n"
