@@ -131,9 +131,11 @@ static void unreadable_or_none(void **state)
 	char why[512];
 
 	(void)state;
+	/* a GUID opensm cannot read (a file cut short before its last ";"
+	 * it reads as far as it goes) */
 	assert_int_equal(against("Default=0x7fff, ipoib : ALL=limited ;\n"
 				 "vnet5_tenant-a=0x0101, ipoib : "
-				 "0x02000000000a0000=full\n",
+				 "0x02000000000a00zz=full ;\n",
 				 why, sizeof(why)),
 			 PARTDIFF_UNREADABLE);
 	assert_non_null(strstr(why, "line"));
