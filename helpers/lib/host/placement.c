@@ -124,8 +124,18 @@ void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 		long n = placement_pf_free(h, l, guids);
 		bool ready = false;
 
-		for (p = 0; p < h->nports; p++)
-			ready = ready || ib_port_ready(&h->ports[p], guids);
+		for (p = 0; p < h->nports; p++) {
+			int r = h->ports[p].rail;
+
+			if (!ib_port_ready(&h->ports[p], guids))
+				continue;
+			ready = true;
+			if (r < 0 || r > RAIL_MAX)
+				continue;
+			if (!rail_set_has(&out->rails, r))
+				rail_set_add(&out->rails, r);
+			out->rail[r] += n;
+		}
 		out->total += n;
 		out->usable += n + pf_leased(h, l, guids);
 		if (!h->has_pci || !ready || h->numa_node < 0 ||
@@ -134,6 +144,9 @@ void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 		out->node[h->numa_node] += n;
 		out->nodes |= (uint64_t)1 << h->numa_node;
 	}
+	for (i = 0; i <= RAIL_MAX; i++)
+		out->rails_free += rail_set_has(&out->rails, (int)i) &&
+				   out->rail[i] > 0;
 }
 
 static void count(const struct hca_list *hcas,

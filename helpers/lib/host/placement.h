@@ -31,6 +31,7 @@
 #include "host/hca.h"
 #include "host/lease.h"
 #include "host/onexml.h"
+#include "host/rails.h"
 #include "host/virt.h"
 
 struct placement_request {
@@ -96,6 +97,11 @@ struct placement_free {
 	long usable;
 	long node[PLACEMENT_MAX_NODES]; /* by the PF's NUMA node */
 	uint64_t nodes; /* bit n: node n has a PF with a ready port */
+	/* by rail (host/rails.h): a ready port's PF's free VFs (a ConnectX-3
+	 * VF serving two ports counts on both rails, as IB_PF_FREE counts) */
+	long rail[RAIL_MAX + 1];
+	struct rail_set rails; /* the rails of ready ports */
+	int rails_free; /* how many of them have a free VF: IB_RAILS_FREE */
 };
 
 void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
