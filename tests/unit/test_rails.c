@@ -285,6 +285,57 @@ static void nearest_rails(void **state)
 	assert_false(rail_set_has(&s, 4));
 }
 
+static void hints(void **state)
+{
+	struct rail_hint *h, two[] = { { 5, 1 }, { 0, 3 } };
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(rail_hints_parse("", &h, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	assert_null(h);
+	assert_int_equal(rail_hints_parse("0=3,1=5,12=0,65535=255", &h, &n, err,
+					  sizeof(err)),
+			 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(rail_hint_find(h, n, 1), 5);
+	assert_int_equal(rail_hint_find(h, n, 12), 0);
+	assert_int_equal(rail_hint_find(h, n, 65535), 255);
+	assert_int_equal(rail_hint_find(h, n, 2), -1);
+	free(h);
+	static const char *const bad[] = { "0=3,",    "0=3,0=4", "x=1",	 "0=",
+					   "=1",      "0=256",	 "0=01", "1",
+					   "0=3;1=4", "-1=2",	 ",0=1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[256];
+
+		snprintf(want, sizeof(want),
+			 "--rails: '%s' is not NIC=RAIL pairs, each NIC once "
+			 "(0=3,1=5)",
+			 bad[i]);
+		assert_int_equal(rail_hints_parse(bad[i], &h, &n, err,
+						  sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, want);
+		assert_null(h);
+	}
+	/* formatted by NIC ID, read back the same */
+	assert_int_equal(rail_hints_fmt(two, 2, &sb), 0);
+	assert_string_equal(sb_str(&sb), "0=3,5=1");
+	assert_int_equal(
+		rail_hints_parse(sb_str(&sb), &h, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rail_hint_find(h, n, 5), 1);
+	free(h);
+	sb_release(&sb);
+	/* rail_of_port: -2 for a port the host lacks */
+	rails_assign(&hcas, NULL);
+	assert_int_equal(rail_of_port(&hcas, &hv[0].addr, 2), 1);
+	assert_int_equal(rail_of_port(&hcas, &hv[1].addr, 1), -1);
+	assert_int_equal(rail_of_port(&hcas, &hv[1].addr, 2), -2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +344,7 @@ int main(void)
 		cmocka_unit_test_setup(by_leaf, setup),
 		cmocka_unit_test_setup(leaves_file, setup),
 		cmocka_unit_test_setup(nearest_rails, setup),
+		cmocka_unit_test_setup(hints, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

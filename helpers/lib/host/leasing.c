@@ -163,8 +163,11 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 
 	for (i = 0; i < n; i++) {
 		const struct ib_nic *nic = &nics[i];
-		const struct placement_request rq = { vmid, nic, numa_nodes,
-						      programs(s->cfg) };
+		const struct placement_request rq = { .vmid = vmid,
+						      .nic = nic,
+						      .numa_nodes = numa_nodes,
+						      .guids = programs(
+							      s->cfg) };
 		long k = ledger_find_nic(l, vmid, nic->nic_id);
 		struct vf *own = k >= 0 ? host_vf(&s->hcas, &l->v[k].vf) : NULL;
 		struct lease x = { 0 };

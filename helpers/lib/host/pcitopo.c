@@ -174,24 +174,25 @@ static int dev_cmp(const void *a, const void *b)
 	return pci_addr_cmp(&x->addr, &y->addr);
 }
 
-/* What a function is, into d; false when it is none of ours to list. */
-static bool read_dev(const char *bdf, struct pt_dev *d)
+/* What the function at bdf is, into d: class, ids, driver, place, node.
+ * -ENOENT when sysfs has no class file for it (no such function). */
+static int read_facts(const char *bdf, struct pt_dev *d)
 {
 	char path[PATH_MAX];
 	long v;
+	int r;
 
-	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/class", bdf) ||
-	    sysfs_read_long(path, &v) || v < 0 || v > 0xffffff)
-		return false;
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/class", bdf))
+		return -ENAMETOOLONG;
+	r = sysfs_read_long(path, &v);
+	if (r)
+		return r;
+	if (v < 0 || v > 0xffffff)
+		return -EINVAL;
 	d->class_code = (uint32_t)v;
-	if ((d->class_code >> 16) == 0x06)
-		return false; /* bridges, host bridges, ... */
 	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", bdf) ||
 	    sysfs_link_name(path, d->driver, sizeof(d->driver)))
 		d->driver[0] = '\0';
-	if (!pci_class_is_gpu(d->class_code) && strcmp(d->driver, "vfio-pci") &&
-	    strcmp(d->driver, "pci-stub"))
-		return false;
 	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/vendor", bdf) &&
 	    !sysfs_read_long(path, &v))
 		d->vendor_id = (uint16_t)v;
@@ -202,7 +203,47 @@ static bool read_dev(const char *bdf, struct pt_dev *d)
 	if (!path_fmt(path, sizeof(path), SYS_PCI "/%s/numa_node", bdf) &&
 	    !sysfs_read_long(path, &v) && v >= 0 && v <= INT_MAX)
 		d->place.numa_node = (int)v;
-	return true;
+	return 0;
+}
+
+int pt_dev_read(const struct pci_addr *a, struct pt_dev *out)
+{
+	char bdf[PCI_ADDR_STRLEN];
+
+	memset(out, 0, sizeof(*out));
+	out->addr = *a;
+	out->place.numa_node = -1;
+	pci_addr_fmt(a, bdf);
+	return read_facts(bdf, out);
+}
+
+/* Is it one a VM can be given through PCI=[...]? */
+static bool passable(const struct pt_dev *d)
+{
+	if ((d->class_code >> 16) == 0x06)
+		return false; /* bridges, host bridges, ... */
+	return pci_class_is_gpu(d->class_code) ||
+	       !strcmp(d->driver, "vfio-pci") || !strcmp(d->driver, "pci-stub");
+}
+
+/* What a function is, into d; false when it is none of ours to list. Its
+ * class and driver decide before anything else of it is read. */
+static bool read_dev(const char *bdf, struct pt_dev *d)
+{
+	char path[PATH_MAX];
+	long v;
+
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/class", bdf) ||
+	    sysfs_read_long(path, &v) || v < 0 || v > 0xffffff)
+		return false;
+	d->class_code = (uint32_t)v;
+	if (path_fmt(path, sizeof(path), SYS_PCI "/%s/driver", bdf) ||
+	    sysfs_link_name(path, d->driver, sizeof(d->driver)))
+		d->driver[0] = '\0';
+	if (!passable(d))
+		return false;
+	d->place.numa_node = -1;
+	return !read_facts(bdf, d);
 }
 
 int pt_dev_scan(const struct pci_addr *skip, size_t nskip,

@@ -112,4 +112,10 @@ int pt_dev_scan(const struct pci_addr *skip, size_t nskip,
 		struct pt_dev_list *out);
 void pt_dev_list_free(struct pt_dev_list *l);
 
+/*
+ * The function at a, read as pt_dev_scan reads one, whatever it is (the
+ * deployment names it): 0, -ENOENT when sysfs has no such function.
+ */
+int pt_dev_read(const struct pci_addr *a, struct pt_dev *out);
+
 #endif
