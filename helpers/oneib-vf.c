@@ -12,9 +12,14 @@
  *       [--domain-gone]   right after the stock shutdown/cancel ended
  *       the VM's domain: libvirt is not asked (deploy stays the gate)
  *   oneib-vf lease --vm 42 --vm-xml FILE [--nic N | --mac MAC] [--reserve]
+ *       [--rails 0=3,1=5]
  *       a VF for each InfiniBand NIC (or that one), programmed; with
- *       --reserve set aside for a migration and not programmed. Prints
- *       "<VF> <hostdev XML>" per NIC, the device virsh attach-device takes
+ *       --reserve set aside for a migration and not programmed; with
+ *       --rails each NIC on the rail it had, where this host has it.
+ *       Prints "<VF> <hostdev XML>" per NIC, the device virsh
+ *       attach-device takes
+ *   oneib-vf rails --vm 42
+ *       the rail each NIC's lease here is on, "0=3,1=5", for --rails
  *   oneib-vf hostdevs --vm 42 [--nic N | --vm-xml FILE --mac MAC]
  *       [--held | --not-held]   the same lines for the VM's leases, those
  *       its domain holds (with any IB VF it holds without one), or not
@@ -33,12 +38,15 @@
  * Common options: --ledger DIR (/var/lib/one/ib), --connect URI (libvirt,
  * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system), --owner PID
  * (the action the leases taken are for: the kvm-ib script that runs
- * oneib-vf; reconcile never takes them while it runs).
+ * oneib-vf; reconcile never takes them while it runs), --rail-map MAP
+ * (ONEIB_RAIL_MAP: rails by leaf switch, host/rails.h).
  *
  * A VF is chosen among ACTIVE InfiniBand ports (or the IB_PF/IB_PORT the
  * network pins) whose VFs can get their GUIDs (the port-ready rule of
- * lib/host/hca.h), on the NUMA node of the VM's pinned vCPUs first, lowest
- * free VF index first; a VF any libvirt domain holds is never chosen.
+ * lib/host/hca.h), by lib/host/placement.h: a rail the NIC's siblings on
+ * its network do not hold (IB_RAILS), beside the GPU it pairs with
+ * (IB_AFFINITY), on the NUMA node of the VM's pinned vCPUs, lowest rail
+ * and free VF index first; a VF any libvirt domain holds is never chosen.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +62,7 @@
 #include "host/leasing.h"
 #include "core/log.h"
 #include "host/onexml.h"
+#include "host/rails.h"
 #include "core/pkey.h"
 #include "core/strbuf.h"
 
@@ -70,6 +79,8 @@ struct ctx {
 	bool reserve;
 	enum leasing_which which;
 	bool domain_gone;
+	struct rail_hint *hints; /* --rails */
+	size_t nhints;
 };
 
 static void usage(FILE *f)
@@ -79,6 +90,8 @@ static void usage(FILE *f)
 	      "--mac MAC] [--domain-gone]\n"
 	      "       oneib-vf lease --vm ID --vm-xml FILE [--nic N | --mac "
 	      "MAC] [--reserve]\n"
+	      "                      [--rails NIC=RAIL,...]\n"
+	      "       oneib-vf rails --vm ID\n"
 	      "       oneib-vf hostdevs --vm ID [--nic N | --vm-xml FILE "
 	      "--mac MAC] [--held | --not-held]\n"
 	      "       oneib-vf list [--format=table|json]\n"
@@ -86,6 +99,7 @@ static void usage(FILE *f)
 	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND, "
 	      "--owner "
 	      "PID,\n"
+	      "         --rail-map MAP (ONEIB_RAIL_MAP),\n"
 	      "         --cloud-id N (0-255, the same on every host and the "
 	      "partitions renderer)\n",
 	      f);
@@ -253,8 +267,8 @@ static int cmd_lease(const struct ctx *c)
 	if (!r && nic_id == NOT_IB)
 		r = -ENOENT; /* err says which */
 	if (!r)
-		r = leasing_lease(&c->cfg, &vm, nic_id, c->reserve, &out, err,
-				  sizeof(err));
+		r = leasing_lease(&c->cfg, &vm, nic_id, c->reserve, c->hints,
+				  c->nhints, &out, err, sizeof(err));
 	if (!r && (fwrite(sb_str(&out), 1, out.len, stdout) != out.len ||
 		   fflush(stdout))) {
 		/* Committed: the caller releases on failure. */
@@ -265,6 +279,25 @@ static int cmd_lease(const struct ctx *c)
 	if (r)
 		log_msg("%s", err[0] ? err : strerror(-r));
 	one_vm_free(&vm);
+	sb_release(&out);
+	return r ? 1 : 0;
+}
+
+static int cmd_rails(const struct ctx *c)
+{
+	struct strbuf out = STRBUF_INIT;
+	char err[ERRLEN] = "";
+	int r;
+
+	if (c->vmid < 0) {
+		log_msg("rails needs --vm ID");
+		return 2;
+	}
+	r = leasing_rails(&c->cfg, c->vmid, &out, err, sizeof(err));
+	if (!r)
+		printf("%s\n", sb_str(&out));
+	else
+		log_msg("%s", err[0] ? err : strerror(-r));
 	sb_release(&out);
 	return r ? 1 : 0;
 }
@@ -437,6 +470,34 @@ static int cmd_list(const struct ctx *c)
 	return 0;
 }
 
+/* git's commands[]: each command, the function that runs it. */
+static const struct {
+	const char *name;
+	int (*fn)(const struct ctx *);
+} commands[] = {
+	{ "deploy", cmd_deploy }, { "release", cmd_release },
+	{ "lease", cmd_lease },	  { "hostdevs", cmd_hostdevs },
+	{ "list", cmd_list },	  { "reconcile", cmd_reconcile },
+	{ "rails", cmd_rails },
+};
+
+static int run(const struct ctx *c, const char *cmd, int argc, char **argv)
+{
+	size_t i;
+
+	if (optind != argc) {
+		log_msg("unexpected argument '%s'", argv[optind]);
+		return 2;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(c);
+	log_msg("unknown command '%s' (deploy, release, lease, hostdevs, list, "
+		"reconcile, rails)",
+		str_sanitize(cmd).s);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -455,6 +516,8 @@ int main(int argc, char **argv)
 		{ "held", no_argument, NULL, 'H' },
 		{ "not-held", no_argument, NULL, 'N' },
 		{ "domain-gone", no_argument, NULL, 'G' },
+		{ "rails", required_argument, NULL, 'r' },
+		{ "rail-map", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -467,8 +530,11 @@ int main(int argc, char **argv)
 		.nic_id = -1,
 		.which = LEASING_LEASED,
 	};
+	const char *rails = NULL, *rail_map = NULL;
+	struct rail_map map = { 0 };
+	char err[ERRLEN];
 	const char *cmd;
-	int o, grace, owner;
+	int o, grace, owner, rc;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -549,6 +615,12 @@ int main(int argc, char **argv)
 		case 'G':
 			c.domain_gone = true;
 			break;
+		case 'r':
+			rails = optarg;
+			break;
+		case 'M':
+			rail_map = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -557,24 +629,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		log_msg("unexpected argument '%s'", argv[optind]);
+	/* Parsed after the other options, which may return early. */
+	if (rails &&
+	    rail_hints_parse(rails, &c.hints, &c.nhints, err, sizeof(err))) {
+		log_msg("%s", err);
 		return 2;
 	}
-	if (!strcmp(cmd, "deploy"))
-		return cmd_deploy(&c);
-	if (!strcmp(cmd, "release"))
-		return cmd_release(&c);
-	if (!strcmp(cmd, "reconcile"))
-		return cmd_reconcile(&c);
-	if (!strcmp(cmd, "list"))
-		return cmd_list(&c);
-	if (!strcmp(cmd, "lease"))
-		return cmd_lease(&c);
-	if (!strcmp(cmd, "hostdevs"))
-		return cmd_hostdevs(&c);
-	log_msg("unknown command '%s' (deploy, release, lease, hostdevs, list, "
-		"reconcile)",
-		str_sanitize(cmd).s);
-	return 2;
+	if (rail_map && rail_map_parse(rail_map, &map, err, sizeof(err))) {
+		log_msg("--rail-map: %s", err);
+		free(c.hints);
+		return 2;
+	}
+	c.cfg.rail_map = &map;
+	rc = run(&c, cmd, argc, argv);
+	free(c.hints);
+	rail_map_free(&map);
+	return rc;
 }

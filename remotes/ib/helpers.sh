@@ -43,7 +43,7 @@ ONEIB_BIN=$ONEIB_REMOTES/ib/bin
 # --- the helpers, with this host's settings -----------------------------------
 
 # oneib_vf CMD [ARGS...]: oneib-vf with this host's ledger, libvirt,
-# oneib-pkey command and cloud id (every command takes all four), and the
+# oneib-pkey command, cloud id and rail map (every command takes all), and the
 # action the leases it takes are for, when the caller set ONEIB_OWNER (its
 # pid: reconcile never takes them while that process runs).
 oneib_vf() {
@@ -51,7 +51,8 @@ oneib_vf() {
 	shift
 	"$ONEIB_BIN/oneib-vf" "$_oneib_cmd" --ledger "$ONEIB_LEDGER_DIR" \
 		--connect "$LIBVIRT_URI" --pkey-cmd "$ONEIB_PKEY" \
-		--cloud-id "$ONEIB_CLOUD_ID" ${ONEIB_OWNER:+--owner "$ONEIB_OWNER"} "$@"
+		--cloud-id "$ONEIB_CLOUD_ID" --rail-map "$ONEIB_RAIL_MAP" \
+		${ONEIB_OWNER:+--owner "$ONEIB_OWNER"} "$@"
 }
 
 # oneib_discover FORMAT: this host's InfiniBand as a probe reports it

@@ -254,20 +254,28 @@ EOS
 }
 
 # vm_xml VMID NIC...: the <VM> OpenNebula writes as vm.xml; each NIC is
-# TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT]]] with TYPE ib or bridge, e.g.
-# ib/0/02:00:c0:a8:01:05/0x8101.
+# TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT[/IB_RAILS[/IB_AFFINITY[/NETWORK_ID]]]]]]
+# with TYPE ib or bridge, e.g. ib/0/02:00:c0:a8:01:05/0x8101 (NETWORK_ID
+# ID+10 unless given: each NIC on a network of its own). VM_XML_PCI="A B"
+# adds a TEMPLATE/PCI with ADDRESS per host address, as oned assigns them.
 vm_xml() {
-	local vmid=$1 n t id mac pkey pf port
+	local vmid=$1 n t id mac pkey pf port rails aff net a i=0
 	shift
 	printf '<VM><ID>%s</ID><NAME><![CDATA[vm-%s]]></NAME><TEMPLATE>\n' "$vmid" "$vmid"
+	for a in ${VM_XML_PCI:-}; do
+		printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS><PCI_ID><![CDATA[%d]]></PCI_ID></PCI>\n' "$a" $i
+		i=$((i + 1))
+	done
 	for n in "$@"; do
-		IFS=/ read -r t id mac pkey pf port <<<"$n"
+		IFS=/ read -r t id mac pkey pf port rails aff net <<<"$n"
 		printf '<NIC><NIC_ID><![CDATA[%s]]></NIC_ID><MAC><![CDATA[%s]]></MAC><NETWORK_ID><![CDATA[%s]]></NETWORK_ID><TARGET><![CDATA[one-%s-%s]]></TARGET>' \
-			"$id" "$mac" "$((id + 10))" "$vmid" "$id"
+			"$id" "$mac" "${net:-$((id + 10))}" "$vmid" "$id"
 		if [ "$t" = ib ]; then
 			printf '<VN_MAD><![CDATA[ib]]></VN_MAD><IB_PKEY><![CDATA[%s]]></IB_PKEY>' "${pkey:-0x8101}"
 			[ -n "$pf" ] && printf '<IB_PF><![CDATA[%s]]></IB_PF>' "$pf"
 			[ -n "$port" ] && printf '<IB_PORT><![CDATA[%s]]></IB_PORT>' "$port"
+			[ -n "$rails" ] && printf '<IB_RAILS><![CDATA[%s]]></IB_RAILS>' "$rails"
+			[ -n "$aff" ] && printf '<IB_AFFINITY><![CDATA[%s]]></IB_AFFINITY>' "$aff"
 		else
 			printf '<VN_MAD><![CDATA[bridge]]></VN_MAD><BRIDGE><![CDATA[br0]]></BRIDGE>'
 		fi
@@ -277,9 +285,11 @@ vm_xml() {
 }
 
 # domain_xml VMID MAC...: an OpenNebula-shaped KVM deployment file with one
-# bridge <interface> per MAC (NIC ids in order).
+# bridge <interface> per MAC (NIC ids in order), and after them one PCI
+# <hostdev> per host address of DOMAIN_XML_PCI="A B" (OpenNebula's
+# PCI=[...] passthrough, LibVirtDriverKVM.cc: managed, the source address).
 domain_xml() {
-	local vmid=$1 i=0 mac
+	local vmid=$1 i=0 mac a b
 	shift
 	cat <<EOS
 <domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
@@ -301,6 +311,13 @@ EOS
 		</interface>
 EOS
 		i=$((i + 1))
+	done
+	for a in ${DOMAIN_XML_PCI:-}; do
+		b=${a#*:} # 0000:17:00.0 -> 17:00.0
+		printf "\t\t<hostdev mode='subsystem' type='pci' managed='yes'>\n\t\t\t<source>\n"
+		printf "\t\t\t\t<address domain='0x%s' bus='0x%s' slot='0x%s' function='0x%s'/>\n" \
+			"${a%%:*}" "${b%%:*}" "${b:3:2}" "${b:6:1}"
+		printf "\t\t\t</source>\n\t\t</hostdev>\n"
 	done
 	cat <<EOS
 	</devices>

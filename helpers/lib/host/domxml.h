@@ -51,6 +51,9 @@ struct domxml_vf {
 	uint64_t mac; /* the NIC's OpenNebula MAC, low 48 bits */
 	struct pci_addr vf; /* the VF that replaces it */
 	int node; /* its host NUMA node, -1 unknown */
+	/* the host address of the PCI hostdev (GPU) it pairs with */
+	bool has_gpu;
+	struct pci_addr gpu;
 };
 
 /*
