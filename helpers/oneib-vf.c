@@ -316,12 +316,18 @@ static int cmd_hostdevs(const struct ctx *c)
 	if (!selection_ok(c, "hostdevs"))
 		return 2;
 	r = which_nic(c, &vm, &nic_id, err, sizeof(err));
-	one_vm_free(&vm);
-	if (!r && nic_id == NOT_IB)
+	if (!r && nic_id == NOT_IB) {
+		one_vm_free(&vm);
 		return 0; /* not InfiniBand: no VF of ours */
+	}
+	/* the VM's NICs and GPUs, for the VFs beside their GPUs */
+	if (!r && !c->mac && c->vm_xml)
+		r = read_vm(c, &vm, err, sizeof(err));
 	if (!r)
-		r = leasing_hostdevs(&c->cfg, c->vmid, nic_id, c->which, &out,
-				     err, sizeof(err));
+		r = leasing_hostdevs(&c->cfg, c->vmid, nic_id, c->which,
+				     c->vm_xml ? &vm : NULL, &out, err,
+				     sizeof(err));
+	one_vm_free(&vm);
 	if (!r)
 		fwrite(sb_str(&out), 1, out.len, stdout);
 	if (r)

@@ -331,6 +331,30 @@ EOS
 EOS
 }
 
+# DOMAIN_XML_Q35_PCI="ADDR@NODE ...": domain_xml_q35 adds one PCI hostdev
+# per host address (NODE: the device's host NUMA node), where OpenNebula
+# puts its PCI devices (HostSharePCI.cc, set_pci_address): numa, the next
+# free downstream port of the switch of expander 20 + 14 NODE (index
+# 20 + 14 NODE + 6 + k); flat, root port PCI_ID + 1.
+_q35_hostdevs() { # LAYOUT
+	local a n b i=0 used0=0 used1=0 bus
+	for a in ${DOMAIN_XML_Q35_PCI:-}; do
+		n=${a#*@} a=${a%@*} b=${a#*:}
+		if [ "$1" = flat ]; then
+			bus=$((i + 1))
+		elif [ "$n" = 0 ]; then
+			bus=$((20 + 6 + used0)) used0=$((used0 + 1))
+		else
+			bus=$((34 + 6 + used1)) used1=$((used1 + 1))
+		fi
+		printf "\t\t<hostdev mode='subsystem' type='pci' managed='yes'>\n\t\t\t<source>\n"
+		printf "\t\t\t\t<address domain='0x%s' bus='0x%s' slot='0x%s' function='0x%s'/>\n" \
+			"${a%%:*}" "${b%%:*}" "${b:3:2}" "${b:6:1}"
+		printf "\t\t\t</source>\n\t\t\t<address type='pci' domain='0x0000' bus='%d' slot='0' function='0'/>\n\t\t</hostdev>\n" "$bus"
+		i=$((i + 1))
+	done
+}
+
 # domain_xml_q35 VMID LAYOUT MAC...: OpenNebula's deployment of a q35 VM
 # with 4 vCPUs and two guest NUMA nodes, pinned: guest node 0 on host node
 # 1 (CPUs 4,5), guest node 1 on host node 0 (CPUs 0,1); one bridge
@@ -379,6 +403,7 @@ EOS
 		printf "\t\t\t<target dev='one-%s-%d'/>\n\t\t\t<model type='virtio'/>\n\t\t</interface>\n" "$vmid" $i
 		i=$((i + 1))
 	done
+	_q35_hostdevs "$layout"
 	printf "\t</devices>\n\t<devices>\n\t\t<controller index='0' type='pci' model='pcie-root'/>\n"
 	if [ "$layout" = flat ]; then
 		for j in $(seq 16); do printf "\t\t<controller type='pci' model='pcie-root-port'/>\n"; done

@@ -435,6 +435,31 @@ out:
 	return r;
 }
 
+/* domxml_pair for the VM's GPUs (with their host nodes) and map. */
+static int pair_switches(struct domxml *d, const struct leasing_vm *ctx,
+			 struct domxml_vf *map, size_t n, char *err,
+			 size_t errlen)
+{
+	struct domxml_gpu *g;
+	size_t i;
+	int r;
+
+	if (!ctx->ngpus)
+		return 0;
+	g = calloc(ctx->ngpus, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < ctx->ngpus; i++) {
+		g[i].addr = ctx->gpus[i].addr;
+		g[i].node = ctx->gpus[i].place.numa_node;
+	}
+	r = domxml_pair(d, g, ctx->ngpus, map, n, err, errlen);
+	free(g);
+	return r;
+}
+
 int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 		   const char *dom, size_t domlen, struct strbuf *out,
 		   char *err, size_t errlen)
@@ -476,7 +501,10 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 		r = leasing_acquire(&s, vm->id, vm->nics, vm->n, nodes, &ctx,
 				    map, err, errlen);
 	/* Rewrite before committing: a domain XML we cannot rewrite leaves
-	 * the ledger as it was. */
+	 * the ledger as it was. The GPUs and their VFs first go under
+	 * switches of their own (design decision 15). */
+	if (!r)
+		r = pair_switches(d, &ctx, map, vm->n, err, errlen);
 	if (!r)
 		r = domxml_rewrite(d, map, vm->n, out, err, errlen);
 	if (!r)
@@ -710,19 +738,49 @@ static void guest_ports(const struct virt_domain *d,
 	domxml_free(dx);
 }
 
-/* The guest bus for VF a, on its host node's guest NUMA node; -1: none. */
+/* The guest bus for VF a: beside the GPU at gpu (NULL: none) if its
+ * switch has a free port, else on its host node's guest NUMA node; -1:
+ * none. */
 static int guest_port(struct domxml_ports *ports, struct hca_list *hcas,
-		      const struct pci_addr *a)
+		      const struct pci_addr *a, const struct pci_addr *gpu)
 {
 	const struct vf *vf = ports ? host_vf(hcas, a) : NULL;
+	int b = ports && gpu ? domxml_ports_beside(ports, gpu) : -1;
 
+	if (b >= 0)
+		return b;
 	return vf ? domxml_ports_take(ports, vf->numa_node) : -1;
 }
 
-int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
-		     enum leasing_which which, struct strbuf *out, char *err,
-		     size_t errlen)
+/* The GPU the NIC nic_id of vm pairs with, into *g; false: none. */
+static bool paired_gpu(const struct one_vm *vm,
+		       const struct placement_gpu *gpus, size_t ngpus,
+		       int nic_id, struct pci_addr *g)
 {
+	const struct leasing_vm ctx = { .all = vm ? vm->nics : NULL,
+					.nall = vm ? vm->n : 0,
+					.gpus = gpus,
+					.ngpus = ngpus };
+	struct placement_request rq = { 0 };
+	int sib[64];
+	size_t i;
+
+	for (i = 0; vm && i < vm->n && vm->n <= 64; i++)
+		if (vm->nics[i].nic_id == nic_id) {
+			nic_context(&ctx, &vm->nics[i], sib, &rq);
+			if (rq.gpu)
+				*g = rq.gpu->addr;
+			return rq.gpu != NULL;
+		}
+	return false;
+}
+
+int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
+		     enum leasing_which which, const struct one_vm *vm,
+		     struct strbuf *out, char *err, size_t errlen)
+{
+	struct placement_gpu *gpus = NULL;
+	size_t ngpus = 0;
 	struct domxml_ports *ports = NULL;
 	struct hca_list hcas = { 0 };
 	struct virt_domains doms = { 0 };
@@ -744,8 +802,15 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 	if (r)
 		goto out;
 	d = virt_find_vm(&doms, vmid);
-	if (which == LEASING_NOT_HELD && d && d->xml)
+	if (which == LEASING_NOT_HELD && d && d->xml) {
 		guest_ports(d, &ports, &hcas);
+		/* where the VM's GPUs are: best effort, as the ports */
+		if (vm && leasing_gpus(vmid, vm->pci, vm->npci, &gpus, &ngpus,
+				       err, errlen)) {
+			err[0] = '\0';
+			ngpus = 0;
+		}
+	}
 	if (which == LEASING_HELD && nic_id == LEASING_ALL_NICS) {
 		if (d)
 			r = held_vfs(&l, d, vmid, out, err, errlen);
@@ -761,12 +826,21 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 		if ((which == LEASING_HELD && !in) ||
 		    (which == LEASING_NOT_HELD && in))
 			continue;
-		r = hostdev_line(&x->vf, guest_port(ports, &hcas, &x->vf), out);
+		{
+			struct pci_addr g;
+			bool has = paired_gpu(vm, gpus, ngpus, x->nic_id, &g);
+
+			r = hostdev_line(&x->vf,
+					 guest_port(ports, &hcas, &x->vf,
+						    has ? &g : NULL),
+					 out);
+		}
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "VM %d: out of memory", vmid);
 out:
 	domxml_ports_free(ports);
+	free(gpus);
 	hca_list_free(&hcas);
 	ledger_close(&l);
 	virt_domains_free(&doms);

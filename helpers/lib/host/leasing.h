@@ -181,12 +181,16 @@ enum leasing_which {
  * says. LEASING_HELD also lists an InfiniBand VF of this host the VM's
  * domain ("one-<vmid>") holds without a lease of the VM, so that nothing
  * the domain holds is left in it before a save or a migration; with a
- * nic_id only the VF of that NIC's lease. Reads the ledger without the
- * lock (it is always whole) and libvirt; changes nothing.
+ * nic_id only the VF of that NIC's lease. LEASING_NOT_HELD (the VFs to
+ * attach) gives each VF's line the guest port it goes on: with vm (its
+ * action data; NULL: not known), a free downstream port beside the GPU
+ * its NIC pairs with (domxml_pair's switch), else a port on the guest
+ * NUMA node of its host node. Reads the ledger without the lock (it is
+ * always whole) and libvirt; changes nothing.
  */
 int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
-		     enum leasing_which which, struct strbuf *out, char *err,
-		     size_t errlen);
+		     enum leasing_which which, const struct one_vm *vm,
+		     struct strbuf *out, char *err, size_t errlen);
 
 struct leasing_counts {
 	int kept, released, adopted;
