@@ -474,11 +474,12 @@ static bool is_ours(const xmlNode *ctl)
 static void scan_device(struct domxml_ports *p, xmlNode *dev)
 {
 	const xmlNode *a = guest_pci_address(dev);
-	int bus = a ? bus_number(a, "bus") : -1, idx, slot;
+	int bus = a ? bus_number(a, "bus") : -1, idx;
 
 	if (bus >= 0) {
+		int slot = bus_number(a, "slot");
+
 		p->used[bus] = true;
-		slot = bus_number(a, "slot");
 		if (slot >= 0 && slot < 32)
 			p->slots[bus] |= (uint32_t)1 << slot;
 		else if (!xmlHasNsProp(a, BAD_CAST "slot", NULL))
@@ -723,7 +724,7 @@ static void add_controller(struct adder *a, int index, const char *model,
 			   const char *alias, int bus, int slot)
 {
 	xmlNodePtr c = xmlNewDocNode(a->doc, NULL, BAD_CAST "controller", NULL);
-	xmlNodePtr al, ad = NULL, t;
+	xmlNodePtr al, ad, t;
 	char v[12];
 
 	if (!c) {
@@ -776,15 +777,20 @@ static void move_hostdev(struct adder *a, xmlNodePtr hd, int bus)
 	}
 }
 
-/* Buses a PCI controller's subtree numbers: its own and its children's. */
+/* The root bus controller i's buses are numbered under: the expander it
+ * hangs from, else pcie-root (0). */
 static int subtree_root(const struct domxml_ports *p, int i)
 {
-	int hops = 0;
+	int hops;
 
-	while (hops++ < PCI_BUSES && i > 0 && p->model[i] != EXPANDER &&
-	       p->parent[i] >= 0)
+	for (hops = 0; hops < PCI_BUSES && i > 0 && i < PCI_BUSES; hops++) {
+		if (p->model[i] == EXPANDER)
+			return i;
+		if (p->parent[i] < 0)
+			break;
 		i = p->parent[i];
-	return i > 0 && p->model[i] == EXPANDER ? i : 0;
+	}
+	return 0;
 }
 
 /* <target busNr='0x20'/> of an expander; -1 without. */
