@@ -52,14 +52,16 @@ ONE_RUN_PKGS := ruby ruby-xmlrpc ruby-nokogiri ruby-treetop ruby-parse-cron \
             genisoimage openssh-server openssh-client
 
 # Debian 12 packages: build, tests, and the simulated cloud's real parts;
-# gdb: a test that times out shows where its libvirtds wait (test-lib.sh).
+# gdb: a test that times out shows where its libvirtds wait (test-lib.sh);
+# linux-image-amd64, busybox-static and cpio: the guest booted under QEMU
+# to read its own PCIe tree (tests/lib/guestboot.sh).
 DEB_PKGS := gdb gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
             strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
-            libxml2-utils curl python3 \
+            libxml2-utils curl python3 linux-image-amd64 busybox-static cpio \
             $(ONE_BUILD_PKGS) $(ONE_RUN_PKGS)
 
 B       := build

@@ -382,6 +382,9 @@ domain_xml_q35() {
 	<os>
 		<type arch='x86_64' machine='q35'>hvm</type>
 	</os>
+	<features>
+		<acpi/>
+	</features>
 	<cpu>
 		<topology sockets='1' cores='2' threads='2'/>
 		<numa>
