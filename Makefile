@@ -336,8 +336,14 @@ $(B)/bench/slplanbench: tests/bench/slplanbench.c $(call archives,$(B),fabric ro
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
 
+# The placement decision's own time (b21): 8 GPUs x 8 NICs, 8 x 127 VFs.
+$(B)/bench/placebench: tests/bench/placebench.c $(call archives,$(B),host root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-vf)
+
 bench: deps
-	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench
+	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench \
+		$(B)/bench/placebench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh

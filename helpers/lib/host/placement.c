@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/strbuf.h"
@@ -356,9 +357,49 @@ static void rank_of(const struct placement_request *rq,
 	out->k[6] = 0; /* address order: the first of equals wins */
 }
 
+/*
+ * The VFs the ledger and the domains hold, sorted, looked up by bsearch: a
+ * host of 8 x 127 VFs with hundreds of leases is asked once per VF of
+ * every PF a NIC may use, and the ledger's own lookup is a scan.
+ */
+struct taken {
+	struct pci_addr *v;
+	size_t n;
+};
+
+static int addr_cmp(const void *a, const void *b)
+{
+	return pci_addr_cmp(a, b);
+}
+
+static int taken_build(const struct ledger *l, const struct virt_domains *d,
+		       struct taken *t)
+{
+	size_t n = l->n, i, j;
+
+	for (i = 0; i < d->n; i++)
+		n += d->v[i].npcis;
+	t->n = 0;
+	t->v = malloc((n ? n : 1) * sizeof(*t->v));
+	if (!t->v)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		t->v[t->n++] = l->v[i].vf;
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < d->v[i].npcis; j++)
+			t->v[t->n++] = d->v[i].pcis[j];
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), addr_cmp);
+	return 0;
+}
+
+static bool taken_has(const struct taken *t, const struct pci_addr *a)
+{
+	return t->n && bsearch(a, t->v, t->n, sizeof(*t->v), addr_cmp);
+}
+
 /* The first VF of h a NIC can be given now, or NULL. */
-static const struct vf *free_vf(const struct hca *h, const struct ledger *l,
-				const struct virt_domains *doms)
+static const struct vf *free_vf(const struct hca *h, const struct taken *t)
 {
 	size_t j;
 
@@ -368,7 +409,7 @@ static const struct vf *free_vf(const struct hca *h, const struct ledger *l,
 		/* Unprobed: the caller probes it and asks again
 		 * (hca_inventory reads drivers only when asked). */
 		if ((!vf->unprobed && !vf_assignable(vf)) ||
-		    vf_taken(l, doms, vf))
+		    taken_has(t, &vf->addr))
 			continue;
 		return vf;
 	}
@@ -477,10 +518,16 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 	enum pci_near want = PCI_NEAR_NONE;
 	struct rank best = { { 0 } }, r;
 	struct siblings sb;
+	struct taken held;
 	struct tally t;
 	size_t i;
 	int p;
 
+	if (taken_build(l, doms, &held)) {
+		snprintf(err, errlen, "VM %d NIC %d: out of memory", rq->vmid,
+			 rq->nic->nic_id);
+		return -ENOMEM;
+	}
 	siblings_read(hcas, l, rq, &sb);
 	if (pairs(rq))
 		want = beside(hcas, rq, &sb);
@@ -494,7 +541,7 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 		if (pairs(rq) && rq->nic->affinity == IB_AFFINITY_REQUIRED &&
 		    near_of(rq, h) > want)
 			continue;
-		vf = free_vf(h, l, doms);
+		vf = free_vf(h, &held);
 		if (!vf)
 			continue;
 		for (p = 0; p < h->nports; p++) {
@@ -509,6 +556,7 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 			best_vf = vf;
 		}
 	}
+	free(held.v);
 	if (best_h) {
 		out->pf = best_h;
 		out->port = best_pt;
