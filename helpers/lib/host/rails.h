@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/railhint.h"
 #include "core/strbuf.h"
 #include "host/hca.h"
 
@@ -113,27 +114,6 @@ static inline void rail_set_add(struct rail_set *s, int r)
  */
 enum pci_near rails_near(const struct hca_list *l, const struct pci_place *dev,
 			 struct rail_set *out);
-
-/*
- * The rail each InfiniBand NIC of a VM had, carried from a migration's
- * source, or a save, to where it lands, so each NIC keeps its rail where
- * that host has it (oneib-vf rails, lease --rails):
- *   "0=3,1=5"    NIC 0 on rail 3, NIC 1 on rail 5; "" none
- * NIC IDs ascending, each once, rails 0-255.
- */
-struct rail_hint {
-	int nic_id;
-	int rail;
-};
-
-/* s into *out (malloc'd; NULL when *n is 0). -EINVAL with one line:
- *   --rails: '0=3,x' is not NIC=RAIL pairs (0=3,1=5) */
-int rail_hints_parse(const char *s, struct rail_hint **out, size_t *n,
-		     char *err, size_t errlen);
-/* The form above of the n hints of h (sorted here), appended to out. */
-int rail_hints_fmt(struct rail_hint *h, size_t n, struct strbuf *out);
-/* The rail hinted for nic_id, -1 when none. */
-int rail_hint_find(const struct rail_hint *h, size_t n, int nic_id);
 
 /* The rail of PF pf's port num in l (-1 none), or -2: no such port. */
 int rail_of_port(const struct hca_list *l, const struct pci_addr *pf, int num);

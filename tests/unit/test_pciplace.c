@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Where a PCI function sits, from the device path the kernel links it by
- * (host/pcitopo.h): the bridge chain, the root port, the switch inferred
+ * (core/pciplace.h): the bridge chain, the root port, the switch inferred
  * from the tree, and how near two functions are.
  *
  *   HGX GPU   pci0000:14/0000:14:01.0/0000:15:00.0/0000:16:00.0/0000:17:00.0
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "host/pcitopo.h"
+#include "core/pciplace.h"
 
 static struct pci_addr a(const char *s)
 {
