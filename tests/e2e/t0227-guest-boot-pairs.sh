@@ -13,7 +13,9 @@
 # - GPU and VF are on the guest NUMA node whose memory is on the GPU's
 #   host node (7.0: the expander's node; 6.10: no node, -1);
 # and with 8 GPUs every switch is still there: the expanders' bus numbers
-# deploy raised leave QEMU's firmware room to number every bus.
+# deploy raised leave QEMU's firmware room to number every bus. The guest's
+# SMBIOS OEM strings carry each NIC's rail (what oneib-context orders
+# NCCL's NICs by).
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/oneib.sh"
 . "$TOP/tests/lib/qemu.sh"
@@ -80,6 +82,9 @@ if assert_ok "the guest boots (QEMU TCG) and lists its PCI functions" -- boot 5 
 1/1 1 3 1
 1/1 1 3 1" "$(pairs 5)" \
 		"each GPU with one VF under its own switch, one downstream port free, on its guest node (host node 1's GPUs on guest node 0)"
+	guest_oem >"$TEST_TMP/oem.5"
+	assert_eq "one-ib rails 0=0,1=2,2=4,3=6" "$(grep '^one-ib rails ' "$TEST_TMP/oem.5")" \
+		"the guest's SMBIOS OEM strings: each NIC's rail (beside GPUs of switches 0, 1, 2, 3)"
 fi
 
 # --- 6.10's flat q35: the switches on pcie-root, no guest NUMA node

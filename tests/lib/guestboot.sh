@@ -9,6 +9,7 @@
 #   guest_initramfs         $GUEST_INITRD: a gzipped cpio of busybox and an /init that
 #                           prints one line per PCI function of the guest,
 #                             PCI <addr> <vendor>:<device> <class> <numa_node> <device path>
+#                           and one line per SMBIOS OEM string, OEM <string>,
 #                           between ONEIB-BEGIN and ONEIB-END, then reboots
 #                           (QEMU runs with -no-reboot: it ends)
 #   guest_standins IN OUT "GPU..."
@@ -27,6 +28,7 @@
 #                           monitor and paused start, with -no-reboot; 0 when
 #                           the guest printed ONEIB-END on $GUEST_CONSOLE
 #   guest_pci               its PCI lines, "PCI " cut off
+#   guest_oem               its OEM strings
 #
 # The guest's PCI tree is QEMU's, built by libvirt from the same XML it
 # would start: so the slots, switches and expander buses the guest sees
@@ -59,6 +61,10 @@ guest_initramfs() {
 	echo ONEIB-BEGIN
 	for d in /sys/bus/pci/devices/*; do
 		echo "PCI ${d##*/} $(cat "$d/vendor"):$(cat "$d/device") $(cat "$d/class") $(cat "$d/numa_node") $(readlink -f "$d")"
+	done
+	for d in /sys/firmware/dmi/entries/11-*; do
+		[ -r "$d/raw" ] || continue
+		tail -c +6 "$d/raw" | tr '\000' '\n' | sed -n 's/^/OEM /p'
 	done
 	echo ONEIB-END
 	reboot -f
@@ -145,4 +151,8 @@ guest_run() { # XML
 
 guest_pci() {
 	tr -d '\r' <"$GUEST_CONSOLE" | sed -n 's/^PCI //p'
+}
+
+guest_oem() {
+	tr -d '\r' <"$GUEST_CONSOLE" | sed -n 's/^OEM //p' | sed '/^$/d'
 }

@@ -959,6 +959,70 @@ out:
 	return r;
 }
 
+/* --- SMBIOS OEM strings ----------------------------------------------------- */
+
+/* The first child of parent named name with attribute attr = value (attr
+ * NULL: any), made at the end when there is none; NULL on ENOMEM. */
+static xmlNodePtr child_or_new(xmlNodePtr parent, const char *name,
+			       const char *attr, const char *value)
+{
+	xmlNodePtr c;
+
+	for (c = parent->children; c; c = c->next)
+		if (xml_is_elem(c, name) && (!attr || attr_is(c, attr, value)))
+			return c;
+	c = xmlNewChild(parent, NULL, BAD_CAST name, NULL);
+	if (c && attr && !xmlNewProp(c, BAD_CAST attr, BAD_CAST value))
+		return NULL;
+	return c;
+}
+
+int domxml_oem_string(struct domxml *d, const char *prefix, const char *entry,
+		      char *err, size_t errlen)
+{
+	xmlNodePtr os = xml_child(d->root, "os", NULL), sm, si, oem, e, next;
+	xmlChar *mode;
+
+	if (!os)
+		os = xmlNewChild(d->root, NULL, BAD_CAST "os", NULL);
+	if (!os)
+		goto oom;
+	sm = xml_child(os, "smbios", NULL);
+	if (sm) {
+		mode = xmlGetNoNsProp(sm, BAD_CAST "mode");
+		next = mode && xmlStrcmp(mode, BAD_CAST "sysinfo") ? sm : NULL;
+		xmlFree(mode);
+		if (next)
+			return 0; /* the operator's SMBIOS: left alone */
+	} else if (!xmlNewProp(xmlNewChild(os, NULL, BAD_CAST "smbios", NULL),
+			       BAD_CAST "mode", BAD_CAST "sysinfo")) {
+		goto oom;
+	}
+	si = child_or_new(d->root, "sysinfo", "type", "smbios");
+	oem = si ? child_or_new(si, "oemStrings", NULL, NULL) : NULL;
+	if (!oem)
+		goto oom;
+	for (e = oem->children; e; e = next) {
+		xmlChar *v = xmlNodeGetContent(e);
+
+		next = e->next;
+		if (xml_is_elem(e, "entry") && v &&
+		    !xmlStrncmp(v, BAD_CAST prefix, (int)strlen(prefix))) {
+			xmlUnlinkNode(e);
+			xmlFreeNode(e);
+		}
+		xmlFree(v);
+	}
+	e = xmlNewChild(oem, NULL, BAD_CAST "entry", NULL);
+	if (!e)
+		goto oom;
+	xmlNodeAddContent(e, BAD_CAST entry);
+	return 0;
+oom:
+	err_set(err, errlen, "domain %s: out of memory", d->name.s);
+	return -ENOMEM;
+}
+
 /* The map itself: one MAC per NIC, one NIC per VF. */
 static int check_map(const struct domxml *d, const struct domxml_vf *map,
 		     size_t n, char *err, size_t errlen)

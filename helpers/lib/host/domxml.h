@@ -126,6 +126,20 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		   struct strbuf *out, char *err, size_t errlen);
 
 /*
+ * An SMBIOS OEM string for the guest (design decision 15: the NICs' rails,
+ * core/railhint.h, which oneib-context reads from the guest's DMI tables),
+ * replacing one that begins with prefix:
+ *   <os>... <smbios mode="sysinfo"/></os>
+ *   <sysinfo type="smbios"><oemStrings><entry>one-ib rails 0=3,1=5</entry>
+ *   </oemStrings></sysinfo>
+ * A <sysinfo type='smbios'> or <oemStrings> already there takes it. An
+ * <os><smbios> of another mode (host, emulate) is the operator's choice:
+ * nothing is added. 0, or -ENOMEM with err.
+ */
+int domxml_oem_string(struct domxml *d, const char *prefix, const char *entry,
+		      char *err, size_t errlen);
+
+/*
  * The device XML that hot-attaches or hot-detaches VF vf (virsh
  * attach-device / detach-device), one line, appended to out:
  *   <hostdev mode="subsystem" type="pci" managed="yes"><source><address

@@ -435,6 +435,47 @@ out:
 	return r;
 }
 
+/* Each NIC's rail, for the guest (core/railhint.h: RAIL_OEM_PREFIX in its
+ * SMBIOS OEM strings, what oneib-context orders NCCL's NICs by). */
+static int tell_rails(const struct leasing *s, const struct one_vm *vm,
+		      const struct domxml_vf *map, struct domxml *d, char *err,
+		      size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rail_hint *h;
+	size_t i, n = 0;
+	int r = 0;
+
+	h = calloc(vm->n ? vm->n : 1, sizeof(*h));
+	if (!h) {
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vm->n; i++) {
+		long k = ledger_find_vf(&s->l, &map[i].vf);
+		int rail = k >= 0 ? rail_of_port(&s->hcas, &s->l.v[k].pf,
+						 s->l.v[k].port)
+				  : -1;
+
+		if (rail >= 0) {
+			h[n].nic_id = vm->nics[i].nic_id;
+			h[n++].rail = rail;
+		}
+	}
+	if (n)
+		r = sb_adds(&sb, RAIL_OEM_PREFIX);
+	if (n && !r)
+		r = rail_hints_fmt(h, n, &sb);
+	if (r)
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+	else if (n)
+		r = domxml_oem_string(d, RAIL_OEM_PREFIX, sb_str(&sb), err,
+				      errlen);
+	sb_release(&sb);
+	free(h);
+	return r;
+}
+
 /* domxml_pair for the VM's GPUs (with their host nodes) and map. */
 static int pair_switches(struct domxml *d, const struct leasing_vm *ctx,
 			 struct domxml_vf *map, size_t n, char *err,
@@ -505,6 +546,8 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	 * switches of their own (design decision 15). */
 	if (!r)
 		r = pair_switches(d, &ctx, map, vm->n, err, errlen);
+	if (!r)
+		r = tell_rails(&s, vm, map, d, err, errlen);
 	if (!r)
 		r = domxml_rewrite(d, map, vm->n, out, err, errlen);
 	if (!r)
