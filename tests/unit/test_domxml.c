@@ -1228,6 +1228,75 @@ static void pair_bus_numbers_and_pc(void **state)
 	free(xml);
 }
 
+/* The NICs' rails for the guest: an SMBIOS OEM string, replaced when
+ * given again, never forced over the operator's own SMBIOS mode. */
+static void oem_strings(void **state)
+{
+	const char *plain = "<domain type='kvm'><name>one-5</name><os><type "
+			    "arch='x86_64'>hvm</type></os><devices/></domain>";
+	const char *host = "<domain type='kvm'><name>one-6</name><os><type "
+			   "arch='x86_64'>hvm</type><smbios mode='host'/>"
+			   "</os><devices/></domain>";
+	const char *own = "<domain type='kvm'><name>one-7</name><os><smbios "
+			  "mode='sysinfo'/></os><sysinfo type='smbios'><system>"
+			  "<entry name='product'>x</entry></system><oemStrings>"
+			  "<entry>site 1</entry></oemStrings></sysinfo>"
+			  "<devices/></domain>";
+	struct strbuf out = STRBUF_INIT;
+	struct domxml *d;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		domxml_parse(plain, strlen(plain), &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=3,1=5", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_string_equal(sb_str(&out), "<domain "
+					  "type=\"kvm\"><name>one-5</"
+					  "name><os><type "
+					  "arch=\"x86_64\">hvm</type><smbios "
+					  "mode=\"sysinfo\"/></os><devices/"
+					  "><sysinfo "
+					  "type=\"smbios\"><oemStrings><entry>"
+					  "one-ib rails "
+					  "0=3,1=5</entry></oemStrings></"
+					  "sysinfo></domain>\n");
+	domxml_free(d);
+	sb_reset(&out);
+	/* the operator's host SMBIOS: nothing added */
+	assert_int_equal(domxml_parse(host, strlen(host), &d, err, sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_null(strstr(sb_str(&out), "oemStrings"));
+	domxml_free(d);
+	sb_reset(&out);
+	/* a sysinfo of its own: ours joins its OEM strings, theirs kept */
+	assert_int_equal(domxml_parse(own, strlen(own), &d, err, sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb_str(&out), "<oemStrings><entry>site "
+					     "1</entry><entry>one-ib "
+					     "rails 0=1</entry></oemStrings>"));
+	assert_non_null(strstr(sb_str(&out), "<entry name=\"product\">x"));
+	domxml_free(d);
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1250,6 +1319,7 @@ int main(void)
 		cmocka_unit_test(numa_ports_full_or_flat),
 		cmocka_unit_test(pair_under_switches),
 		cmocka_unit_test(pair_bus_numbers_and_pc),
+		cmocka_unit_test(oem_strings),
 		cmocka_unit_test(numa_ports_hotplug),
 	};
 
