@@ -328,7 +328,9 @@ _vm_xml() { # VMID
 	fi
 	if [ -r "$(_vmd "$vmid")/gpus" ]; then
 		for node in $(cat "$(_vmd "$vmid")/gpus"); do
-			printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS></PCI>\n' "${node%@*}"
+			node=${node%@*}
+			printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS></PCI>\n' \
+				"${node%.*}:${node##*.}"
 		done
 	fi
 	_nics_xml "$vmid"

@@ -257,12 +257,14 @@ EOS
 # TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT[/IB_RAILS[/IB_AFFINITY[/NETWORK_ID]]]]]]
 # with TYPE ib or bridge, e.g. ib/0/02:00:c0:a8:01:05/0x8101 (NETWORK_ID
 # ID+10 unless given: each NIC on a network of its own). VM_XML_PCI="A B"
-# adds a TEMPLATE/PCI with ADDRESS per host address, as oned assigns them.
+# adds a TEMPLATE/PCI with ADDRESS per host address (0000:17:00.0), as
+# oned assigns them and writes them ("0000:17:00:0").
 vm_xml() {
 	local vmid=$1 n t id mac pkey pf port rails aff net a i=0
 	shift
 	printf '<VM><ID>%s</ID><NAME><![CDATA[vm-%s]]></NAME><TEMPLATE>\n' "$vmid" "$vmid"
 	for a in ${VM_XML_PCI:-}; do
+		a=${a%.*}:${a##*.} # oned's form: 0000:17:00:0
 		printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS><PCI_ID><![CDATA[%d]]></PCI_ID></PCI>\n' "$a" $i
 		i=$((i + 1))
 	done

@@ -464,12 +464,12 @@ static void rails_affinity_pci(void **state)
 				 "ADDRESS>"
 				 "<CLASS>0302</CLASS><PCI_ID>0</PCI_ID></PCI>"
 				 "<NIC>" IB NIC1 MAC1 PK1 "<IB_RAILS>pack</"
-							  "IB_RAILS>"
+				 "IB_RAILS>"
 				 "<IB_AFFINITY>required</IB_AFFINITY></NIC>"
 				 "<PCI><CLASS>0302</CLASS></PCI>"
 				 "<NIC>" IB "<NIC_ID>2</"
-					    "NIC_ID><MAC>02:00:c0:a8:01:06</"
-					    "MAC>" PK1 "</NIC>"
+				 "NIC_ID><MAC>02:00:c0:a8:01:06</"
+				 "MAC>" PK1 "</NIC>"
 				 "<PCI><ADDRESS>0000:17:00.0</ADDRESS></PCI>");
 	char err[256] = "", buf[PCI_ADDR_STRLEN];
 	struct one_vm vm;
@@ -481,7 +481,8 @@ static void rails_affinity_pci(void **state)
 	assert_int_equal(vm.nics[0].affinity, IB_AFFINITY_REQUIRED);
 	assert_int_equal(vm.nics[1].rails, IB_RAILS_SPREAD);
 	assert_int_equal(vm.nics[1].affinity, IB_AFFINITY_PREFERRED);
-	/* the PCI without ADDRESS (not assigned) adds nothing */
+	/* oned's form and the kernel's; the PCI without ADDRESS (not
+	 * assigned) adds nothing */
 	assert_int_equal(vm.npci, 2);
 	pci_addr_fmt(&vm.pci[0], buf);
 	assert_string_equal(buf, "0000:18:00.0");
@@ -490,7 +491,7 @@ static void rails_affinity_pci(void **state)
 	one_vm_free(&vm);
 	assert_null(vm.pci);
 	refused(vm_doc("<NIC>" IB NIC1 MAC1 PK1 "<IB_AFFINITY>strict</"
-						"IB_AFFINITY></NIC>"),
+		       "IB_AFFINITY></NIC>"),
 		"VM 42 NIC 1: IB_AFFINITY 'strict' is not preferred, required "
 		"or none");
 	refused(vm_doc("<NIC>" IB NIC1 MAC1 PK1 "<IB_RAILS>all</IB_RAILS>"
@@ -498,6 +499,8 @@ static void rails_affinity_pci(void **state)
 		"VM 42 NIC 1: IB_RAILS 'all' is not spread or pack");
 	refused(vm_doc("<PCI><ADDRESS>0000:17:00</ADDRESS></PCI>"),
 		"VM 42: PCI ADDRESS '0000:17:00' is not a PCI address");
+	refused(vm_doc("<PCI><ADDRESS>0000:17:00:x</ADDRESS></PCI>"),
+		"VM 42: PCI ADDRESS '0000:17:00:x' is not a PCI address");
 	refused(vm_doc("<PCI><ADDRESS>0000:17:00.0</ADDRESS></PCI>"
 		       "<PCI><ADDRESS>0000:18:00.0</ADDRESS>"
 		       "<ADDRESS>0000:19:00.0</ADDRESS></PCI>"),

@@ -164,8 +164,9 @@ static int parse_numa_node(const xmlNode *n, struct one_vm *vm, char *err,
 	return 0;
 }
 
-/* TEMPLATE/PCI's ADDRESS ("0000:17:00.0"), appended to vm->pci; a PCI
- * without one (not assigned yet) adds nothing. */
+/* TEMPLATE/PCI's ADDRESS ("0000:17:00:0" as oned writes it, or the
+ * kernel's "0000:17:00.0"), appended to vm->pci; a PCI without one (not
+ * assigned yet) adds nothing. */
 static int parse_pci(const xmlNode *n, struct one_vm *vm, size_t *cap,
 		     char *err, size_t errlen)
 {
@@ -178,7 +179,17 @@ static int parse_pci(const xmlNode *n, struct one_vm *vm, size_t *cap,
 		free(v);
 		return 0;
 	}
-	if (r || pci_addr_parse(v, &a)) {
+	/* oned writes "0000:17:00:0" (HostSharePCI: domain:bus:slot:func),
+	 * the kernel "0000:17:00.0": either */
+	if (!r) {
+		char k[PCI_ADDR_STRLEN];
+
+		snprintf(k, sizeof(k), "%s", v);
+		if (strlen(v) == 12 && k[10] == ':')
+			k[10] = '.';
+		r = pci_addr_parse(k, &a);
+	}
+	if (r) {
 		err_set(err, errlen,
 			"VM %d: PCI ADDRESS '%s' is not a PCI address", vm->id,
 			v ? str_sanitize(v).s : "(given twice)");

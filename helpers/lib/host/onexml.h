@@ -78,6 +78,7 @@ struct one_vm {
  *   VM 42 NIC 1: IB_PKEY 0x7fff is the default partition
  *   VM 42: NUMA_NODE CPUS '4-x' is not a CPU list
  *   VM 42: PCI ADDRESS '0000:17:00' is not a PCI address
+ * (oned writes ADDRESS as "0000:17:00:0"; the kernel's form is read too)
  * On error *vm is left empty ({ 0, NULL, 0 }, one_vm_free is harmless).
  */
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
