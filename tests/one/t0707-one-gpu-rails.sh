@@ -10,7 +10,9 @@
 #     0000:17:00.0 and 0000:18:00.0, under switch 0000:15:00.0), kvm-ib its
 #     VFs on rails 0 and 1, under the same switch, and the deployment puts
 #     each GPU and its VF under an emulated switch of their own;
-#   - terminate frees both leases.
+#   - then two VMs of 4 GPUs and 4 NICs: node 0's four GPUs and node 1's,
+#     each VM's VFs on 4 rails of its own, each beside its GPU (0-3, 4-7);
+#   - terminate frees every lease.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
 one_sim
@@ -80,4 +82,46 @@ assert_ok "alice terminates it" -- as_user alice onevm terminate --hard 0
 one_wait_vm 0 "^DONE"
 assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | select(.vm == 0) | .vf')" \
 	"its leases are gone"
+
+# --- two VMs of 4 GPUs and 4 NICs on the host
+cat >"$TEST_TMP/vm4.tmpl" <<'EOT'
+NAME = "gpu-4x4"
+CPU = "0.1"
+MEMORY = "128"
+OS = [ MACHINE = "q35" ]
+PCI = [ CLASS = "0302" ]
+PCI = [ CLASS = "0302" ]
+PCI = [ CLASS = "0302" ]
+PCI = [ CLASS = "0302" ]
+NIC = [ NETWORK = "ib-gpu", NETWORK_UNAME = "oneadmin" ]
+NIC = [ NETWORK = "ib-gpu", NETWORK_UNAME = "oneadmin" ]
+NIC = [ NETWORK = "ib-gpu", NETWORK_UNAME = "oneadmin" ]
+NIC = [ NETWORK = "ib-gpu", NETWORK_UNAME = "oneadmin" ]
+SCHED_REQUIREMENTS = "IB_SRIOV = \"YES\""
+EOT
+chmod 0644 "$TEST_TMP/vm4.tmpl"
+assert_ok "alice creates the 4x4 template" -- as_user alice onetemplate create "$TEST_TMP/vm4.tmpl"
+assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate 1
+one_wait_vm 1 "^ACTIVE RUNNING$"
+assert_ok "and again" -- as_user alice onetemplate instantiate 1
+one_wait_vm 2 "^ACTIVE RUNNING$"
+rails_of() { # VM: its PFs by NIC, as rails (hgx: rails in PF address order)
+	on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r "
+		[.leases[] | select(.vm == $1)] | sort_by(.nic) | map(.pf) | map(
+			{\"0000:19:00.0\": 0, \"0000:1a:00.0\": 1, \"0000:3d:00.0\": 2, \"0000:3e:00.0\": 3,
+			 \"0000:99:00.0\": 4, \"0000:9a:00.0\": 5, \"0000:bd:00.0\": 6, \"0000:be:00.0\": 7}[.]) |
+		map(tostring) | join(\" \")"
+}
+gpus_of() { one_xml vm "$1" | one_xpath "concat(/VM/TEMPLATE/PCI[1]/ADDRESS, ' ', /VM/TEMPLATE/PCI[4]/ADDRESS)"; }
+assert_eq "0000:17:00:0 0000:3c:00:0" "$(gpus_of 1)" "VM 1: node 0's four GPUs (17 ... 3c)"
+assert_eq "0 1 2 3" "$(rails_of 1)" "VM 1: 4 distinct rails, each beside its GPU"
+assert_eq "0000:97:00:0 0000:bc:00:0" "$(gpus_of 2)" "VM 2: node 1's four (97 ... bc)"
+assert_eq "4 5 6 7" "$(rails_of 2)" "VM 2: 4 rails of its own, each beside its GPU"
+
+for vm in 1 2; do
+	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard $vm
+	one_wait_vm $vm "^DONE"
+done
+assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | .vf')" \
+	"every lease is gone"
 test_done
