@@ -55,13 +55,14 @@ ONE_RUN_PKGS := ruby ruby-xmlrpc ruby-nokogiri ruby-treetop ruby-parse-cron \
 # gdb: a test that times out shows where its libvirtds wait (test-lib.sh);
 # linux-image-amd64, busybox-static and cpio: the guest booted under QEMU
 # to read its own PCIe tree (tests/lib/guestboot.sh).
+# faketime: a hook run with its clock ahead (t0416).
 DEB_PKGS := gdb gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
             valgrind jq libvirt-daemon libvirt-clients opensm ibsim-utils \
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
             strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
-            libxml2-utils curl python3 linux-image-amd64 busybox-static cpio \
+            libxml2-utils curl python3 faketime linux-image-amd64 busybox-static cpio \
             $(ONE_BUILD_PKGS) $(ONE_RUN_PKGS)
 
 B       := build
@@ -129,7 +130,7 @@ san_libs_oneib-vnet       = $(san_libs)
 archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
 .PHONY: all deps check demo bench stress fuzz install install-guest uninstall clean format \
-        one-apps deb _check unit-build asan-build fuzz-build cppcheck shellcheck \
+        one-apps deb _check _check-build unit-build asan-build fuzz-build cppcheck shellcheck \
         house-rules
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
@@ -268,13 +269,23 @@ deb:
 
 # --- tests -------------------------------------------------------------------
 
-check: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) _check
+# make check times its setup (the Debian packages, then the build) into
+# $(B)/check-phases, which tests/run.sh prints with the rest of where the
+# time went.
+check:
+	@mkdir -p $(B) && t=$$(date +%s) && \
+	$(MAKE) --no-print-directory deps && \
+	echo "deps $$(($$(date +%s) - t))" >$(B)/check-phases && t=$$(date +%s) && \
+	$(MAKE) --no-print-directory -j$$(nproc) _check-build && \
+	echo "build $$(($$(date +%s) - t))" >>$(B)/check-phases && \
+	ONEIB_CHECK_PHASES=$(B)/check-phases bash tests/run.sh
 
-_check: all unit-build asan-build fuzz-build deb
+_check-build: all unit-build asan-build fuzz-build deb
 	rm -rf $(B)/destdir
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	$(MAKE) --no-print-directory install-guest DESTDIR=$(CURDIR)/$(B)/destdir
+
+_check: _check-build
 	bash tests/run.sh
 
 # one-apps' one-context at the pinned tag, for t0508 where
@@ -341,9 +352,14 @@ $(B)/bench/placebench: tests/bench/placebench.c $(call archives,$(B),host root c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-vf)
 
+# The front-end run's steps one at a time (b42, b43, the demo).
+$(B)/bench/poolbench: tests/bench/poolbench.c $(call archives,$(B),fabric root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
+
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench \
-		$(B)/bench/placebench
+		$(B)/bench/placebench $(B)/bench/poolbench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh

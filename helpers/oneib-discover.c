@@ -769,6 +769,14 @@ static void print_one_system(const struct hca_list *l, bool guids,
 			tmpl_vec_add(&v, "IBDEV", h->ibdev);
 			tmpl_vec_add_long(&v, "PORT", pt->num);
 			tmpl_vec_add(&v, "PORT_GUID", guid);
+			/* which subnet the port is on (design decision 17) */
+			if (pt->gid_prefix && !strcmp(pt->link_layer, "InfiniBa"
+								      "nd")) {
+				char pfx[GUID_STRLEN];
+
+				guid_fmt_hex(pt->gid_prefix, pfx);
+				tmpl_vec_add(&v, "SUBNET_PREFIX", pfx);
+			}
 			tmpl_vec_add(&v, "STATE",
 				     or_dash(ib_state_name(pt->state)));
 			tmpl_vec_add_long(&v, "RATE", pt->rate);

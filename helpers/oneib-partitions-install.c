@@ -26,6 +26,14 @@
  * else); the hook installs the policy first, so opensm never reads new
  * partitions with an old policy's default over their sl=.
  *
+ *   oneib-partitions-install --ufm /opt/ufm/files/conf/partitions.conf.user_ext -
+ *
+ * is for NVIDIA UFM as the subnet manager (root/partinstall.h): the
+ * rendered file is checked the same way, and what is written is its
+ * partitions but the default one (UFM's own stays), into UFM's user
+ * extension file; UFM is told by running its sync_partitions_conf.sh
+ * (--reload-cmd another; --service and --pid-file do not apply).
+ *
  * Exit status: 0 done; 1 refused, failed, or installed but opensm not told
  * (one line on stderr); 2 wrong usage.
  */
@@ -46,6 +54,10 @@ static void usage(FILE *f)
 	      "FILE [--backup FILE]\n"
 	      "           [--service UNITS | --pid-file FILE | --reload-cmd "
 	      "CMD | --no-reload] FILE|-\n"
+	      "       oneib-partitions-install --ufm FILE [--backup FILE]\n"
+	      "           [--reload-cmd CMD | --no-reload] FILE|-\n"
+	      "  (UFM: FILE its " UFM_USER_EXT ",\n"
+	      "  told by running " UFM_SYNC_CMD ")\n"
 	      "  opensm is told by SIGHUP to the main process of the systemd "
 	      "units\n"
 	      "  (default --service '" OPENSM_UNITS "') or to the pid in "
@@ -80,9 +92,9 @@ static void say(const struct install_opts *o, const struct install_report *rep)
 	if (rep->state == INSTALL_REPLACED)
 		printf(", previous file kept as %s", o->backup);
 	if (rep->retried)
-		fputs("; opensm was not told after the last install: "
-		      "telling it now",
-		      stdout);
+		printf("; %s was not told after the last install: telling it "
+		       "now",
+		       o->kind == INSTALL_UFM ? "UFM" : "opensm");
 	putchar('\n');
 	if (!rep->reloaded || o->how == RELOAD_NONE)
 		return;
@@ -105,6 +117,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "qos-policy", required_argument, NULL, 'q' },
+		{ "ufm", required_argument, NULL, 'u' },
 		{ "backup", required_argument, NULL, 'b' },
 		{ "service", required_argument, NULL, 's' },
 		{ "pid-file", required_argument, NULL, 'p' },
@@ -126,8 +139,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o':
 		case 'q':
-			o.kind = c == 'q' ? INSTALL_QOS_POLICY
-					  : INSTALL_PARTITIONS;
+		case 'u':
+			o.kind = c == 'q'   ? INSTALL_QOS_POLICY
+				 : c == 'u' ? INSTALL_UFM
+					    : INSTALL_PARTITIONS;
 			o.path = optarg;
 			outputs++;
 			break;
@@ -165,11 +180,23 @@ int main(int argc, char **argv)
 	}
 	if (!o.path || !*o.path || optind != argc - 1 || reloads > 1 ||
 	    outputs != 1 || (o.backup && !strcmp(o.backup, o.path))) {
-		log_msg("--output FILE or --qos-policy FILE, at most one of "
-			"--service, --pid-file, --reload-cmd, --no-reload, a "
-			"--backup other than FILE, and FILE or - (usage: "
-			"oneib-partitions-install --help)");
+		log_msg("--output FILE, --qos-policy FILE or --ufm FILE, at "
+			"most one of --service, --pid-file, --reload-cmd, "
+			"--no-reload, a --backup other than FILE, and FILE or "
+			"- "
+			"(usage: oneib-partitions-install --help)");
 		return 2;
+	}
+	if (o.kind == INSTALL_UFM && reloads &&
+	    (o.how == RELOAD_SERVICE || o.how == RELOAD_PIDFILE)) {
+		log_msg("--ufm: UFM is told by its sync script (--reload-cmd "
+			"or its default " UFM_SYNC_CMD "), not --service or "
+			"--pid-file (usage: oneib-partitions-install --help)");
+		return 2;
+	}
+	if (o.kind == INSTALL_UFM && !reloads) {
+		o.how = RELOAD_CMD;
+		o.cmd = UFM_SYNC_CMD;
 	}
 	if (!o.backup) {
 		if (sb_addf(&bak, "%s.bak", o.path)) {
@@ -195,9 +222,10 @@ int main(int argc, char **argv)
 	}
 	say(&o, &rep);
 	if (r) {
-		log_msg("%s installed, but opensm was not told: %s; the next "
+		log_msg("%s installed, but %s was not told: %s; the next "
 			"run retries",
-			o.path, rep.reload_err);
+			o.path, o.kind == INSTALL_UFM ? "UFM" : "opensm",
+			rep.reload_err);
 		r = 1;
 	}
 out:

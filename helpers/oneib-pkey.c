@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/command.h"
 #include "core/guid.h"
 #include "core/ibattr.h"
 #include "core/log.h"
@@ -34,14 +35,6 @@
 #include "root/vfmap.h"
 
 #define ERRLEN 512
-
-static void usage(FILE *f)
-{
-	fputs("usage: oneib-pkey map VF GUID PKEY [--port N]\n"
-	      "       oneib-pkey unmap VF [--port N]\n"
-	      "       oneib-pkey show VF [--port N]\n",
-	      f);
-}
 
 /* "0x0200c0fffea80105" (any GUID form) -> a GUID a port may carry. */
 static int parse_guid(const char *s, uint64_t *g)
@@ -78,54 +71,22 @@ static int parse_pkey(const char *s, struct pkey *p)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char err[ERRLEN] = "";
-	struct strbuf out = STRBUF_INIT;
+/* What every command has parsed: its VF, resolved, and the options. */
+struct ctx {
+	int port;
 	struct vf_target t;
-	struct pci_addr vf;
-	struct pkey pk = { 0 };
-	uint64_t guid = 0;
-	const char *cmd;
-	int port = 1, nargs, o, r;
+	struct strbuf out;
+	char err[ERRLEN];
+};
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	cmd = argv[1];
-	opterr = 0; /* one line of ours, not getopt's */
-	optind = 2;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (o) {
-		case 'p':
-			if (opt_int("--port", optarg, 1, 9, "a port number",
-				    &port))
-				return 2;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			log_msg("%.40s: unknown option (usage: oneib-pkey "
-				"--help)",
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	nargs = argc - optind;
-	if (strcmp(cmd, "map") && strcmp(cmd, "unmap") && strcmp(cmd, "show")) {
-		log_msg("unknown command '%.20s' (map, unmap, show)", cmd);
-		return 2;
-	}
-	if (nargs != (strcmp(cmd, "map") ? 1 : 3)) {
-		log_msg("%s takes %s (usage: oneib-pkey --help)", cmd,
-			strcmp(cmd, "map") ? "VF" : "VF GUID PKEY");
+/* The VF argv[optind] (after nargs - 1 more arguments), resolved. */
+static int target(int argc, char **argv, int nargs, const char *what,
+		  struct ctx *c)
+{
+	struct pci_addr vf;
+
+	if (argc - optind != nargs) {
+		command_misuse("oneib-pkey", "%s takes %s", argv[1], what);
 		return 2;
 	}
 	if (pci_addr_parse(argv[optind], &vf)) {
@@ -133,26 +94,94 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
-	if (!strcmp(cmd, "map") && (parse_guid(argv[optind + 1], &guid) ||
-				    parse_pkey(argv[optind + 2], &pk)))
-		return 2;
-	r = vf_target_resolve(&vf, port, &t, err, sizeof(err));
-	if (r) {
-		log_msg("%s", err);
+	if (vf_target_resolve(&vf, c->port, &c->t, c->err, sizeof(c->err))) {
+		log_msg("%s", c->err);
 		return 1;
 	}
-	if (!strcmp(cmd, "map"))
-		r = vf_map(&t, guid, pk, err, sizeof(err));
-	else if (!strcmp(cmd, "unmap"))
-		r = vf_unmap(&t, err, sizeof(err));
-	else
-		r = vf_show(&t, &out, err, sizeof(err));
-	if (r) {
-		log_msg("%s", err[0] ? err : strerror(-r));
-		sb_release(&out);
-		return 1;
-	}
-	fputs(sb_str(&out), stdout);
-	sb_release(&out);
 	return 0;
+}
+
+static int cmd_map(int argc, char **argv, void *arg)
+{
+	struct ctx *c = arg;
+	struct pkey pk = { 0 };
+	uint64_t guid = 0;
+	int r;
+
+	/* every argument parsed before the VF is even looked up */
+	if (argc - optind == 3 && (parse_guid(argv[optind + 1], &guid) ||
+				   parse_pkey(argv[optind + 2], &pk)))
+		return 2;
+	r = target(argc, argv, 3, "VF GUID PKEY", c);
+	return r ? r : vf_map(&c->t, guid, pk, c->err, sizeof(c->err));
+}
+
+static int cmd_unmap(int argc, char **argv, void *arg)
+{
+	struct ctx *c = arg;
+	int r = target(argc, argv, 1, "VF", c);
+
+	return r ? r : vf_unmap(&c->t, c->err, sizeof(c->err));
+}
+
+static int cmd_show(int argc, char **argv, void *arg)
+{
+	struct ctx *c = arg;
+	int r = target(argc, argv, 1, "VF", c);
+
+	return r ? r : vf_show(&c->t, &c->out, c->err, sizeof(c->err));
+}
+
+static const struct command commands[] = {
+	{ "map", cmd_map, "VF GUID PKEY [--port N]" },
+	{ "unmap", cmd_unmap, "VF [--port N]" },
+	{ "show", cmd_show, "VF [--port N]" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctx c = { .port = 1, .out = STRBUF_INIT };
+	const struct command *cmd;
+	int o, r;
+
+	r = command_help(argc, argv, "oneib-pkey", commands, NCOMMANDS, NULL);
+	if (r >= 0)
+		return r;
+	cmd = command_find(commands, NCOMMANDS, argv[1]);
+	if (!cmd)
+		return 2;
+	opterr = 0; /* one line of ours, not getopt's */
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'p':
+			if (opt_int("--port", optarg, 1, 9, "a port number",
+				    &c.port))
+				return 2;
+			break;
+		case 'h':
+			command_usage(stdout, "oneib-pkey", commands, NCOMMANDS,
+				      NULL);
+			return 0;
+		default:
+			command_misuse("oneib-pkey", "%.40s: unknown option",
+				       argv[optind - 1]);
+			return 2;
+		}
+	}
+	r = cmd->run(argc, argv, &c);
+	if (r < 0) {
+		log_msg("%s", c.err[0] ? c.err : strerror(-r));
+		r = 1;
+	} else if (!r) {
+		fputs(sb_str(&c.out), stdout);
+	}
+	sb_release(&c.out);
+	return r;
 }

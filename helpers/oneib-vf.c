@@ -60,6 +60,7 @@
 #include "core/json.h"
 #include "host/lease.h"
 #include "host/leasing.h"
+#include "core/command.h"
 #include "core/log.h"
 #include "host/onexml.h"
 #include "host/rails.h"
@@ -83,30 +84,12 @@ struct ctx {
 	size_t nhints;
 };
 
-static void usage(FILE *f)
+static int cmd_deploy(int argc, char **argv, void *arg)
 {
-	fputs("usage: oneib-vf deploy --vm ID --vm-xml FILE < domain.xml\n"
-	      "       oneib-vf release --vm ID [--nic N | --vm-xml FILE "
-	      "--mac MAC] [--domain-gone]\n"
-	      "       oneib-vf lease --vm ID --vm-xml FILE [--nic N | --mac "
-	      "MAC] [--reserve]\n"
-	      "                      [--rails NIC=RAIL,...]\n"
-	      "       oneib-vf rails --vm ID\n"
-	      "       oneib-vf hostdevs --vm ID [--nic N | --vm-xml FILE "
-	      "--mac MAC] [--held | --not-held]\n"
-	      "       oneib-vf list [--format=table|json]\n"
-	      "       oneib-vf reconcile [--grace SECONDS]\n"
-	      "options: --ledger DIR, --connect URI, --pkey-cmd COMMAND, "
-	      "--owner "
-	      "PID,\n"
-	      "         --rail-map MAP (ONEIB_RAIL_MAP),\n"
-	      "         --cloud-id N (0-255, the same on every host and the "
-	      "partitions renderer)\n",
-	      f);
-}
+	const struct ctx *c = arg;
 
-static int cmd_deploy(const struct ctx *c)
-{
+	(void)argc;
+	(void)argv;
 	struct strbuf dom = STRBUF_INIT, vmx = STRBUF_INIT, out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -247,8 +230,12 @@ static bool selection_ok(const struct ctx *c, const char *cmd)
 	return true;
 }
 
-static int cmd_lease(const struct ctx *c)
+static int cmd_lease(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct strbuf out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -283,12 +270,15 @@ static int cmd_lease(const struct ctx *c)
 	return r ? 1 : 0;
 }
 
-static int cmd_rails(const struct ctx *c)
+static int cmd_rails(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
 	struct strbuf out = STRBUF_INIT;
 	char err[ERRLEN] = "";
 	int r;
 
+	(void)argc;
+	(void)argv;
 	if (c->vmid < 0) {
 		log_msg("rails needs --vm ID");
 		return 2;
@@ -302,13 +292,16 @@ static int cmd_rails(const struct ctx *c)
 	return r ? 1 : 0;
 }
 
-static int cmd_hostdevs(const struct ctx *c)
+static int cmd_hostdevs(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
 	struct strbuf out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
 	int nic_id, r;
 
+	(void)argc;
+	(void)argv;
 	if (c->vmid < 0) {
 		log_msg("hostdevs needs --vm ID");
 		return 2;
@@ -336,8 +329,12 @@ static int cmd_hostdevs(const struct ctx *c)
 	return r ? 1 : 0;
 }
 
-static int cmd_release(const struct ctx *c)
+static int cmd_release(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct leasing_counts n;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
@@ -373,8 +370,12 @@ static int cmd_release(const struct ctx *c)
 	return 0;
 }
 
-static int cmd_reconcile(const struct ctx *c)
+static int cmd_reconcile(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	struct strbuf report = STRBUF_INIT;
 	struct leasing_counts n;
 	struct lease_clock now;
@@ -394,8 +395,12 @@ static int cmd_reconcile(const struct ctx *c)
 	return 0;
 }
 
-static int cmd_list(const struct ctx *c)
+static int cmd_list(int argc, char **argv, void *arg)
 {
+	const struct ctx *c = arg;
+
+	(void)argc;
+	(void)argv;
 	char err[ERRLEN] = "", vf[PCI_ADDR_STRLEN], pf[PCI_ADDR_STRLEN];
 	char mac[MAC_STRLEN], guid[GUID_STRLEN], pk[PKEY_STRLEN];
 	char of[GUID_DESC_LEN];
@@ -476,33 +481,26 @@ static int cmd_list(const struct ctx *c)
 	return 0;
 }
 
-/* git's commands[]: each command, the function that runs it. */
-static const struct {
-	const char *name;
-	int (*fn)(const struct ctx *);
-} commands[] = {
-	{ "deploy", cmd_deploy }, { "release", cmd_release },
-	{ "lease", cmd_lease },	  { "hostdevs", cmd_hostdevs },
-	{ "list", cmd_list },	  { "reconcile", cmd_reconcile },
-	{ "rails", cmd_rails },
+static const struct command commands[] = {
+	{ "deploy", cmd_deploy, "--vm ID --vm-xml FILE < domain.xml" },
+	{ "release", cmd_release,
+	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--domain-gone]" },
+	{ "lease", cmd_lease,
+	  "--vm ID --vm-xml FILE [--nic N | --mac MAC] [--reserve]\n"
+	  "[--rails NIC=RAIL,...]" },
+	{ "rails", cmd_rails, "--vm ID" },
+	{ "hostdevs", cmd_hostdevs,
+	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--held | --not-held]" },
+	{ "list", cmd_list, "[--format=table|json]" },
+	{ "reconcile", cmd_reconcile, "[--grace SECONDS]" },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
 
-static int run(const struct ctx *c, const char *cmd, int argc, char **argv)
-{
-	size_t i;
-
-	if (optind != argc) {
-		log_msg("unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].fn(c);
-	log_msg("unknown command '%s' (deploy, release, lease, hostdevs, list, "
-		"reconcile, rails)",
-		str_sanitize(cmd).s);
-	return 2;
-}
+static const char more[] = "options: --ledger DIR, --connect URI, --pkey-cmd "
+			   "COMMAND, --owner PID,\n"
+			   "         --rail-map MAP (ONEIB_RAIL_MAP),\n"
+			   "         --cloud-id N (0-255, the same on every "
+			   "host and the partitions renderer)\n";
 
 int main(int argc, char **argv)
 {
@@ -538,15 +536,16 @@ int main(int argc, char **argv)
 	};
 	const char *rails = NULL, *rail_map = NULL;
 	struct rail_map map = { 0 };
+	const struct command *cmd;
 	char err[ERRLEN];
-	const char *cmd;
 	int o, grace, owner, rc;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	cmd = argv[1];
+	o = command_help(argc, argv, "oneib-vf", commands, NCOMMANDS, more);
+	if (o >= 0)
+		return o;
+	cmd = command_find(commands, NCOMMANDS, argv[1]);
+	if (!cmd)
+		return 2;
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
@@ -628,12 +627,18 @@ int main(int argc, char **argv)
 			rail_map = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			command_usage(stdout, "oneib-vf", commands, NCOMMANDS,
+				      more);
 			return 0;
 		default:
-			usage(stderr);
+			command_usage(stderr, "oneib-vf", commands, NCOMMANDS,
+				      more);
 			return 2;
 		}
+	}
+	if (optind != argc) {
+		log_msg("unexpected argument '%s'", argv[optind]);
+		return 2;
 	}
 	/* Parsed after the other options, which may return early. */
 	if (rails &&
@@ -647,7 +652,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	c.cfg.rail_map = &map;
-	rc = run(&c, cmd, argc, argv);
+	rc = cmd->run(argc, argv, &c);
 	free(c.hints);
 	rail_map_free(&map);
 	return rc;

@@ -34,10 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/command.h"
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "fabric/onevnet.h"
-#include "fabric/partitions.h"
+#include "fabric/partstatic.h"
 #include "core/pkey.h"
 #include "fabric/poolread.h"
 #include "core/strbuf.h"
@@ -53,16 +54,12 @@ struct ctx {
 	const char *stat; /* --static FILE */
 };
 
-static void usage(FILE *f)
+static int cmd_create(int argc, char **argv, void *arg)
 {
-	fputs("usage: oneib-vnet create --id ID --pool FILE "
-	      "[--range LO-HI] [--static FILE] < vnet.xml\n"
-	      "       oneib-vnet vm-id < vm.xml\n",
-	      f);
-}
+	const struct ctx *c = arg;
 
-static int cmd_create(const struct ctx *c)
-{
+	(void)argc;
+	(void)argv;
 	struct strbuf vx = STRBUF_INIT;
 	struct cloud_facts facts = { 0 };
 	struct vnet_pool pool = { NULL, 0 };
@@ -140,8 +137,11 @@ out:
 	return r ? 1 : 0;
 }
 
-static int cmd_vm_id(void)
+static int cmd_vm_id(int argc, char **argv, void *arg)
 {
+	(void)argc;
+	(void)argv;
+	(void)arg;
 	struct strbuf x = STRBUF_INIT;
 	char err[ERRLEN] = "";
 	int id = -1, r;
@@ -157,6 +157,13 @@ static int cmd_vm_id(void)
 	return r ? 1 : 0;
 }
 
+static const struct command commands[] = {
+	{ "create", cmd_create,
+	  "--id ID --pool FILE [--range LO-HI] [--static FILE] < vnet.xml" },
+	{ "vm-id", cmd_vm_id, "< vm.xml" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(*commands))
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -168,14 +175,15 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctx c = { .id = -1, .range = DEFAULT_RANGE };
-	const char *cmd;
+	const struct command *cmd;
 	int o;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	cmd = argv[1];
+	o = command_help(argc, argv, "oneib-vnet", commands, NCOMMANDS, NULL);
+	if (o >= 0)
+		return o;
+	cmd = command_find(commands, NCOMMANDS, argv[1]);
+	if (!cmd)
+		return 2;
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
@@ -194,10 +202,12 @@ int main(int argc, char **argv)
 			c.stat = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			command_usage(stdout, "oneib-vnet", commands, NCOMMANDS,
+				      NULL);
 			return 0;
 		default:
-			usage(stderr);
+			command_usage(stderr, "oneib-vnet", commands, NCOMMANDS,
+				      NULL);
 			return 2;
 		}
 	}
@@ -205,10 +215,5 @@ int main(int argc, char **argv)
 		log_msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (!strcmp(cmd, "create"))
-		return cmd_create(&c);
-	if (!strcmp(cmd, "vm-id"))
-		return cmd_vm_id();
-	log_msg("unknown command '%s' (create, vm-id)", cmd);
-	return 2;
+	return cmd->run(argc, argv, &c);
 }

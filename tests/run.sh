@@ -275,7 +275,9 @@ while [ ${#pending[@]} -gt 0 ]; do
 	n=$nxt
 	(
 		TIMEFORMAT="${names[n]} %R %U %S" # wall, user and system seconds
+		echo "$SECONDS" >"$out/$n.start"
 		{ time eval "${cmds[n]}" >"$out/$n.log"; } 2>"$out/$n.time"
+		echo "$SECONDS" >"$out/$n.end"
 		[ -s "$out/$n.cnt" ] || echo "0 1 0" >"$out/$n.cnt"
 		mv "$out/$n.cnt" "$out/$n.count" # done: flush may print it
 	) &
@@ -313,6 +315,46 @@ mkdir -p build
 tail -qn 1 "$out"/*.time 2>/dev/null | sort -k2,2nr >"$times.last"
 [ "$nargs" -gt 0 ] || cp "$times.last" "$times"
 
+# Where the time went: the setup make check timed (ONEIB_CHECK_PHASES),
+# each group of jobs (how many, from the first start to the last end, the
+# wall seconds of its jobs added up, their CPU), the slowest ten jobs.
+group_of() { # NAME
+	case $1 in
+	unit-*) echo "unit" ;;
+	asan-*) echo "unit+asan" ;;
+	fuzz_*) echo "fuzz" ;;
+	cppcheck | shellcheck | house-rules) echo "static checks" ;;
+	one-build-*) echo "OpenNebula builds" ;;
+	*@*) echo "real front-end ${1#*@}" ;;
+	t00*) echo "e2e harness (t00)" ;;
+	t01*) echo "e2e discovery (t01)" ;;
+	t02*) echo "e2e deploy (t02)" ;;
+	t03*) echo "e2e pkey, vnet (t03)" ;;
+	t04*) echo "e2e partitions (t04)" ;;
+	t05*) echo "e2e guest (t05)" ;;
+	t06*) echo "e2e life cycle (t06)" ;;
+	*) echo "other" ;;
+	esac
+}
+{
+	echo "# where the time went: the run $SECONDS s on $(nproc) cores"
+	if [ -r "${ONEIB_CHECK_PHASES:-}" ]; then
+		echo "#   setup: $(awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), ($1 == "deps" ? "Debian packages" : "the build"), $2 }' "$ONEIB_CHECK_PHASES")"
+	fi
+	for ((i = 0; i < total; i++)); do
+		[ -e "$out/$i.time" ] || continue
+		read -r _ w u sy < <(tail -n 1 "$out/$i.time")
+		printf '%s\t%s\t%s\t%s\t%s\n' "$(group_of "${names[i]}")" \
+			"$(cat "$out/$i.start" 2>/dev/null || echo 0)" \
+			"$(cat "$out/$i.end" 2>/dev/null || echo 0)" "$w" "$(echo "$u + $sy" | bc)"
+	done | awk -F'\t' '
+		{ g = $1; n[g]++; w[g] += $4; c[g] += $5
+		  if (!(g in s) || $2 < s[g]) s[g] = $2; if ($3 > e[g]) e[g] = $3 }
+		END { for (g in n) printf "#   %-26s %5d %7d %8.1f %8.1f\n", g, n[g], e[g] - s[g], w[g], c[g] }' |
+		sort -k2,2 | { printf '#   %-26s %5s %7s %8s %8s\n' group jobs "span s" "wall s" "CPU s"; cat; }
+	printf '#   slowest: %s\n' "$(tail -qn 1 "$out"/*.time 2>/dev/null | sort -k2,2nr | head -n 10 |
+		awk '{ printf "%s%s %.0f s", (NR > 1 ? ", " : ""), $1, $2 }')"
+}
 if [ $skipped -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else

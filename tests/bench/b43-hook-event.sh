@@ -7,11 +7,13 @@
 # is at its fixed point (no update to write) as after most events. Wall
 # time (p50, p99 over B43_RUNS runs, 5; the CLI's over B43_CLI_RUNS, 3)
 # and peak RSS of
-#   the hook's whole run, as oneadmin, as an event runs it: the three
-#       listings through oned's XML-RPC API (curl and rpc-string), the one
-#       parse that renders the partitions and the counters, the install
-#       command (here `cat >/dev/null`)
-#   the three XML-RPC listings alone (curl), and rpc-string on the VMs
+#   the hook's whole run, as oneadmin, as an event runs it (the shim and
+#       oneib-partitions sync): the three listings through oned's XML-RPC
+#       API (curl), the one parse that renders the partitions and the
+#       counters, the install command (here `cat >/dev/null`)
+#   the VM listing alone (curl), and the document taken out of its answer
+#   and the kept listing copied (tests/bench/poolbench.c, the run's steps
+#   on files)
 #   `onevm list -x --extended --no-pager all`: the Ruby CLI's listing of
 #       the VMs alone, which the hook read before
 # and the bytes of the VM listing. Printed, never asserted; checked only
@@ -25,7 +27,9 @@ NETS=${B43_NETS:-20}
 RUNS=${B43_RUNS:-5}
 CLI_RUNS=${B43_CLI_RUNS:-3}
 RUNSTAT=$TOP/build/bench/runstat
+POOLB=$TOP/build/bench/poolbench
 [ -x "$RUNSTAT" ] || die "$RUNSTAT missing (make build/bench/runstat)"
+[ -x "$POOLB" ] || die "$POOLB missing (make build/bench/poolbench)"
 one_sim
 # oned's sqlite database on a tmpfs: creating the VMs waits on no disk
 mkdir -p "$ONE_DIR" && mount -t tmpfs -o mode=0755 tmpfs "$ONE_DIR" || die "tmpfs on $ONE_DIR"
@@ -89,7 +93,7 @@ body="<?xml version='1.0'?><methodCall><methodName>one.vmpool.infoextended</meth
 printf '%s' "$body" >"$TEST_TMP/call.xml"
 curl -sS -H 'Content-Type: text/xml' --data-binary @"$TEST_TMP/call.xml" -o "$TEST_TMP/answer.xml" \
 	http://127.0.0.1:2633/RPC2 || die "curl"
-"$TOP/build/bin/oneib-partitions" rpc-string "$TEST_TMP/answer.xml" >"$TEST_TMP/rpc.xml" || die "rpc-string"
+"$POOLB" rpc-string "$TEST_TMP/answer.xml" >"$TEST_TMP/rpc.xml" || die "rpc-string"
 assert_eq "$(grep -o '<VM><ID>[0-9]*' "$TEST_TMP/rpc.xml" | sort | md5sum)" \
 	"$(tr -d ' \n' <"$TEST_TMP/cli.xml" | grep -o '<VM><ID>[0-9]*' | sort | md5sum)" \
 	"XML-RPC and the CLI list the same VMs"
@@ -111,8 +115,8 @@ assert_eq "installed" "$(cat "$LAST_OUT")" "it renders and installs"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing to say, nothing to update"
 assert_match "^<!-- next VM ID: $N -->$" "$(head -n 1 "$kept")" "from the listing it kept"
 echo "# b43 the hook's whole run per VM event (that VM and the VMs made since, into the kept listing of $(stat -c %s "$kept") bytes): $("$RUNSTAT" "$RUNS" "${oneadmin[@]}" sh -c '"$0" --event-stdin <"$1"' "$hook" "$TEST_TMP/event")"
-echo "# b43 vmcache of the kept listing: $("$RUNSTAT" "$RUNS" "$TOP/build/bin/oneib-partitions" vmcache "$kept")"
+echo "# b43 the kept listing copied (vmcache): $("$RUNSTAT" "$RUNS" "$POOLB" vmcache "$kept")"
 echo "# b43 one.vmpool.infoextended with curl: $("$RUNSTAT" "$RUNS" curl -sS -H 'Content-Type: text/xml' --data-binary @"$TEST_TMP/call.xml" -o /dev/null http://127.0.0.1:2633/RPC2)"
-echo "# b43 rpc-string on it: $("$RUNSTAT" "$RUNS" "$TOP/build/bin/oneib-partitions" rpc-string "$TEST_TMP/answer.xml")"
+echo "# b43 its document taken out of the answer (onerpc_string): $("$RUNSTAT" "$RUNS" "$POOLB" rpc-string "$TEST_TMP/answer.xml")"
 echo "# b43 before: onevm list -x --extended (Ruby CLI), the VMs alone: $("$RUNSTAT" "$CLI_RUNS" "${oneadmin[@]}" "$ONE_DIR/bin/onevm" list -x --extended --no-pager all)"
 test_done

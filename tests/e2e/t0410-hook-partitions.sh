@@ -49,8 +49,8 @@ chmod +x "$R/ib/bin/oneib-partitions"
 export ONEIB_PARTITIONS_LOCK=$TEST_TMP/lock
 run_hook() { PATH="$TEST_TMP/bin:$PATH" "$HOOK"; }
 calls() { cat "$TEST_TMP"/calls.* 2>/dev/null | wc -l; }
-# the renderer's runs that parse the listings (rpc-string only reads answers)
-parses() { grep -v '^rpc-string$' "$TEST_TMP/used.renderer"; }
+# the VM listings asked of oned so far
+vm_listings() { grep -c '^one.vmpool' "$TEST_TMP/calls.onevm" 2>/dev/null; }
 # what must not change when nothing is installed: names, inodes, mtimes, sizes
 state() { snap "$TEST_TMP/etc"; }
 
@@ -59,10 +59,10 @@ assert_ok "first run" -- run_hook
 assert_eq "$CONF: installed (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "says what it installed"
 assert_eq "" "$(cat "$LAST_ERR")" "nothing on stderr"
 assert_file_eq "$DATA/expected.conf" "$CONF" "partitions.conf is exactly the expected one"
-assert_eq "vmcache
-render" "$(parses)" "the VM listing reduced once, then parsed once: render writes the counters too"
-assert_eq 7 "$(grep -c '^rpc-string$' "$TEST_TMP/used.renderer")" \
-	"each answer of oned read by rpc-string: 3 listings, 4 updates"
+assert_eq "sync" "$(cat "$TEST_TMP/used.renderer")" \
+	"the hook is one run of oneib-partitions sync: it lists, renders, counts and installs"
+assert_eq "3 4" "$(cat "$TEST_TMP"/calls.one* | wc -l) $(cat "$TEST_TMP"/order.* | wc -l)" \
+	"oned asked once per listing (3) and once per update (4)"
 
 # every user's VMs but DONE ones (filter -2 "all", IDs -1 -1 every one,
 # state -1 not DONE), never paginated, as `onevm list -x --extended all`
@@ -92,7 +92,7 @@ rm "$TEST_TMP"/updates.*
 # oned refuses the counters: named in one line after the partitions
 : >"$TEST_TMP/onehost.update.fail"
 assert_fail "a counter update fails" -- run_hook
-assert_eq "oneib-partitions: one.host.update 0 failed (exit 1): oneib-partitions: oned: [one.host.update] User couldn't be authenticated, aborting call." \
+assert_eq "oneib-partitions: one.host.update 0 failed: oned: [one.host.update] User couldn't be authenticated, aborting call." \
 	"$(cat "$LAST_ERR")" "one line naming the update and oned's reason"
 assert_eq "$CONF: unchanged (2 partitions, 6 members)" "$(cat "$LAST_OUT")" "the partitions still follow"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "the VM's term still written"
@@ -116,20 +116,20 @@ refused() { # WHY REGEX
 }
 renders=$(wc -l <"$TEST_TMP/calls.render")
 : >"$TEST_TMP/onevm.fail"
-refused "oned refuses the VM listing" "one.vmpool.infoextended failed \(exit 1\): oneib-partitions: oned: \[one.vmpool.infoextended\] User couldn't be authenticated, aborting call.$"
+refused "oned refuses the VM listing" "one.vmpool.infoextended failed: oned: \[one.vmpool.infoextended\] User couldn't be authenticated, aborting call.$"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "the VMs refused: nothing was piped into the renderer"
 rm "$TEST_TMP/onevm.fail"
 ONE_XMLRPC=http://127.0.0.1:1/RPC2 refused "oned is away" \
 	"one.vmpool.infoextended failed \(exit 7\): curl: \(7\) Failed to connect to 127.0.0.1 port 1"
 : >"$TEST_TMP/onevnet.fail"
-refused "onevnet fails" "one.vnpool.info failed \(exit 1\): oneib-partitions: oned: \[one.vnpool.info\]"
+refused "onevnet fails" "one.vnpool.info failed: oned: \[one.vnpool.info\]"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "onevnet fails: nothing was piped into the renderer"
 rm "$TEST_TMP/onevnet.fail"
 
 # --- the renderer refuses the cloud: its reason, the old file stays
 sed 's/0x0002c90300a1b2c1/0x0002c9zz00a1b2c1/' "$DATA/hosts.xml" >"$TEST_TMP/hosts.xml"
 rm -f "$TEST_TMP"/updates.*
-refused "malformed host GUID" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
+refused "malformed host GUID" "render: HOST 0 \(node01\): IB_PF PORT_GUID '0x0002c9zz00a1b2c1' is not a GUID$"
 assert_eq "$renders" "$(wc -l <"$TEST_TMP/calls.render")" "nothing was installed"
 assert_eq "" "$(cat "$TEST_TMP"/updates.* 2>/dev/null)" "a listing that cannot be read: no counter written"
 cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
@@ -140,19 +140,22 @@ cp "$DATA/hosts.xml" "$TEST_TMP/hosts.xml"
 # `counters` alone writes them
 cp "$CONF" "$TEST_TMP/good.conf"
 echo 'lab=0x0300, ipoib : 0x0002c90300000001=full ;' >>"$CONF"
-refused "a partition one-ib did not write" "oneib-partitions render failed \(exit 1\): oneib-partitions: render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\)"
+listings=$(vm_listings)
+refused "a partition one-ib did not write" "render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\)"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "render refused: the VM's term written from its parse"
 assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "render refused: the hosts' counters written"
-assert_eq "render counters" "$(parses | tail -n 2 | paste -sd' ')" \
-	"render refused before its parse: counters alone"
+assert_eq $((listings + 1)) "$(vm_listings)" \
+	"render refused: the counters from the run's one listing of the VMs"
 cp "$TEST_TMP/good.conf" "$CONF"
 rm "$TEST_TMP"/updates.*
 cp "$R/etc/vnm/ib/ibrc" "$TEST_TMP/ibrc.good"
 sed -i 's|^ONEIB_PARTITIONS_READ_CMD=.*|ONEIB_PARTITIONS_READ_CMD="echo the SM host is down >\&2; exit 3"|' "$R/etc/vnm/ib/ibrc"
+listings=$(vm_listings)
 refused "reading the installed file fails" "echo the SM host is down >&2; exit 3 failed \(exit 3\): the SM host is down$"
 assert_eq "43 --append" "$(head -n 1 "$TEST_TMP/updates.onevm")" "no installed file: the VM's term written by counters alone"
 assert_eq "0 --append" "$(head -n 1 "$TEST_TMP/updates.onehost")" "no installed file: the hosts' counters written"
-assert_eq "counters" "$(parses | tail -n 1)" "no installed file: counters alone"
+assert_eq $((listings + 1)) "$(vm_listings)" \
+	"no installed file: the counters from the run's one listing of the VMs"
 cp "$TEST_TMP/ibrc.good" "$R/etc/vnm/ib/ibrc"
 rm "$TEST_TMP"/updates.*
 
@@ -268,7 +271,7 @@ assert_match 'IB_LEAVES = \\"\*,0x0002c90200000a00,\*\\"' "$(cat "$TEST_TMP/upda
 rm -f "$TEST_TMP"/updates* "$TEST_TMP"/order.*
 : >"$TEST_TMP/onevm.updateconf.fail"
 assert_fail "the map refused" -- run_hook
-assert_match "^oneib-partitions: one.vm.updateconf 12 failed \(exit 1\): oneib-partitions: oned: \[one.vm.updateconf\]" "$(cat "$LAST_ERR")" \
+assert_match "^oneib-partitions: one.vm.updateconf 12 failed: oned: \[one.vm.updateconf\]" "$(cat "$LAST_ERR")" \
 	"one line naming the updateconf"
 assert_eq "" "$(cat "$TEST_TMP"/order.onevm 2>/dev/null)" "the map refused: the gate stays (no leaf term written), tried again at the next run"
 rm "$TEST_TMP/onevm.updateconf.fail"

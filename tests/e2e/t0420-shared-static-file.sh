@@ -9,10 +9,12 @@
 # - a network that asks for a key of the static file (set by oneadmin
 #   after vnet_create refused it, t0320) is left out with one warning, and
 #   the operator's partition is not touched;
-# - a hostile or broken static file (a tenant VF full, ALL=full, a key a
-#   tenant network holds, a syntax error) makes the hook fail with one
-#   line naming the line and why, and nothing is installed: the file opensm
-#   reads, its backup, and opensm all as they were;
+# - a hostile or broken static file (a tenant VF full, or a member of the
+#   hosts' partition at all, ALL=full, a key a tenant network holds, a file
+#   opensm refuses or reads past its text, a partition without a key) makes
+#   the hook fail with one line naming the line and why, and nothing is
+#   installed: the file opensm reads, its backup, and opensm all as they
+#   were;
 # - the upgrade: a cloud whose installed file one-ib wrote before the
 #   origin marks, with no static file, keeps working: installed, same
 #   partitions.
@@ -90,20 +92,25 @@ hostile() { # WHY REGEX SED-SCRIPT
 	sed "$3" "$TEST_TMP/static.good" >"$TEST_TMP/static.conf"
 	cmp -s "$TEST_TMP/static.good" "$TEST_TMP/static.conf" && die "hostile $1: sed changed nothing"
 	assert_refused --rc 1 --state state "$1" \
-		"^oneib-partitions: oneib-partitions render failed \(exit 1\): oneib-partitions: render: $TEST_TMP/static.conf line $2$" \
+		"^oneib-partitions: render: $TEST_TMP/static.conf line $2$" \
 		-- run_hook
 }
 hostile "a tenant VF full in infra" "9: 0x02000000000b0000 \(VM 11 NIC 0\) is a tenant VF's port GUID: never a full member of the operator's infra \(0x0105\)" \
-	's/# login$/# login\n    , 0x02000000000b0000/; s/^\(    0x0002C903000C0001\) ;/\1/'
+	's/# login$/# login\n    , 0x02000000000b0000 ;/; s/^\(    0x0002C903000C0001\) ;/\1/'
+hostile "a tenant VF limited in the hosts' partition" "9: 0x02000000000b0000 \(VM 11 NIC 0\) is a tenant VF's port GUID: no member of ONEIB_HOSTS_PARTITION infra, whose hypervisors it would reach" \
+	's/# login$/# login\n    , 0x02000000000b0000=limited ;/; s/^\(    0x0002C903000C0001\) ;/\1/'
 hostile "ALL=full" "3: ALL=full would make every tenant VF a full member of Default \(0x7fff\)" \
 	's/^Default=0x7fff, ipoib : ALL=limited/Default=0x7fff, ipoib : ALL=full/'
 hostile "ALL_CAS with defmember=full" "10: ALL_CAS=full would make every tenant VF a full member of storage \(0x0200\)" \
 	's/^storage=0x0200, ipoib :/storage=0x0200, ipoib, defmember=full : ALL_CAS,/'
 hostile "a tenant network's key" "10: partition storage takes P_Key 0x0101, the installed partition of VNET 5 \(tenant-a\): give the operator's partition another key" \
 	's/^storage=0x0200/storage=0x0101/'
-hostile "a syntax error" "6: expected ',' or ';'" 's/=full ;$/=full/'
-hostile "a flag one-ib does not read" "10: unknown or repeated flag 'scope' \(one-ib reads ipoib, mtu, rate, sl and defmember\)" \
-	's/^storage=0x0200, ipoib :/storage=0x0200, ipoib, scope=2 :/'
+hostile "a ';' missing" "6: 'infra' is no port GUID \(0x..., or decimal\) and no member keyword: opensm refuses the file \(a ';' missing before it\?\)" \
+	's/=full ;$/=full/'
+hostile "a lone ';' (opensm reads past it)" "9: ';' with nothing before it: .*" \
+	's/^\(    0x0002C903000C0001\) ;/\1\n;/'
+hostile "a partition without a key (opensm makes one up)" "10: partition storage has no P_Key: .*" \
+	's/^storage=0x0200, ipoib :/storage, ipoib :/'
 assert_file_eq "$TEST_TMP/good.conf" "$SIM_PARTITIONS" "the last good file is still installed"
 assert_eq 0x8105 "$(shared_path node02 stor1)" "and in force"
 cp "$TEST_TMP/static.good" "$TEST_TMP/static.conf"

@@ -13,6 +13,14 @@
  * cluster's map, which reads back as addresses of that cluster only, each
  * under a leaf some host is under, the VM's own among them.
  *
+ * The same bytes as the operator's static file (read as opensm reads
+ * it): it never leaves a tenant port a full member, and whatever of it is
+ * taken renders, with two hosts (their PF GUIDs from the input) in its
+ * first partition as the hosts partition, to a file the installer's
+ * canonical check accepts, in which opensm's reading of every static
+ * partition is the static file's, entry for entry, the hosts' ports
+ * appended after them, full.
+ *
  * Input: first byte = options (bit 0 legacy GUIDs, bits 1-7 cloud id),
  * then the listings; the same bytes are also read as an installed file.
  */
@@ -89,7 +97,8 @@ static void leaves_chosen(struct cloud_facts *f)
 	struct leaf_pick *pick = calloc(f->nvms + 1, sizeof(*pick));
 	size_t i;
 
-	vfcount_prepare(f);
+	if (vfcount_prepare(f))
+		abort();
 	if (!pick || leafpack_plan(f, pick))
 		abort();
 	for (i = 0; i < f->nvms; i++) {
@@ -131,6 +140,82 @@ static void one_partition_per_nic_guid(const struct partitions *m,
 					if (m->p[k].guids[l] == g)
 						abort();
 		}
+}
+
+#define FUZZ_HOST(id)                                                          \
+	"<HOST><ID>" #id "</ID><NAME>h" #id "</NAME><CLUSTER_ID>0</"           \
+					    "CLUSTER_ID>"                      \
+	"<TEMPLATE><IB_PF><PORT>1</PORT><PORT_GUID>0x%016llx</PORT_GUID>"      \
+	"<DRIVER>mlx5_core</DRIVER><LINK_LAYER>InfiniBand</LINK_LAYER>"        \
+	"</IB_PF></TEMPLATE></HOST>"
+
+static bool same_entry(const struct pentry *a, const struct pentry *b)
+{
+	return a->kind == b->kind && a->guid == b->guid && a->pm == b->pm &&
+	       a->indx0 == b->indx0;
+}
+
+/* st, the static file as read, carried into a file and read back. */
+static void static_file_carried(const struct partitions *st, const uint8_t *d,
+				size_t n)
+{
+	static const char vms[] = "<VM_POOL/>", vnets[] = "<VNET_POOL/>";
+	const char *hp = st->n ? st->p[0].name : NULL;
+	struct render_opts o = { .stat = st, .hosts_partition = hp };
+	struct partitions m, back;
+	struct strbuf text = STRBUF_INIT;
+	char hosts[1024], err[256] = "";
+	uint64_t g1 = 0x248a070300000000ULL | (n ? d[0] : 1),
+		 g2 = 0x248a070300010000ULL | (n > 1 ? d[1] : 2);
+	size_t i, j;
+
+	for (i = 0; i <= st->n; i++) {
+		const struct partition *p = partitions_at(st, i);
+		struct tenant_hit h;
+
+		/* nothing of the operator's leaves a tenant VF full */
+		if (p && partition_tenant_hit(p, PM_FULL, &h))
+			abort();
+	}
+	snprintf(hosts, sizeof(hosts),
+		 "<HOST_POOL>" FUZZ_HOST(1) FUZZ_HOST(2) "</HOST_POOL>",
+		 (unsigned long long)g1, (unsigned long long)g2);
+	if (partitions_build(vms, strlen(vms), hosts, strlen(hosts), vnets,
+			     strlen(vnets), &o, &m, err, sizeof(err))) {
+		if (!err[0])
+			abort();
+		return;
+	}
+	if (partconf_render(&m, &text) ||
+	    partconf_check(text.buf, text.len, &m, err, sizeof(err)) ||
+	    partconf_canonical(text.buf, text.len, &back, err, sizeof(err)))
+		abort();
+	for (i = 0; i <= st->n; i++) {
+		const struct partition *p = partitions_at(st, i);
+		const struct partition *q = p ? partitions_find(&back, p->pkey)
+					      : NULL;
+		bool is_hosts = hp && !i;
+
+		if (!p)
+			continue;
+		/* opensm reads what the operator wrote, then the hosts */
+		if (!q || q->ndefs != p->ndefs || q->nent < p->nent)
+			abort();
+		for (j = 0; j < p->nent; j++)
+			if (!same_entry(&p->ent[j], &q->ent[j]))
+				abort();
+		for (; j < q->nent; j++)
+			if (!is_hosts || q->ent[j].kind != PENTRY_GUID ||
+			    q->ent[j].pm != PM_FULL)
+				abort();
+		if (is_hosts &&
+		    (partition_port(q, g1, PCLASS_CA, false) != PM_FULL ||
+		     partition_port(q, g2, PCLASS_CA, true) != PM_FULL))
+			abort();
+	}
+	partitions_free(&back);
+	partitions_free(&m);
+	sb_release(&text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -177,6 +262,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the same bytes as the operator's static file, carried through */
 	if (!partconf_parse_as("static", (const char *)data, size,
 			       PARTCONF_STATIC, &st, err, sizeof(err))) {
+		static_file_carried(&st, data, size);
 		o.stat = &st;
 		o.hosts_partition = st.n ? st.p[0].name : NULL;
 	} else if (!err[0]) {

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 9)
 		return 0;
 	nics = 1 + (data[0] & 3);
-	has = (enum schedreq_leaf)((data[0] >> 2) % 3);
+	has = (enum schedreq_leaf)((data[0] >> 2) % 4);
 	for (i = 1; i <= 8; i++)
 		leaf = leaf << 8 | data[i];
 	if (has == SR_LEAF && !leaf)
@@ -52,25 +52,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(old + n, data + 9, size - 9);
 	old[n + size - 9] = '\0';
 	r = schedreq_update(7, old, nics, has, leaf, &out, err, sizeof(err));
-	if (r < 0 && (!err[0] || out))
-		abort();
-	if (r == 0 && out)
+	if (r < 0 || (r == 0 && out) || (r > 0 && !out))
 		abort();
 	if (r > 0) {
+		/* whatever old was, the VF term holds for all of it */
+		if (schedreq_parse(out, &got) || got.vfs != nics - 1)
+			abort();
+		/* refused: one-ib's terms alone, named in the warning */
+		if (err[0] && (got.has != SR_REFUSED || got.ulen))
+			abort();
 		/* the next run changes nothing */
 		err[0] = '\0';
 		if (schedreq_update(7, out, nics, has, leaf, &again, err,
 				    sizeof(err)) ||
-		    again)
+		    again || err[0])
 			abort();
-		/* one-ib's terms first, the user's part as it was */
-		if (schedreq_parse(old, &had) || schedreq_parse(out, &got))
-			abort();
-		if (got.vfs != nics - 1 || got.has != has ||
-		    (has == SR_LEAF && got.leaf != leaf))
-			abort();
-		if (got.ulen != had.ulen ||
-		    memcmp(got.user, had.user, had.ulen))
+		/* else one-ib's terms first, the user's part as it was */
+		if (got.has != SR_REFUSED && !schedreq_parse(old, &had) &&
+		    (got.has != has || (has == SR_LEAF && got.leaf != leaf) ||
+		     got.ulen != had.ulen ||
+		     memcmp(got.user, had.user, had.ulen)))
 			abort();
 	}
 	free(out);

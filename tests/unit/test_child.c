@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -281,6 +284,210 @@ static void reload_command(void **state)
 	assert_string_equal(err, "reload command 'exit 4' exited with 4");
 }
 
+/* A temporary file, unlinked: what the front-end's commands read and
+ * write (fabric/sync.h). */
+static int tmpfile_with(const char *text)
+{
+	char path[] = "/tmp/test_child.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+static void file_text(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	n = read(fd, buf, len - 1);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+}
+
+/* stdin, stdout and stderr from and to files; no_stdin reads nothing */
+static void files_in_and_out(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "read a; echo \"got $a\"; echo oops >&2; "
+			       "exit 4",
+			       NULL };
+	int in = tmpfile_with("body\n"), out = tmpfile_with(""),
+	    err = tmpfile_with("");
+	struct child c = {
+		.argv = argv, .in_fd = in, .out_fd = out, .err_fd = err
+	};
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(child_run(&c), -EIO);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "got body\n");
+	file_text(err, buf, sizeof(buf));
+	assert_string_equal(buf, "oops\n");
+	close(in);
+	close(out);
+	out = tmpfile_with("");
+	c = (struct child){ .argv = argv, .no_stdin = true, .out_fd = out };
+	assert_int_equal(child_run(&c), -EIO);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "got \n");
+	close(out);
+	close(err);
+}
+
+/* pid exists and is not a zombie, within a second of being killed */
+static bool running(pid_t pid)
+{
+	char path[64], st[256];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (i = 0; i < 100; i++) {
+		FILE *f = fopen(path, "r");
+		char *p;
+
+		if (!f)
+			return false;
+		p = fgets(st, sizeof(st), f);
+		fclose(f);
+		p = p ? strrchr(st, ')') : NULL;
+		if (!p || p[1] != ' ' || p[2] == 'Z')
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+/*
+ * A bounded child that hangs is killed with everything it started in its
+ * group (a shell's background job too), and says so; one that ends in
+ * time is waited for only until it ends, though something it left behind
+ * still holds its output file open.
+ */
+static void timeout_kills_the_group(void **state)
+{
+	char script[128];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	int out = tmpfile_with("");
+	struct child c = { .argv = argv, .out_fd = out, .timeout = 1 };
+	char buf[64];
+	pid_t bg;
+
+	(void)state;
+	snprintf(script, sizeof(script), "sleep 300 & echo $!; exec sleep 300");
+	assert_int_equal(child_run(&c), -ETIMEDOUT);
+	assert_true(c.timed_out);
+	file_text(out, buf, sizeof(buf));
+	bg = (pid_t)atoi(buf);
+	assert_true(bg > 0);
+	/* the background job is gone too (a zombie until init reaps it) */
+	assert_false(running(bg));
+	close(out);
+
+	out = tmpfile_with("");
+	snprintf(script, sizeof(script), "echo done; exit 0");
+	c = (struct child){ .argv = argv, .out_fd = out, .timeout = 30 };
+	assert_int_equal(child_run(&c), 0);
+	assert_false(c.timed_out);
+	file_text(out, buf, sizeof(buf));
+	assert_string_equal(buf, "done\n");
+	close(out);
+	/* pipes with a bound are refused: a left-behind process could hold
+	 * them for good */
+	c = (struct child){ .argv = argv, .keep_stderr = true, .timeout = 1 };
+	assert_int_equal(child_run(&c), -EINVAL);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * Several bounded children at once: each ends when it ends, in the order
+ * they end, and one that hangs is killed at its own time, never holding
+ * the others up. Two one-second children take one second, not two.
+ */
+static void several_at_once(void **state)
+{
+	const char *hang[] = { "/bin/sh", "-c", "exec sleep 300", NULL };
+	const char *slow[] = { "/bin/sh", "-c", "sleep 1; exit 3", NULL };
+	const char *quick[] = { "true", NULL };
+	struct child a = { .argv = hang, .timeout = 2, .no_stdin = true },
+		     b = { .argv = slow, .timeout = 30, .no_stdin = true },
+		     c = { .argv = quick, .timeout = 30, .no_stdin = true };
+	struct child *cs[] = { &a, &b, &c };
+	double t0 = now_s();
+	size_t i = 99;
+
+	(void)state;
+	assert_int_equal(child_start(&a), 0);
+	assert_int_equal(child_start(&b), 0);
+	assert_int_equal(child_start(&c), 0);
+	assert_int_equal(child_wait_any(cs, 3, &i), 0);
+	assert_int_equal(i, 2);
+	assert_int_equal(child_wait_any(cs, 3, &i), -EIO);
+	assert_int_equal(i, 1);
+	assert_true(WIFEXITED(b.status) && WEXITSTATUS(b.status) == 3);
+	assert_true(now_s() - t0 < 1.9);
+	assert_int_equal(child_wait_any(cs, 3, &i), -ETIMEDOUT);
+	assert_int_equal(i, 0);
+	assert_true(a.timed_out);
+	assert_true(now_s() - t0 >= 2.0 && now_s() - t0 < 3.5);
+	assert_int_equal(child_wait_any(cs, 3, &i), -ECHILD);
+
+	/* in parallel: two one-second children in about one second */
+	b.argv = slow;
+	c.argv = slow;
+	t0 = now_s();
+	assert_int_equal(child_start(&b), 0);
+	assert_int_equal(child_start(&c), 0);
+	assert_int_equal(child_wait_any(cs + 1, 2, &i), -EIO);
+	assert_int_equal(child_wait_any(cs + 1, 2, &i), -EIO);
+	assert_true(now_s() - t0 < 1.9);
+	/* unbounded, or with a pipe: refused */
+	b = (struct child){ .argv = quick };
+	assert_int_equal(child_start(&b), -EINVAL);
+	b = (struct child){ .argv = quick, .timeout = 1, .keep_stderr = true };
+	assert_int_equal(child_start(&b), -EINVAL);
+}
+
+/* The two halves of child_run_named, around child_start: the same line. */
+static void named_halves(void **state)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+			       "echo 'ssh: connect to host sm2 port 22:' >&2; "
+			       "echo 'No route to host' >&2; exit 255",
+			       NULL };
+	struct child c = { .argv = argv, .timeout = 5, .no_stdin = true };
+	struct child *cs[] = { &c };
+	struct strbuf text = STRBUF_INIT;
+	char err[256];
+	size_t i;
+	int r;
+
+	(void)state;
+	assert_int_equal(child_named_begin(&c, "sm2: read", err, sizeof(err)),
+			 0);
+	assert_int_equal(child_start(&c), 0);
+	r = child_wait_any(cs, 1, &i);
+	assert_int_equal(child_named_end(&c, r, "sm2: read", &text, err,
+					 sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "sm2: read failed (exit 255): ssh: connect to "
+				 "host sm2 port 22: No route to host");
+	assert_string_equal(sb_str(&text), "ssh: connect to host sm2 port "
+					   "22:\nNo route to host\n");
+	sb_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +500,10 @@ int main(void)
 		cmocka_unit_test(stdout_kept),
 		cmocka_unit_test(peer_command),
 		cmocka_unit_test(reload_command),
+		cmocka_unit_test(files_in_and_out),
+		cmocka_unit_test(timeout_kills_the_group),
+		cmocka_unit_test(several_at_once),
+		cmocka_unit_test(named_halves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

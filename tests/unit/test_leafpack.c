@@ -5,7 +5,7 @@
  * each, a cluster lands under one leaf, a second tenant's under the other,
  * a third that fits under neither spreads with the fewest VMs across; two
  * bursts that come together part; a waiting VM keeps its leaf while it
- * fits; spread and none; the gate for VMs not yet PENDING; hosts the
+ * fits, one host under it having a VF for each of its NICs; spread and none; the gate for VMs not yet PENDING; hosts the
  * scheduler does not use or that serve other clusters give no room. And
  * the map of its cluster a VM gets with its leaf (fabric/topology.h): a
  * burst behind the gate learns the whole cluster and nothing of another
@@ -119,12 +119,13 @@ static void read_cloud(struct cloud *c, struct cloud_facts *f)
 	read_pool(f, POOL_VM, "VM_POOL", c->vms);
 	read_pool(f, POOL_HOST, "HOST_POOL", c->hosts);
 	read_pool(f, POOL_VNET, "VNET_POOL", c->nets);
-	vfcount_prepare(f);
+	assert_int_equal(vfcount_prepare(f), 0);
 }
 
 /*
  * The leaf term of each VM, in ID order: "A", "B" (a leaf), "-" (no leaf
- * term), "G" (the gate), "." (not one to place), e.g. "AAAB.".
+ * term), "G" (the gate), "R" (refused), "." (not one to place), e.g.
+ * "AAAB.".
  */
 static void plan(struct cloud *c, char *out)
 {
@@ -143,6 +144,8 @@ static void plan(struct cloud *c, char *out)
 			k = '-';
 		if (pick[i].to_place && pick[i].has == SR_GATE)
 			k = 'G';
+		if (pick[i].to_place && pick[i].has == SR_REFUSED)
+			k = 'R';
 		if (pick[i].to_place && pick[i].has == SR_LEAF)
 			k = pick[i].leaf == 0x0002c90200000a00ULL   ? 'A'
 			    : pick[i].leaf == 0x0002c90200000b00ULL ? 'B'
@@ -278,6 +281,58 @@ static void waiting_vm_keeps_its_leaf(void **state)
 	vm(&c, 10, 1, 5, 1, req_b);
 	plan(&c, got);
 	assert_string_equal(got, "...A");
+	cloud_free(&c);
+}
+
+/*
+ * A leaf fits a VM with N InfiniBand NICs only where one host under it has
+ * N VFs free (all of a VM's VFs come from its host): a waiting VM keeps
+ * its leaf by that rule too, not by the leaf's room summed over its hosts.
+ */
+static void waiting_vm_keeps_its_leaf_only_where_it_fits(void **state)
+{
+	static const char req_b[] = "\"/HOST[count(VMS/ID) = "
+				    "TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "
+				    "TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+				    "IB_VFS_AVAIL\" > 1 & IB_LEAVES = "
+				    "\"*," LEAF_B ",*\"";
+	struct cloud c = { 0 };
+	char got[64];
+
+	(void)state;
+	/* hv3 and hv4 (B) one VF free each, two in all: VM 10 moves to A */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "", "", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 3, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "..A");
+	cloud_free(&c);
+
+	/* no host under either leaf has two free: no leaf term at all */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "<ID>4</ID>", "<ID>5</ID>", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 3, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 4, 3, 6, 3, NULL);
+	vm(&c, 5, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "....-");
+	cloud_free(&c);
+
+	/* hv3 has exactly two free: VM 10 keeps B */
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	two_leaves(&c, "", "", "<ID>2</ID>", "<ID>3</ID>");
+	vm(&c, 2, 3, 6, 2, NULL);
+	vm(&c, 3, 3, 6, 3, NULL);
+	vm(&c, 10, 1, 5, 2, req_b);
+	plan(&c, got);
+	assert_string_equal(got, "..B");
 	cloud_free(&c);
 }
 
@@ -528,18 +583,138 @@ static void topology_only_at_the_gate(void **state)
 	cloud_free(&c);
 }
 
+/* A VM with one IB NIC on each network of nets (-1 ends), NIC k at
+ * 10.0.<net>.<id>, with a CONTEXT. */
+static void vm_nets(struct cloud *c, int id, int state, const char *req,
+		    const int *nets)
+{
+	int k;
+
+	append(&c->vms,
+	       "<VM><ID>%d</ID><STATE>%d</STATE><LCM_STATE>%d</LCM_STATE>"
+	       "<TEMPLATE>",
+	       id, state, state == 3 ? 3 : 0);
+	for (k = 0; nets[k] >= 0; k++)
+		append(&c->vms,
+		       "<NIC><NIC_ID>%d</NIC_ID><NETWORK_ID>%d</NETWORK_ID>"
+		       "<IP>10.0.%d.%d</IP><VN_MAD>ib</VN_MAD></NIC>",
+		       k, nets[k], nets[k], id);
+	append(&c->vms, "<CONTEXT><NETWORK>YES</NETWORK></CONTEXT></TEMPLATE>"
+			"<USER_TEMPLATE>");
+	if (req)
+		append(&c->vms,
+		       "<SCHED_REQUIREMENTS><![CDATA[%s]]></"
+		       "SCHED_REQUIREMENTS>",
+		       req);
+	append(&c->vms, "</USER_TEMPLATE></VM>");
+}
+
+/*
+ * A service (limited) network is no cluster (issue 35): its VMs are
+ * other tenants' who share its servers. A VM whose first InfiniBand NIC
+ * is on the storage network is packed with, and learns of, its own
+ * tenant network's VMs only; one with only a storage NIC is packed with
+ * nobody and learns nothing (no leaf term, the gate lifted).
+ */
+static void service_network_is_no_cluster(void **state)
+{
+	static const int a_st[] = { 5, 9, -1 }, st_b[] = { 9, 6, -1 },
+			 st[] = { 9, -1 };
+	struct cloud c = { 0 };
+	char got[16], *maps_got;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	append(&c.nets, "<VNET><ID>9</ID><NAME>storage</NAME><CLUSTERS><ID>0"
+			"</ID></CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>"
+			"0x8109</IB_PKEY><IB_MEMBERSHIP>limited</IB_MEMBERSHIP>"
+			"</TEMPLATE></VNET>");
+	two_leaves(&c, "<ID>10</ID>", "", "<ID>20</ID>", "");
+	vm_nets(&c, 10, 3, NULL, a_st); /* tenant a, under A */
+	vm_nets(&c, 20, 3, NULL, st_b); /* tenant b, under B */
+	vm_nets(&c, 21, 1, GATE, st_b); /* b's next: joins b */
+	vm_nets(&c, 22, 1, GATE, a_st); /* a's next: joins a */
+	vm_nets(&c, 30, 1, GATE, st); /* storage only */
+	plan(&c, got);
+	assert_string_equal(got, "..BA-");
+	maps_got = maps(&c);
+	assert_string_equal(maps_got, "21=" LEAF_B "=10.0.6.20,10.0.6.21;"
+				      "22=" LEAF_A "=10.0.5.10,10.0.5.22;");
+	free(maps_got);
+	cloud_free(&c);
+}
+
+/*
+ * A requirement the parentheses cannot hold (schedreq.h) is refused: the
+ * VM gets no leaf, takes no room, and is not placed by a gate lifted.
+ */
+static void refused_requirement_no_leaf(void **state)
+{
+	struct cloud c = { 0 };
+	char got[16];
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	host(&c, 1, 0, 2, LEAF_A, 1, ""); /* one VF free under A */
+	host(&c, 3, 0, 2, LEAF_B, 0, "");
+	vm(&c, 20, 1, 5, 1, "ID = 1) | !(ID = 99999");
+	vm(&c, 21, 1, 5, 1, GATE " & (ID = 1) | !(ID = 2)");
+	vm(&c, 22, 1, 5, 1,
+	   "\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and "
+	   "sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/"
+	   "IB_VFS_AVAIL\" > 0 & IB_LEAVES = \"*,refused-by-"
+	   "one-ib,*\"");
+	vm(&c, 23, 1, 5, 1, GATE);
+	plan(&c, got);
+	/* 21 wraps whole (the gate's text is the user's then), 23 takes the
+	 * one VF; the refused ones took none */
+	assert_string_equal(got, "RAR-");
+	cloud_free(&c);
+}
+
+/* A reservation's VMs are its parent's cluster: packed and mapped with
+ * the parent's VMs (its NICs are in the parent's partition). */
+static void reservation_is_its_parents_cluster(void **state)
+{
+	static const int a[] = { 5, -1 }, res[] = { 12, -1 };
+	struct cloud c = { 0 };
+	char got[16], *m;
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	net(&c, 6, NULL, false);
+	append(&c.nets, "<VNET><ID>12</ID><NAME>slice</NAME><PARENT_NETWORK_ID>"
+			"5</PARENT_NETWORK_ID><CLUSTERS><ID>0</ID></CLUSTERS>"
+			"<VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>0x8105</IB_PKEY>"
+			"</TEMPLATE></VNET>");
+	two_leaves(&c, "", "", "<ID>10</ID>", "");
+	vm_nets(&c, 10, 3, NULL, a); /* a's, under B */
+	vm_nets(&c, 11, 1, GATE, res); /* through the reservation */
+	plan(&c, got);
+	assert_string_equal(got, ".B");
+	m = maps(&c);
+	assert_string_equal(m, "11=" LEAF_B "=10.0.5.10,10.0.12.11;");
+	free(m);
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clusters_packed),
 		cmocka_unit_test(bursts_part),
 		cmocka_unit_test(waiting_vm_keeps_its_leaf),
+		cmocka_unit_test(waiting_vm_keeps_its_leaf_only_where_it_fits),
 		cmocka_unit_test(modes_and_states),
 		cmocka_unit_test(room_only_where_it_may_go),
 		cmocka_unit_test(only_what_matches),
 		cmocka_unit_test(dispatched_between_listings),
 		cmocka_unit_test(topology_of_a_burst),
 		cmocka_unit_test(topology_only_at_the_gate),
+		cmocka_unit_test(service_network_is_no_cluster),
+		cmocka_unit_test(refused_requirement_no_leaf),
+		cmocka_unit_test(reservation_is_its_parents_cluster),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/xml.h"
 #include "fabric/onerpc.h"
 
 #define HEAD                                                                   \
@@ -173,6 +174,68 @@ static void refused_answers(void **state)
 	}
 }
 
+/*
+ * A request as the CLI's client writes one: the session first, then the
+ * arguments in order, strings escaped so that XML gives back exactly the
+ * text (a tenant's template text in an update), a character XML cannot
+ * carry refused.
+ */
+static void request_as_the_cli_writes_it(void **state)
+{
+	static const char text[] = "CONTEXT=[A=\"x<y>&z\"]\n";
+	struct onerpc_arg args[] = {
+		{ .type = ONERPC_INT, .i = 42 },
+		{ .type = ONERPC_STRING, .s = text, .s_len = sizeof(text) - 1 },
+		{ .type = ONERPC_BOOL, .i = 1 },
+		{ .type = ONERPC_INT, .i = -2 },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	char err[256] = "";
+	xmlDocPtr doc;
+	xmlNodePtr n;
+	xmlChar *got;
+
+	(void)state;
+	assert_int_equal(onerpc_request(&sb, "one.vm.update",
+					"oneadmin:s&cr<t>", args, 4),
+			 0);
+	assert_string_equal(sb_str(&sb), "<?xml "
+					 "version=\"1.0\"?><methodCall><"
+					 "methodName>one.vm.update"
+					 "</"
+					 "methodName><params><param><value><"
+					 "string>oneadmin:s&amp;cr"
+					 "&lt;t&gt;</string></value></"
+					 "param><param><value><int>42</int>"
+					 "</value></"
+					 "param><param><value><string>CONTEXT=["
+					 "A=\"x&lt;y&gt;"
+					 "&amp;z\"]\n</string></value></"
+					 "param><param><value><boolean>1"
+					 "</boolean></value></"
+					 "param><param><value><int>-2</int></"
+					 "value>"
+					 "</param></params></methodCall>\n");
+	/* read back by an XML parser: the very text */
+	doc = xml_read_untrusted(sb.buf, sb.len, "request", err, sizeof(err));
+	assert_non_null(doc);
+	/* methodCall, params: the session, 42, the text */
+	n = xmlDocGetRootElement(doc)->children->next->children->next->next;
+	got = xmlNodeGetContent(n);
+	assert_string_equal((const char *)got, text);
+	xmlFree(got);
+	xmlFreeDoc(doc);
+
+	sb_reset(&sb);
+	args[1].s = "a\001b";
+	args[1].s_len = 3;
+	assert_int_equal(onerpc_request(&sb, "one.vm.update", "s", args, 2),
+			 -EINVAL);
+	sb_reset(&sb);
+	assert_int_equal(onerpc_request(&sb, "m", "a\033", NULL, 0), -EINVAL);
+	sb_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +243,7 @@ int main(void)
 		cmocka_unit_test(empty_and_id),
 		cmocka_unit_test(failure_is_one_line),
 		cmocka_unit_test(refused_answers),
+		cmocka_unit_test(request_as_the_cli_writes_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -593,6 +593,81 @@ static void static_file_reserves(void **state)
 
 /* --- the VM ID ------------------------------------------------------------ */
 
+/*
+ * A reservation (`onevnet reserve` of tenant-a: PARENT_NETWORK_ID 5,
+ * tenant-a's template copied) keeps its parent's partition, which its
+ * parent and the parent's other reservations do not hold against it; a
+ * key of its own, or a parent that is no InfiniBand network, is refused.
+ * Its parent and siblings hold the key against every other network.
+ */
+static void reservation_keeps_its_parents(void **state)
+{
+	static const char pool[] =
+		"<VNET_POOL><VNET><ID>5</ID><NAME>tenant-a</NAME><VN_MAD>ib"
+		"</VN_MAD><TEMPLATE><IB_PKEY>0x8101</IB_PKEY></TEMPLATE></VNET>"
+		"<VNET><ID>12</ID><NAME>slice</NAME><PARENT_NETWORK_ID>5"
+		"</PARENT_NETWORK_ID><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>"
+		"0x8101</IB_PKEY></TEMPLATE></VNET>"
+		"<VNET><ID>13</ID><NAME>mine</NAME><PARENT_NETWORK_ID>5"
+		"</PARENT_NETWORK_ID><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>"
+		"0x8101</IB_PKEY></TEMPLATE></VNET></VNET_POOL>";
+	static const char mine[] = "<VNET><ID>13</ID><NAME>mine</"
+				   "NAME><PARENT_NETWORK_ID>5"
+				   "</PARENT_NETWORK_ID><VN_MAD>ib</"
+				   "VN_MAD><TEMPLATE><IB_PKEY>"
+				   "0x8101</IB_PKEY></TEMPLATE></VNET>";
+	struct pkey_range range = { 0x0100, 0x01ff };
+	struct vnet_pool vp;
+	struct ib_vnet vn;
+	struct pkey k = { 0 };
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(onevnet_pool_parse(pool, strlen(pool), &vp, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(onevnet_parse(mine, strlen(mine), 13, &vn, err,
+				       sizeof(err)),
+			 0);
+	assert_true(vn.reservation);
+	assert_int_equal(vn.parent, 5);
+	assert_int_equal(onevnet_assign_pkey(&vn, &vp, &range, NULL, &k, err,
+					     sizeof(err)),
+			 0);
+	assert_int_equal(k.raw, 0x8101);
+	/* none copied: the parent's */
+	vn.has_pkey = false;
+	assert_int_equal(onevnet_assign_pkey(&vn, &vp, &range, NULL, &k, err,
+					     sizeof(err)),
+			 0);
+	assert_int_equal(k.raw, 0x8101);
+	/* a key of its own */
+	vn.has_pkey = true;
+	vn.pkey.raw = 0x8110;
+	assert_int_equal(onevnet_assign_pkey(&vn, &vp, &range, NULL, &k, err,
+					     sizeof(err)),
+			 -EEXIST);
+	assert_string_equal(err, "VNET 13 (mine): a reservation of VNET 5 "
+				 "(tenant-a) keeps its partition 0x0101, not "
+				 "0x0110");
+	/* a parent that is no InfiniBand network of the pool */
+	vn.pkey.raw = 0x8101;
+	vn.parent = 4;
+	assert_int_equal(onevnet_assign_pkey(&vn, &vp, &range, NULL, &k, err,
+					     sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "VNET 13 (mine): a reservation of VNET 4, no "
+				 "InfiniBand network of the pool");
+	/* every other network still finds the key taken */
+	vn.reservation = false;
+	vn.id = 14;
+	assert_int_equal(onevnet_assign_pkey(&vn, &vp, &range, NULL, &k, err,
+					     sizeof(err)),
+			 -EEXIST);
+	assert_non_null(strstr(err, "already used by VNET 5 (tenant-a)"));
+	vnet_pool_free(&vp);
+}
+
 static void vm_id(void **state)
 {
 	static const char reduced[] =
@@ -656,6 +731,7 @@ int main(void)
 						teardown_pool),
 		cmocka_unit_test_setup_teardown(static_file_reserves,
 						setup_pool, teardown_pool),
+		cmocka_unit_test(reservation_keeps_its_parents),
 		cmocka_unit_test(vm_id),
 	};
 

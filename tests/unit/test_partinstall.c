@@ -2,12 +2,13 @@
 /*
  * The root install of partitions.conf (partinstall.h) in a scratch
  * directory, opensm told through a reload command that counts its runs:
- * only the renderer's exact text is installed, an unchanged file is left
- * alone and nobody told, and a reload that failed is retried by the next
+ * only the renderer's exact text is installed (never a tenant VF as a
+ * full member outside its network's partition, "both" included), an
+ * unchanged file is left alone and nobody told, and a reload that failed is retried by the next
  * run even though the text did not change (finding 5), then never again.
  * opensm's QoS policy goes through the same steps under its own grammar:
- * a partitions file is no policy, a policy with an `ipoib` rule is none
- * either, and what was installed stays.
+ * a partitions file is no policy, a policy with an `ipoib` rule or a
+ * P_Key beyond 0x7fff is none either, and what was installed stays.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -144,6 +145,46 @@ static void only_the_renderers_text(void **state)
 				   &rep, err, sizeof(err)),
 		-EINVAL);
 	assert_false(exists(f->conf));
+}
+
+/*
+ * A tenant VF listed "both" is a full member: the installer refuses it in
+ * the operator's partitions and the default one, as the renderer does,
+ * and installs nothing; "limited" goes in.
+ */
+static void tenant_both_refused(void **state)
+{
+	struct fx *f = *state;
+	struct install_report rep;
+	char err[256] = "";
+	static const char *const refused[] = {
+		HEAD DEF "# from: the static file\ninfra=0x0105, ipoib :\n"
+			 "\t0x0002c903000a0001=full,\n"
+			 "\t0x02000000002a0000=both ;\n",
+		HEAD "# from: the static file\nDefault=0x7fff, ipoib :\n"
+		     "\tALL=limited,\n\tSELF=full,\n"
+		     "\t0x02000000002a0000=both ;\n",
+	};
+	static const char limited[] = HEAD DEF "# from: the static file\n"
+					       "infra=0x0105, ipoib :\n"
+					       "\t0x0002c903000a0001=full,\n"
+					       "\t0x02000000002a0000=limited "
+					       ";\n";
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(install(f, refused[i], f->ok_cmd, &rep, err),
+				 -EINVAL);
+		if (!strstr(err, "0x02000000002a0000 (VM 42 NIC 0) is a tenant "
+				 "VF's port GUID: never a full member"))
+			fail_msg("case %zu: %s", i, err);
+		assert_false(exists(f->conf));
+		assert_false(exists(f->pending));
+		assert_int_equal(reloads(f), 0);
+	}
+	assert_int_equal(install(f, limited, f->ok_cmd, &rep, err), 0);
+	holds(f->conf, limited);
+	assert_int_equal(reloads(f), 1);
 }
 
 static void install_unchanged_and_retry(void **state)
@@ -318,6 +359,8 @@ static void qos_policy_by_its_grammar(void **state)
 		POLICY_HEAD "\tipoib, pkey 0x0101 : 1\nend-qos-ulps\n",
 		POLICY_HEAD "\tany, pkey 0x0101 : 1\nend-qos-ulps\n"
 			    "qos-levels\n",
+		/* a range whose upper end has the membership bit */
+		POLICY_HEAD "\tany, pkey 0x7ffe-0x8001 : 1\nend-qos-ulps\n",
 	};
 	size_t i;
 
@@ -347,10 +390,52 @@ static void qos_policy_by_its_grammar(void **state)
 	holds(f->conf, policy);
 }
 
+/*
+ * UFM (partinstall.h, INSTALL_UFM): the rendered file is checked as for
+ * opensm, and what goes into the user extension is it without the
+ * default partition; a text the renderer did not write is refused and
+ * nothing written; unchanged, UFM's sync is not run again.
+ */
+static void ufm_user_extension(void **state)
+{
+	struct fx *f = *state;
+	struct install_opts o = { .kind = INSTALL_UFM,
+				  .path = f->conf,
+				  .how = RELOAD_CMD,
+				  .cmd = f->ok_cmd };
+	struct install_report rep;
+	char err[256] = "";
+
+	assert_int_equal(partitions_install(one, strlen(one), &o, &rep, err,
+					    sizeof(err)),
+			 0);
+	holds(f->conf, HEAD ONEIB "vnet5_a=0x0101, ipoib :\n"
+				  "\t0x02000000002a0000=full ;\n");
+	assert_int_equal(rep.partitions, 1);
+	assert_int_equal(reloads(f), 1);
+	assert_int_equal(partitions_install(one, strlen(one), &o, &rep, err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(rep.state, INSTALL_UNCHANGED);
+	assert_int_equal(reloads(f), 1);
+	/* the extension itself is no rendered file */
+	assert_int_equal(partitions_install(HEAD ONEIB "vnet5_a=0x0101, ipoib "
+						       ":\n\t;\n",
+					    strlen(HEAD ONEIB "vnet5_a=0x0101, "
+							      "ipoib "
+							      ":\n\t;\n"),
+					    &o, &rep, err, sizeof(err)),
+			 -EINVAL);
+	holds(f->conf, HEAD ONEIB "vnet5_a=0x0101, ipoib :\n"
+				  "\t0x02000000002a0000=full ;\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(only_the_renderers_text, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(tenant_both_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(install_unchanged_and_retry,
 						setup, teardown),
@@ -361,6 +446,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			refused_keeps_the_installed_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(ufm_user_extension, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(qos_policy_by_its_grammar,
 						setup, teardown),
 	};

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "unit.h"
@@ -1371,6 +1372,385 @@ static void kept_service_partition(void **state)
 	partitions_free(&in);
 }
 
+/*
+ * The hosts partition holds the hypervisors' PF ports as full members, so
+ * no tenant VF may be in it: a static file whose hosts partition takes
+ * every CA (ALL_CAS, a tenant VF is a CA), even limited, is refused as it
+ * is with ALL, whatever partition it names, the default one too.
+ */
+static void hosts_partition_no_tenant_joins(void **state)
+{
+	static const char *const every_ca[] = {
+		"infra=0x0105, ipoib : ALL_CAS=limited, "
+		"0x0002c903000a0001=full ;\n",
+		"infra=0x0105, ipoib, defmember=limited : ALL_CAS, "
+		"0x0002c903000a0001=full ;\n",
+		"infra=0x0105, ipoib : ALL=limited ;\n",
+	};
+	static const char def_cas[] = "Default=0x7fff, ipoib : "
+				      "ALL_CAS=limited, "
+				      "SELF=full ;\n";
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	/* the same partition without them: the hosts join it */
+	read_site("infra=0x0105, ipoib : 0x0002c903000a0001=full ;\n", &st);
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_true(has_guid(find_pkey(&m, 0x0105), 0x248a070300001001ULL));
+	partitions_free(&m);
+	partitions_free(&st);
+	for (i = 0; i < sizeof(every_ca) / sizeof(*every_ca); i++) {
+		read_site(every_ca[i], &st);
+		assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+					    TWO_NETS(PKEY("0x8102")), &o, &m,
+					    err, sizeof(err)),
+				 -EINVAL);
+		assert_null(m.p);
+		if (!strstr(err, "ONEIB_HOSTS_PARTITION infra has every tenant "
+				 "VF as a member"))
+			fail_msg("%s: '%s'", every_ca[i], err);
+		partitions_free(&st);
+	}
+	assert_non_null(strstr(err, "(ALL)"));
+	read_site(def_cas, &st);
+	o.hosts_partition = "Default";
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "site.conf line 1: ONEIB_HOSTS_PARTITION "
+				 "Default has every tenant VF as a member "
+				 "(ALL_CAS): give the hosts a partition no "
+				 "tenant joins");
+	partitions_free(&st);
+}
+
+/*
+ * Found by a reviewer: the hosts partition listing a tenant VF's GUID,
+ * even as a limited member, lets that VM reach every hypervisor (full
+ * members there). Refused, in any form opensm reads (abbreviated, by
+ * defmember, in a second definition of the key), with the line of the
+ * entry opensm reads last for it. Nothing in opensm's grammar takes a
+ * port out again ("NONE" adds nothing), so no later entry saves it.
+ */
+static void hosts_partition_no_tenant_guid(void **state)
+{
+	static const char *const listed[] = {
+		"infra=0x0105, ipoib : 0x0002c903000a0001=full,\n"
+		"    0x02000000002a0000=limited ;\n",
+		"infra=0x0105, ipoib : 0x02000000002a0000=l ;\n",
+		"infra=0x0105 : 0x0002c903000a0001 ;\n"
+		"infra=0x0105 :\n    0x02000000002a0000 ;\n",
+		/* the old MAC form */
+		"infra=0x0105 : 0x0002c903000a0001=full,\n"
+		"    0x0200c0fffea80105 ;\n",
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(listed) / sizeof(*listed); i++) {
+		read_site(listed[i], &st);
+		assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+					    TWO_NETS(PKEY("0x8102")), &o, &m,
+					    err, sizeof(err)),
+				 -EINVAL);
+		assert_null(m.p);
+		if (!strstr(err, "is a tenant VF's port GUID: no member of "
+				 "ONEIB_HOSTS_PARTITION infra, whose "
+				 "hypervisors it would reach"))
+			fail_msg("%s: '%s'", listed[i], err);
+		partitions_free(&st);
+	}
+	assert_string_equal(err, "site.conf line 2: 0x0200c0fffea80105 (MAC "
+				 "02:00:c0:a8:01:05 (old GUID)) is a tenant "
+				 "VF's port GUID: no member of "
+				 "ONEIB_HOSTS_PARTITION infra, whose "
+				 "hypervisors it would reach");
+	/* two partitions of that name (opensm lets names repeat) */
+	read_site("infra=0x0105 : ;\ninfra=0x0106 : ;\n", &st);
+	assert_int_equal(build_opts(NOW_VMS, TWO_HOSTS,
+				    TWO_NETS(PKEY("0x8102")), &o, &m, err,
+				    sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "ONEIB_HOSTS_PARTITION 'infra' names 2 "
+				 "partitions of site.conf: give the hosts' one "
+				 "a name of its own");
+	partitions_free(&st);
+}
+
+/*
+ * The operator's partitions carried as written (opensm reads what the
+ * operator wrote: the order of its members is its meaning), the hosts'
+ * PF ports after the hosts partition's last entry, full (the last entry
+ * wins), even where the operator listed one limited; and a static
+ * partition's members count as a service network's endpoints only where
+ * opensm leaves them full: here a later ALL_CAS=limited makes the servers
+ * limited, so they are none.
+ */
+static void static_partitions_as_opensm_reads_them(void **state)
+{
+	static const char text[] =
+		"# the site\n"
+		"storage=0x0200, ipoib : 0x0002c903000a0001=full, "
+		"0x0002c903000b0001=full, ALL_CAS=limited ;\n"
+		"infra=0x0105, ipoib, defmember=full :\n"
+		"    0x0002c903000c0001,   # login\n"
+		"    0x248a070300001001=limited ;   # node04, limited here\n"
+		"Default=0x7fff, ipoib : SELF=full, ALL=limited ;\n";
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .hosts_partition = "infra" };
+	const struct partition *infra, *p;
+	struct strbuf sb = STRBUF_INIT;
+	char err[256] = "";
+
+	(void)state;
+	read_site(text, &st);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS,
+				    VNET_POOL(TENANTS SVC_NET(
+					    9, "storage",
+					    PKEY("0x8109") SVC_PART("storag"
+								    "e"))),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 0);
+	render_checked(&m, &sb);
+	assert_non_null(strstr(sb.buf, "# from: the static file\n"
+				       "storage=0x0200, ipoib : "
+				       "0x0002c903000a0001=full, "
+				       "0x0002c903000b0001=full, "
+				       "ALL_CAS=limited ;\n"));
+	assert_non_null(strstr(sb.buf, "# from: the static file, with the "
+				       "cloud's hosts\n"
+				       "infra=0x0105, ipoib, defmember=full :\n"
+				       "    0x0002c903000c0001,   # login\n"
+				       "    0x248a070300001001=limited,\n"
+				       "\t0x0002c90300a1b2c1=full,\n"
+				       "\t0x248a070300001001=full ;\n"));
+	assert_non_null(strstr(sb.buf, "# from: the static file\n"
+				       "Default=0x7fff, ipoib : SELF=full, "
+				       "ALL=limited ;\n"));
+	infra = find_pkey(&m, 0x0105);
+	assert_int_equal(partition_port(infra, 0x248a070300001001ULL, PCLASS_CA,
+					false),
+			 PM_FULL);
+	/* the SM's port limited in the default partition, as opensm has it */
+	assert_int_equal(partition_port(m.def, 0x0002c90300000001ULL, PCLASS_CA,
+					true),
+			 PM_LIMITED);
+	/* the servers are limited members of storage: no endpoints */
+	p = find_pkey(&m, 0x0109);
+	assert_int_equal(partition_member(p, 0x0002c903000a0001ULL), PM_NONE);
+	assert_int_equal(partition_member(p, 0x0002c903000b0001ULL), PM_NONE);
+	partitions_free(&m);
+	partitions_free(&st);
+	sb_release(&sb);
+
+	/* the servers full after it: they are */
+	read_site("storage=0x0200 : ALL_CAS=limited, 0x0002c903000a0001=full "
+		  ";\n",
+		  &st);
+	o.hosts_partition = NULL;
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS,
+				    VNET_POOL(TENANTS SVC_NET(
+					    9, "storage",
+					    PKEY("0x8109") SVC_PART("storag"
+								    "e"))),
+				    &o, &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(partition_member(find_pkey(&m, 0x0109),
+					  0x0002c903000a0001ULL),
+			 PM_FULL);
+	partitions_free(&m);
+	partitions_free(&st);
+}
+
+/*
+ * A service network's endpoints are full members of its partition; a
+ * ConnectX-3 host's port shares its table with every VF it carries, so it
+ * is never one, whether IB_SERVICE_GUIDS names it or it is a full member
+ * of the static partition IB_SERVICE_PARTITION names: the network is left
+ * out (none was installed: no partition), one note, and the port is no
+ * full member of it.
+ */
+static void mlx4_port_never_a_service_endpoint(void **state)
+{
+	static const char *const nets[] = {
+		VNET_POOL(TENANTS SVC_NET(9, "storage",
+					  PKEY("0x8109") SVC_PART("storage"))),
+		VNET_POOL(TENANTS SVC_NET(9, "storage",
+					  PKEY("0x8109") SVC_GUIDS("0x0002c9030"
+								   "0a1b2c1"))),
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st, .stat_label = "site.conf" };
+	const struct partition *p;
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	/* the operator's storage partition, node03's ConnectX-3 port in it */
+	read_site("storage=0x0200, ipoib :\n"
+		  "    0x0002c903000a0001=full, 0x0002c90300a1b2c1=full ;\n",
+		  &st);
+	for (i = 0; i < sizeof(nets) / sizeof(*nets); i++) {
+		assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, nets[i], &o, &m,
+					    err, sizeof(err)),
+				 0);
+		p = find_pkey(&m, 0x0109);
+		if (p && partition_member(p, 0x0002c90300a1b2c1ULL) & PM_FULL)
+			fail_msg("case %zu: the ConnectX-3 port is a full "
+				 "member of the service network",
+				 i);
+		assert_null(p);
+		one_note(&m, "VNET 9 (storage): service endpoint "
+			     "0x0002c90300a1b2c1 is HOST 3 (node03)'s "
+			     "ConnectX-3 port, whose VFs would all be full "
+			     "members; left out");
+		/* the tenants' networks still follow the cloud */
+		assert_int_equal(partition_member(find_pkey(&m, 0x0101),
+						  0x02000000002a0000ULL),
+				 PM_FULL);
+		partitions_free(&m);
+	}
+	partitions_free(&st);
+}
+
+/*
+ * With --legacy-guids a NIC is a member under its MAC-derived GUID too,
+ * and in a service network that one is limited as well: no tenant port
+ * becomes a full member of it, under either GUID; on a tenant network
+ * both are full.
+ */
+static void legacy_guids_limited_in_service_networks(void **state)
+{
+	static const struct {
+		uint16_t pkey;
+		int vm, nic;
+		const char *mac;
+		enum pmember pm;
+	} nics[] = {
+		{ 0x0109, 42, 1, "02:00:00:00:00:2b", PM_LIMITED },
+		{ 0x0109, 43, 1, "02:00:00:00:00:2d", PM_LIMITED },
+		{ 0x010b, 44, 0, "02:00:00:00:00:2e", PM_LIMITED },
+		{ 0x0101, 42, 0, "02:00:00:00:00:2a", PM_FULL },
+		{ 0x0102, 43, 0, "02:00:00:00:00:2c", PM_FULL },
+	};
+	struct partitions st, m;
+	struct render_opts o = { .stat = &st,
+				 .stat_label = "site.conf",
+				 .legacy_guids = true };
+	struct member_iter it = { 0, 0 };
+	const struct partition *p;
+	char err[256] = "";
+	enum pmember pm;
+	uint64_t g;
+	size_t i;
+
+	(void)state;
+	read_site(site, &st);
+	assert_int_equal(build_opts(SVC_VMS, TWO_HOSTS, svc_nets, &o, &m, err,
+				    sizeof(err)),
+			 0);
+	assert_int_equal(m.nnotes, 0);
+	for (i = 0; i < sizeof(nics) / sizeof(*nics); i++) {
+		uint64_t mac = 0;
+
+		assert_int_equal(mac_parse(nics[i].mac, &mac), 0);
+		p = find_pkey(&m, nics[i].pkey);
+		assert_non_null(p);
+		assert_int_equal(partition_member(p, guid_for_nic(0, nics[i].vm,
+								  nics[i].nic)),
+				 nics[i].pm);
+		if (partition_member(p, guid_from_mac(mac)) != nics[i].pm)
+			fail_msg("VM %d NIC %d: its MAC GUID is %d in 0x%04x, "
+				 "want %d",
+				 nics[i].vm, nics[i].nic,
+				 partition_member(p, guid_from_mac(mac)),
+				 nics[i].pkey, nics[i].pm);
+	}
+	/* the service networks' full members are their endpoints alone */
+	p = find_pkey(&m, 0x0109);
+	while ((pm = partition_next_member(p, &it, &g)))
+		if (pm & PM_FULL)
+			assert_false(guid_assignable(g));
+	p = find_pkey(&m, 0x010b);
+	assert_int_equal(p->n, 1);
+	assert_true(p->guids[0] == 0x0002c903000a0001ULL);
+	partitions_free(&m);
+	partitions_free(&st);
+}
+
+/*
+ * The static file as the renderer reads it (partitions_read_static): a
+ * tenant VF listed "both" is a full member of the operator's partition,
+ * refused like "full", the file named; "limited" is carried.
+ */
+static void static_file_tenant_both_refused(void **state)
+{
+	static const char *const refused[] = {
+		"infra=0x0105, ipoib : 0x0002c903000a0001=full,\n"
+		"    0x02000000002a0000=both ;\n",
+		"infra=0x0105, ipoib, defmember=both : 0x02000000002a0000 ;\n",
+	};
+	char path[] = "/tmp/test_partitions.XXXXXX", err[256] = "";
+	struct partitions st;
+	size_t i;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	for (i = 0; i <= sizeof(refused) / sizeof(*refused); i++) {
+		const char *text = i < sizeof(refused) / sizeof(*refused)
+					   ? refused[i]
+					   : "infra=0x0105, ipoib : "
+					     "0x02000000002a0000=limited ;\n";
+
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		f = fdopen(fd, "w");
+		assert_non_null(f);
+		assert_true(fputs(text, f) >= 0);
+		assert_int_equal(fclose(f), 0);
+		if (i < sizeof(refused) / sizeof(*refused)) {
+			assert_int_equal(partitions_read_static(path, &st, err,
+								sizeof(err)),
+					 -EINVAL);
+			assert_null(st.p);
+			assert_non_null(strstr(err, path));
+			assert_non_null(strstr(err, "0x02000000002a0000 (VM 42 "
+						    "NIC 0) is a tenant VF's "
+						    "port GUID: never a full "
+						    "member"));
+		} else {
+			assert_int_equal(partitions_read_static(path, &st, err,
+								sizeof(err)),
+					 0);
+			assert_int_equal(
+				partition_member(&st.p[0],
+						 0x02000000002a0000ULL),
+				PM_LIMITED);
+			partitions_free(&st);
+		}
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
 /* Adoption: what one-ib did not write is named, never dropped. */
 static void foreign_partitions(void **state)
 {
@@ -1659,6 +2039,69 @@ static void sls_in_force(void **state)
 	sb_release(&text);
 }
 
+/* VNET id, a reservation of parent (`onevnet reserve`): the parent's
+ * template as oned copies it, PARENT_NETWORK_ID set */
+#define RESERVATION(id, name, parent, tmpl)                                    \
+	"<VNET><ID>" #id "</ID><NAME>" name "</NAME>"                          \
+	"<PARENT_NETWORK_ID>" #parent "</PARENT_NETWORK_ID>"                   \
+	"<CLUSTERS><ID>0</ID></CLUSTERS><VN_MAD>ib</VN_MAD>"                   \
+	"<TEMPLATE>" tmpl "</TEMPLATE></VNET>"
+
+/*
+ * A reservation is a slice of its parent (issue 35, item 4): its NICs are
+ * members of the parent's partition, as the parent's members (limited on
+ * a service network); it has no partition of its own, and never costs its
+ * parent its partition, installed file or not (two networks on one key
+ * were left out both). One whose key differs from its parent's leaves its
+ * NICs out, one note; the parent keeps its partition.
+ */
+static void reservations_join_their_parent(void **state)
+{
+	static const char vms[] =
+		"<VM_POOL>" VM(42, NIC(0, "02:00:00:00:00:2a", 12, ""))
+			VM(43, NIC(0, "02:00:00:00:00:2b", 13, ""))
+				VM(44, NIC(0, "02:00:00:00:00:2c", 5, ""))
+					VM(45, NIC(0, "02:00:00:00:00:2d", 14,
+						   "")) "</VM_POOL>";
+	static const char nets[] = VNET_POOL(
+		IBNET(5, "a", PKEY("0x8101")) SVC_NET(
+			9, "storage", PKEY("0x8109") SVC_GUIDS(STOR_E))
+			RESERVATION(12, "mine", 9,
+				    "<IB_MEMBERSHIP>limited</"
+				    "IB_MEMBERSHIP>" PKEY("0x8109")
+					    SVC_GUIDS(STOR_E))
+				RESERVATION(13, "slice", 5, PKEY("0x8101"))
+					RESERVATION(14, "edited", 5,
+						    PKEY("0x8110")));
+	struct partitions m;
+	const struct partition *p;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		build_str(vms, "<HOST_POOL/>", nets, &m, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	/* no partition of their own, no collision: the parents keep theirs */
+	assert_int_equal(m.n, 2);
+	p = find_pkey(&m, 0x0109);
+	assert_non_null(p);
+	assert_string_equal(p->name, "vnet9_storage");
+	assert_int_equal(partition_member(p, 0x02000000002a0000ULL),
+			 PM_LIMITED);
+	assert_int_equal(partition_member(p, 0x0002c903000e0001ULL), PM_FULL);
+	p = find_pkey(&m, 0x0101);
+	assert_non_null(p);
+	assert_int_equal(partition_member(p, 0x02000000002b0000ULL), PM_FULL);
+	assert_int_equal(partition_member(p, 0x02000000002c0000ULL), PM_FULL);
+	assert_int_equal(partition_member(p, 0x02000000002d0000ULL), PM_NONE);
+	assert_int_equal(m.nnotes, 1);
+	one_note(&m, "VM 45 NIC 0: VNET 14 (edited), a reservation of it, "
+		     "holds partition 0x0110, not its 0x0101; left out of "
+		     "VNET 5 (a)");
+	assert_null(find_pkey(&m, 0x0110));
+	partitions_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1689,10 +2132,17 @@ int main(void)
 		cmocka_unit_test(static_keys_reserved),
 		cmocka_unit_test(service_networks),
 		cmocka_unit_test(kept_service_partition),
+		cmocka_unit_test(hosts_partition_no_tenant_joins),
+		cmocka_unit_test(hosts_partition_no_tenant_guid),
+		cmocka_unit_test(static_partitions_as_opensm_reads_them),
+		cmocka_unit_test(mlx4_port_never_a_service_endpoint),
+		cmocka_unit_test(legacy_guids_limited_in_service_networks),
+		cmocka_unit_test(static_file_tenant_both_refused),
 		cmocka_unit_test(foreign_partitions),
 		cmocka_unit_test(mlx4_limit_less_static),
 		cmocka_unit_test(service_levels_planned),
 		cmocka_unit_test(sls_in_force),
+		cmocka_unit_test(reservations_join_their_parent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

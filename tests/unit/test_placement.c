@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The VF placement policy on a host built in memory: NUMA preference,
- * IB_PF/IB_PORT pins, which PFs, ports and VFs are eligible, what counts as
- * taken (ledger, libvirt domains), and the refusal lines with their tallies.
+ * The VF placement policy on a host built in memory: NUMA preference (the
+ * nodes of the pinned CPUs, CPUs from 64 on too, read from a sysfs of a
+ * private mount namespace), IB_PF/IB_PORT pins, which PFs, ports and VFs
+ * are eligible, what counts as taken (ledger, libvirt domains), and the
+ * refusal lines with their tallies.
  *
  *   0000:3b:00.0 node 0, port 1 ACTIVE IB          VFs 3b:00.1 .. 3b:00.4
  *   0000:5e:00.0 node 1, ports 1 and 2 ACTIVE IB   VFs 5e:00.1 .. 5e:00.4
@@ -25,8 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sched.h>
 #include <cmocka.h>
 
+#include "core/cpulist.h"
+#include "core/sysfs.h"
 #include "host/placement.h"
 
 #define NVF 4
@@ -205,6 +214,132 @@ static void numa_preference_then_fallback(void **state)
 	/* A node without an IB PF is no preference at all. */
 	assert_int_equal(choose(&n, 1u << 5, &p), 0);
 	assert_choice(&p, 0x3b, 1, 1);
+}
+
+/*
+ * The NUMA preference from sysfs (placement_numa_nodes), in a mount
+ * namespace of a child's own with a tmpfs over SYS_NODE: every CPU counts,
+ * those numbered 64 and up (hosts with more than 64 CPUs) as much as the
+ * first 64, and nodes may be sparse. 0 from the child: done; 77: no
+ * namespace to be had here (skipped).
+ */
+static const char *const node_cpus[] = {
+	"0-63", /* node 0 */
+	"64-127", /* node 1 */
+	"128-130,132-191", /* node 2 */
+	"960-1023", /* node 3 */
+	NULL, /* no node 4 */
+	"200-201", /* node 5 */
+};
+static const struct {
+	const char *pinned;
+	uint64_t nodes;
+} numa_cases[] = {
+	{ "70", 1u << 1 },
+	{ "64", 1u << 1 },
+	{ "127", 1u << 1 },
+	{ "63", 1u << 0 },
+	{ "63-64", 1u << 0 | 1u << 1 },
+	{ "130", 1u << 2 },
+	{ "131", 0 },
+	{ "1023", 1u << 3 },
+	{ "200", 1u << 5 },
+	{ "4,65,129", 7 },
+};
+
+static int write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(text, f) < 0;
+	return fclose(f) || r ? -1 : 0;
+}
+
+/* As root a mount namespace; else a user namespace with one. */
+static int private_mounts(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (!unshare(CLONE_NEWNS))
+		return 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	if (write_text("/proc/self/setgroups", "deny") ||
+	    write_text("/proc/self/uid_map", map))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+	return write_text("/proc/self/gid_map", map);
+}
+
+static int numa_child(int out)
+{
+	char path[128];
+	size_t i;
+
+	if (private_mounts() ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("none", SYS_NODE, "tmpfs", 0, NULL))
+		return 77;
+	for (i = 0; i < sizeof(node_cpus) / sizeof(*node_cpus); i++) {
+		if (!node_cpus[i])
+			continue;
+		snprintf(path, sizeof(path), SYS_NODE "/node%zu", i);
+		if (mkdir(path, 0755))
+			return 1;
+		snprintf(path, sizeof(path), SYS_NODE "/node%zu/cpulist", i);
+		if (write_text(path, node_cpus[i]))
+			return 1;
+	}
+	for (i = 0; i < sizeof(numa_cases) / sizeof(*numa_cases); i++) {
+		uint64_t cpus[CPULIST_WORDS], got;
+
+		if (cpulist_parse(numa_cases[i].pinned, cpus, false))
+			return 1;
+		got = placement_numa_nodes(cpus);
+		if (write(out, &got, sizeof(got)) != sizeof(got))
+			return 1;
+	}
+	return 0;
+}
+
+static void numa_nodes_of_every_cpu(void **state)
+{
+	uint64_t got[sizeof(numa_cases) / sizeof(*numa_cases)];
+	size_t i, n = 0;
+	int fd[2], st;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fd[0]);
+		_exit(numa_child(fd[1]));
+	}
+	close(fd[1]);
+	while (n < sizeof(got) / sizeof(*got) &&
+	       read(fd[0], &got[n], sizeof(got[n])) == sizeof(got[n]))
+		n++;
+	close(fd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip(); /* no mount namespace to be had */
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(n, sizeof(got) / sizeof(*got));
+	for (i = 0; i < n; i++)
+		if (got[i] != numa_cases[i].nodes)
+			fail_msg("vCPUs on %s: nodes 0x%llx, want 0x%llx",
+				 numa_cases[i].pinned,
+				 (unsigned long long)got[i],
+				 (unsigned long long)numa_cases[i].nodes);
 }
 
 static void pf_pin(void **state)
@@ -706,6 +841,7 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(numa_preference_then_fallback,
 						setup, teardown),
+		cmocka_unit_test(numa_nodes_of_every_cpu),
 		cmocka_unit_test_setup_teardown(pf_pin, setup, teardown),
 		cmocka_unit_test_setup_teardown(port_pin, setup, teardown),
 		cmocka_unit_test_setup_teardown(pin_to_what_is_not_there, setup,

@@ -198,6 +198,40 @@ static void hostile_and_broken(void **state)
 	}
 }
 
+/*
+ * P_Keys are the partitions' 15-bit keys: a range is refused when either
+ * end is beyond 0x7fff (its upper end read as a key, a range running into
+ * the membership bit would reach 0x8000 and on), however few keys it
+ * spans; a range up to 0x7fff itself is read.
+ */
+static void ranges_end_at_0x7fff(void **state)
+{
+	static const char *const beyond[] = {
+		ULPS("\tany, pkey 0x7ffe-0x8001 : 1\n"),
+		ULPS("\tany, pkey 0x7fff-0x8000 : 1\n"),
+		ULPS("\tany, pkey 0x0101,0x7ff0-0x8010 : 1\n"),
+		ULPS("\tany, pkey 0x0101 : 1\n\tany, pkey 0x7ffe-0x8001 : "
+		     "2\n"),
+	};
+	static const char top[] = ULPS("\tany, pkey 0x7ffe-0x7fff : 1\n");
+	struct qos_policy q;
+	char err[256] = "";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(beyond) / sizeof(*beyond); i++)
+		refused(beyond[i], "not partitions 0x0001-0x7fff");
+	/* as many keys as exist, and more: refused too, whichever way */
+	refused(ULPS("\tany, pkey 0x0101-0xffff : 1\n"), "line 5");
+	assert_int_equal(
+		qospolicy_canonical(top, strlen(top), &q, err, sizeof(err)), 0);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.r[0].pkey, 0x7ffe);
+	assert_int_equal(q.r[1].pkey, 0x7fff);
+	assert_int_equal(q.r[1].sl, 1);
+	qospolicy_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +240,7 @@ int main(void)
 		cmocka_unit_test(empty_policy),
 		cmocka_unit_test(long_rules_split),
 		cmocka_unit_test(hostile_and_broken),
+		cmocka_unit_test(ranges_end_at_0x7fff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

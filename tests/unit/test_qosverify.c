@@ -4,8 +4,9 @@
  * tables built in memory: opensm's defaults (SL n on VL n, low weight 4 on
  * VLs 1-7, VL 0 high) are in force; an SL dropped (VL 15), on a VL beyond
  * the port's OperVLs, or on a VL with no weight is a fault named with its
- * port; two planned SLs on one VL are merged classes; a port without the
- * key is no part of it. And the QoS policy against the partitions, and
+ * port (the first VL past the data VLs too, on either side); two planned
+ * SLs on one VL are merged classes; a port without the key is no part of
+ * it. And the QoS policy against the partitions, and
  * opensm.conf's qos_policy_file.
  */
 #include <errno.h>
@@ -165,6 +166,79 @@ static void faults_and_merges(void **state)
 	qos_result_free(&q);
 }
 
+/*
+ * A port's data VLs are VL 0 up to OperVLs' count less one: the SL of
+ * partition a on the first VL past them is not in force, though that VL
+ * has a weight, on the port's side and on the switch's alike; on the last
+ * one it is. For each OperVLs code: 1, 2, 4, 8 and 15 data VLs (past 15
+ * is VL 15, which drops).
+ */
+static void first_vl_past_the_data_vls(void **state)
+{
+	static const struct {
+		uint8_t oper;
+		int vls;
+	} codes[] = { { 1, 1 }, { 2, 2 }, { 3, 4 }, { 4, 8 }, { 5, 15 } };
+	struct fabric_port p[3];
+	struct fabric f;
+	struct port_tables t[3];
+	struct qos_result q;
+	size_t c;
+	int side, vl;
+
+	(void)state;
+	for (c = 0; c < sizeof(codes) / sizeof(*codes); c++)
+		for (side = 0; side < 2; side++)
+			for (vl = codes[c].vls - 1; vl <= codes[c].vls; vl++) {
+				bool past = vl == codes[c].vls;
+				int i;
+
+				three_ports(p,
+					    port(0x0002c90300000001ULL,
+						 keys_none, 1),
+					    &f, t);
+				for (i = 0; i < 3; i++) {
+					p[i].vls.oper_vls = codes[c].oper;
+					p[i].sw_vls.oper_vls = codes[c].oper;
+					/* every VL weighted: only the count
+					 * can fault it */
+					memset(t[i].arb.low, 0,
+					       sizeof(t[i].arb.low));
+					memset(t[i].sw_arb.low, 0,
+					       sizeof(t[i].sw_arb.low));
+					for (int k = 0; k < 15; k++)
+						t[i].arb.low[k] =
+							t[i].sw_arb.low[k] = 4;
+					t[i].sl2vl[2] = t[i].sw_sl2vl[2] = 0;
+				}
+				if (side)
+					t[1].sw_sl2vl[2] = (uint8_t)vl;
+				else
+					t[1].sl2vl[2] = (uint8_t)vl;
+				assert_int_equal(qos_verify_judge(&model, &f, t,
+								  3, &q),
+						 0);
+				if (q.c[0].nfaults != (past ? 1u : 0u))
+					fail_msg("%d data VLs, SL 2 on VL %d "
+						 "(%s side): %zu faults",
+						 codes[c].vls, vl,
+						 side ? "switch" : "port",
+						 q.c[0].nfaults);
+				if (past) {
+					/* past 15 data VLs is VL 15 */
+					assert_int_equal(
+						q.c[0].fault,
+						vl == 15 ? QF_DROPPED
+							 : QF_NO_SUCH_VL);
+					assert_int_equal(q.c[0].fault_vl, vl);
+					assert_ptr_equal(q.c[0].fault_port,
+							 &p[1]);
+					assert_int_equal(q.c[0].fault_sw, side);
+				}
+				qos_result_free(&q);
+			}
+}
+
 static void policy_against_partitions(void **state)
 {
 	struct qos_rule r[2] = { { 0x0101, 2 }, { 0x0103, 5 } };
@@ -199,6 +273,16 @@ static void osmconf_policy_file(void **state)
 		osmconf_parse(text, strlen(text), &oc, err, sizeof(err)), 0);
 	assert_true(oc.qos);
 	assert_string_equal(oc.policy_file, "/etc/opensm/one.conf");
+	/* allow_both_pkeys as opensm reads a boolean: "TRUE" or not */
+	assert_false(oc.allow_both_pkeys);
+	assert_int_equal(osmconf_parse("allow_both_pkeys TRUE\n", 22, &oc, err,
+				       sizeof(err)),
+			 0);
+	assert_true(oc.allow_both_pkeys);
+	assert_int_equal(osmconf_parse("allow_both_pkeys true\n", 22, &oc, err,
+				       sizeof(err)),
+			 0);
+	assert_false(oc.allow_both_pkeys);
 }
 
 int main(void)
@@ -206,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(in_force),
 		cmocka_unit_test(faults_and_merges),
+		cmocka_unit_test(first_vl_past_the_data_vls),
 		cmocka_unit_test(policy_against_partitions),
 		cmocka_unit_test(osmconf_policy_file),
 	};

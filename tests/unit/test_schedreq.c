@@ -108,31 +108,107 @@ static void parsed(void **state)
 	assert_int_equal(r.vfs, -1);
 	assert_int_equal(r.has, SR_NO_LEAF);
 	assert_int_equal(r.ulen, 5);
-	/* a leaf term that is no GUID of ours goes on unlike the form */
+	/* a leaf term that is no GUID of ours goes on unlike the form: all
+	 * of it the user's */
 	assert_int_equal(schedreq_parse(TERM "0 & IB_LEAVES = \"*,0x1,*\"", &r),
-			 -EINVAL);
-	assert_int_equal(schedreq_parse(TERM "0 & IB_LEAVES = \"*,0x0002c902000"
-					     "00a0g,*\"",
-					&r),
-			 -EINVAL);
+			 0);
+	assert_int_equal(r.vfs, -1);
+	assert_int_equal(r.ulen, strlen(TERM "0 & IB_LEAVES = \"*,0x1,*\""));
+	assert_int_equal(schedreq_parse(TERM "0 & (A = 1", &r), -EINVAL);
 }
 
+#define REFUSED " & IB_LEAVES = \"*,refused-by-one-ib,*\""
+
+/* VM 9's new requirement as update() gives it, and the warning. */
+static void update_warned(const char *old, int nics, enum schedreq_leaf has,
+			  char *out, size_t len, char *warn, size_t wlen)
+{
+	char *req = NULL;
+	int r;
+
+	warn[0] = '\0';
+	r = schedreq_update(9, old, nics, has, 0, &req, warn, wlen);
+	assert_true(r >= 0);
+	snprintf(out, len, "%s", r ? req : "=");
+	free(req);
+}
+
+/*
+ * A user's text the parentheses cannot hold whole is refused: the VM
+ * gets one-ib's terms and the refusal, which nothing lifts, and one
+ * warning; never the user's text outside the VF term.
+ */
 static void refused(void **state)
 {
-	char got[1024];
+	static const char *const bad[] = {
+		"ID = 1) | !(ID = 99999",
+		"ID = 1) | (ID = 2",
+		"(ID = 1",
+		"NAME = \"a)\" | ID > 1) | (ID > 1",
+		"NAME = \"open",
+		"NAME = \"a\\b\"",
+		"A = 1\n| B = 2",
+	};
+	char got[1024], warn[512];
+	size_t i;
 
 	(void)state;
-	update("NAME = \"a\\b\"", 1, SR_NO_LEAF, 0, got, sizeof(got));
-	assert_string_equal(got, "!VM 9: SCHED_REQUIREMENTS holds a newline or "
-				 "a backslash: the free-VF term is not added");
-	update(TERM "2 | CPU > 1", 1, SR_NO_LEAF, 0, got, sizeof(got));
-	assert_string_equal(got, "!VM 9: SCHED_REQUIREMENTS starts with "
-				 "one-ib's VF term but goes on unlike it: left "
-				 "as it is");
-	update(TERM "0 & (", 1, SR_NO_LEAF, 0, got, sizeof(got));
-	assert_string_equal(got, "!VM 9: SCHED_REQUIREMENTS starts with "
-				 "one-ib's VF term but goes on unlike it: left "
-				 "as it is");
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		update_warned(bad[i], 1, SR_NO_LEAF, got, sizeof(got), warn,
+			      sizeof(warn));
+		assert_string_equal(got, TERM "0" REFUSED);
+		assert_non_null(strstr(warn, "VM 9: SCHED_REQUIREMENTS '"));
+		assert_non_null(strstr(warn, ": the VM waits, refused, until "
+					     "its owner sets one that can be "
+					     "wrapped (onevm update)"));
+		/* whatever leaf the caller had in mind */
+		update_warned(bad[i], 2, SR_LEAF, got, sizeof(got), warn,
+			      sizeof(warn));
+		assert_string_equal(got, TERM "1" REFUSED);
+	}
+	update_warned(bad[0], 1, SR_NO_LEAF, got, sizeof(got), warn,
+		      sizeof(warn));
+	assert_non_null(strstr(warn, "closes a parenthesis it did not open"));
+	/* the same behind one-ib's terms, as the hook once wrapped it: whole,
+	 * it wraps, and the VF term holds for all of it */
+	update_warned(TERM "0 & (ID = 1) | !(ID = 99999)", 1, SR_NO_LEAF, got,
+		      sizeof(got), warn, sizeof(warn));
+	assert_string_equal(got, TERM "0 & (" TERM "0 & (ID = 1) | !(ID = "
+						   "99999))");
+	assert_string_equal(warn, "");
+	/* refused stays refused, silently */
+	update_warned(TERM "0" REFUSED, 1, SR_REFUSED, got, sizeof(got), warn,
+		      sizeof(warn));
+	assert_string_equal(got, "=");
+	assert_string_equal(warn, "");
+	/* its owner sets one that can be wrapped: wrapped */
+	update_warned("ID = 1", 1, SR_NO_LEAF, got, sizeof(got), warn,
+		      sizeof(warn));
+	assert_string_equal(got, TERM "0 & (ID = 1)");
+	assert_string_equal(warn, "");
+}
+
+/* One-ib's VF term in any other form: all of it the user's, wrapped. */
+static void edited_terms_rewrapped(void **state)
+{
+	char got[1024], warn[512];
+
+	(void)state;
+	update_warned(TERM "0 | CPU > 1", 1, SR_NO_LEAF, got, sizeof(got), warn,
+		      sizeof(warn));
+	assert_string_equal(got, TERM "0 & (" TERM "0 | CPU > 1)");
+	assert_string_equal(warn, "");
+	/* (A) | (B) behind the VF term: no one part of the user's */
+	update_warned(TERM "0 & (ID = 1) | (ID = 2)", 1, SR_NO_LEAF, got,
+		      sizeof(got), warn, sizeof(warn));
+	assert_string_equal(got, TERM "0 & (" TERM "0 & (ID = 1) | (ID = 2))");
+	/* a fixed point */
+	update_warned(got, 1, SR_NO_LEAF, got + 512, 512, warn, sizeof(warn));
+	assert_string_equal(got + 512, "=");
+	/* parentheses inside a string are text */
+	update_warned("NAME = \"(\"", 1, SR_NO_LEAF, got, sizeof(got), warn,
+		      sizeof(warn));
+	assert_string_equal(got, TERM "0 & (NAME = \"(\")");
 }
 
 int main(void)
@@ -142,6 +218,7 @@ int main(void)
 		cmocka_unit_test(leaf_and_gate),
 		cmocka_unit_test(parsed),
 		cmocka_unit_test(refused),
+		cmocka_unit_test(edited_terms_rewrapped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,12 +3,13 @@
  * The free-VF counters (fabric/vfcount.h), from pool listings read by the
  * one pool reader: what a host shows (used by its VMs in any state,
  * available, the fingerprint of VMS), when it is current, a host whose VMS
- * names a VM the listing lacks left stale (the requirement is
- * test_schedreq's).
+ * names a VM the listing lacks left stale, a host whose VMS changed
+ * without a VF moving not current (the requirement is test_schedreq's).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,7 +80,7 @@ static void read_pools(struct cloud_facts *f, const char *vms,
 				      "HOST pool", err, sizeof(err)),
 			 0);
 	free(pool);
-	vfcount_prepare(f);
+	assert_int_equal(vfcount_prepare(f), 0);
 }
 
 static void counts_vms_in_any_state(void **state)
@@ -161,6 +162,64 @@ static void bounds_and_unknowns(void **state)
 	free(vms);
 }
 
+/*
+ * The fingerprint is part of being current: a host whose VMS changed is
+ * counted again even when the change moves no VF (a VM without an IB
+ * NIC came or went, one VM took another's place), since the requirement
+ * matches only hosts whose VMS agrees with IB_SYNC_VMS and IB_SYNC_SUM: a
+ * host left with an old fingerprint is never placed on again.
+ */
+static void fingerprint_decides_current(void **state)
+{
+	static const char counted[] =
+		"<IB_VFS_USABLE>8</IB_VFS_USABLE><IB_VFS_USED>3</IB_VFS_USED>"
+		"<IB_VFS_AVAIL>5</IB_VFS_AVAIL><IB_SYNC_VMS>3</IB_SYNC_VMS>"
+		"<IB_SYNC_SUM>14</IB_SYNC_SUM>";
+	struct {
+		const char *vms;
+		bool current;
+		long n, sum;
+	} cases[] = {
+		{ "<ID>7</ID><ID>5</ID><ID>2</ID>", true, 3, 14 },
+		/* the same VMs in another order: the same fingerprint */
+		{ "<ID>2</ID><ID>7</ID><ID>5</ID>", true, 3, 14 },
+		/* Ethernet-only VM 6 joined: no VF more, one VM more */
+		{ "<ID>7</ID><ID>5</ID><ID>2</ID><ID>6</ID>", false, 4, 20 },
+		/* VM 6 in VM 5's place: as many VMs and VFs, another sum */
+		{ "<ID>7</ID><ID>6</ID><ID>2</ID>", false, 3, 15 },
+		/* Ethernet-only VM 5 left */
+		{ "<ID>7</ID><ID>2</ID>", false, 2, 9 },
+	};
+	char *vms = strdup("");
+	long c[HC_COUNT];
+	size_t i;
+
+	(void)state;
+	vm(&vms, 7, 3, 2, NULL);
+	vm(&vms, 2, 8, 1, NULL);
+	vm(&vms, 5, 3, 0, NULL);
+	vm(&vms, 6, 3, 0, NULL);
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct cloud_facts f = { 0 };
+		char *h = host(3, cases[i].vms, counted);
+
+		read_pools(&f, vms, h);
+		assert_int_equal(vfcount_host(&f, &f.hosts[0], c), 0);
+		/* the VFs are the same in every case... */
+		assert_int_equal(c[HC_USED], 3);
+		assert_int_equal(c[HC_AVAIL], 5);
+		/* ...the fingerprint is not */
+		assert_int_equal(c[HC_SYNC_VMS], cases[i].n);
+		assert_int_equal(c[HC_SYNC_SUM], cases[i].sum);
+		if (vfcount_current(&f.hosts[0], c) != cases[i].current)
+			fail_msg("VMS %s: current %d, want %d", cases[i].vms,
+				 !cases[i].current, cases[i].current);
+		cloud_facts_free(&f);
+		free(h);
+	}
+	free(vms);
+}
+
 static void malformed_vms_refused(void **state)
 {
 	struct cloud_facts f = { 0 };
@@ -181,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counts_vms_in_any_state),
 		cmocka_unit_test(bounds_and_unknowns),
+		cmocka_unit_test(fingerprint_decides_current),
 		cmocka_unit_test(malformed_vms_refused),
 	};
 

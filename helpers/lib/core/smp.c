@@ -133,6 +133,29 @@ int smp_switch_info(struct smp_port *s, const struct smp_path *path,
 	return 0;
 }
 
+int smp_sm_info(struct smp_port *s, const struct smp_path *path,
+		struct smp_sm_info *out, char *err, size_t errlen)
+{
+	uint8_t d[SMP_DATA_LEN];
+	int r = smp_get(s, path, SMP_ATTR_SM_INFO, 0, d, err, errlen);
+
+	if (r)
+		return r;
+	out->guid = be64(d);
+	out->act_count = be32(d + 16);
+	out->priority = d[20] >> 4;
+	out->state = d[20] & 0x0f;
+	return 0;
+}
+
+const char *smp_sm_state_name(uint8_t state)
+{
+	static const char *const names[] = { "NOT ACTIVE", "DISCOVERING",
+					     "STANDBY", "MASTER" };
+
+	return state < 4 ? names[state] : "unknown";
+}
+
 void smp_port_vls(const uint8_t d[SMP_DATA_LEN], struct smp_port_vls *out)
 {
 	out->vl_cap = d[37] >> 4;

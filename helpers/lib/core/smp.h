@@ -50,6 +50,10 @@
 #define SMP_ATTR_PKEY_TABLE 0x0016
 #define SMP_ATTR_SL2VL_TABLE 0x0017
 #define SMP_ATTR_VLARB_TABLE 0x0018
+#define SMP_ATTR_SM_INFO 0x0020
+
+/* PortInfo.CapabilityMask: a subnet manager runs on the port */
+#define SMP_CAP_IS_SM 0x00000002u
 
 /* NodeInfo.NodeType */
 #define SMP_NODE_CA 1
@@ -118,6 +122,29 @@ struct smp_switch_info {
 /* SwitchInfo of the switch at the end of path. */
 int smp_switch_info(struct smp_port *s, const struct smp_path *path,
 		    struct smp_switch_info *si, char *err, size_t errlen);
+
+/*
+ * SMInfo of the subnet manager on the port at the end of path (IBA
+ * 14.2.5.13): its GUID, ActCount, priority and state. The port's SM
+ * answers it, master or standby, so this is how verify says which SM of
+ * the fabric masters it:
+ *   d[0..7] GUID, d[16..19] ActCount, d[20] = priority << 4 | state
+ */
+enum smp_sm_state {
+	SMP_SM_NOT_ACTIVE = 0,
+	SMP_SM_DISCOVERING = 1,
+	SMP_SM_STANDBY = 2,
+	SMP_SM_MASTER = 3,
+};
+struct smp_sm_info {
+	uint64_t guid;
+	uint32_t act_count;
+	uint8_t priority, state;
+};
+int smp_sm_info(struct smp_port *s, const struct smp_path *path,
+		struct smp_sm_info *out, char *err, size_t errlen);
+/* "MASTER", "STANDBY", "DISCOVERING", "NOT ACTIVE" */
+const char *smp_sm_state_name(uint8_t state);
 
 /*
  * What PortInfo says of a port's virtual lanes (bytes 37-43 of its data):

@@ -22,7 +22,8 @@ int sb_add(struct strbuf *sb, const char *data, size_t len)
 
 	if (r)
 		return r;
-	memcpy(sb->buf + sb->len, data, len);
+	if (len) /* an empty strbuf's buf may be NULL */
+		memcpy(sb->buf + sb->len, data, len);
 	sb->len += len;
 	sb->buf[sb->len] = '\0';
 	return 0;

@@ -17,6 +17,7 @@ void cloud_facts_free(struct cloud_facts *f)
 		free(f->v[i].clusters);
 	free(f->v);
 	free(f->claims);
+	free(f->ibnets);
 	free(f->nics);
 	for (i = 0; i < f->nhosts; i++) {
 		free(f->hosts[i].pf);
@@ -50,8 +51,10 @@ struct vnet_fact *cloud_facts_new_vnet(struct cloud_facts *f)
 {
 	struct vnet_fact *v = NEW_ZEROED(f->v, f->nv, f->capv);
 
-	if (v)
+	if (v) {
 		v->bad = FACT_NONE;
+		v->parent = -1;
+	}
 	return v;
 }
 
@@ -87,6 +90,20 @@ struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f)
 		v->topo = FACT_NONE;
 	}
 	return v;
+}
+
+int cloud_facts_add_ibnet(struct cloud_facts *f, int net, bool has_ip,
+			  uint32_t ip)
+{
+	struct vm_fact *v = f->nvms ? &f->vms[f->nvms - 1] : NULL;
+
+	if (!v || ALLOC_GROW(f->ibnets, f->nibnets + 1, f->capibnets))
+		return -ENOMEM;
+	if (!v->nibnet)
+		v->ibnet = f->nibnets;
+	f->ibnets[f->nibnets++] = (struct vm_ibnet){ net, has_ip, ip };
+	v->nibnet++;
+	return 0;
 }
 
 void vnet_fact_label(const struct vnet_fact *v, char buf[VNET_LABEL_MAX])

@@ -50,6 +50,14 @@ struct vnet_fact {
 	bool ready;
 	struct ib_attrs a; /* every IB_* of TEMPLATE, valid unless bad */
 	int bad; /* text index: why it cannot be rendered, or FACT_NONE */
+	/*
+	 * PARENT_NETWORK_ID: a reservation (`onevnet reserve`) of that
+	 * network, a slice of its addresses owned by a user, with a copy of
+	 * its template: its NICs are the parent's, in the parent's partition
+	 * as the parent's members; it has no partition, no cluster of its
+	 * own, and never costs its parent its partition. -1: none.
+	 */
+	int parent;
 	int *clusters; /* CLUSTERS/ID */
 	size_t nclusters, capclusters;
 };
@@ -63,6 +71,7 @@ struct vnet_claim {
 	int id;
 	struct san_str name;
 	struct pkey pkey; /* as written */
+	int parent; /* the network's PARENT_NETWORK_ID, -1: none */
 };
 
 /*
@@ -87,21 +96,34 @@ struct nic_fact {
 /*
  * A VM of the pool in any state but DONE, for the VF counters (vfcount.h),
  * its leaf (leafpack.h) and its cluster's map (topology.h): how many of
- * its NICs are InfiniBand (VN_MAD "ib"), the network of the first, whose
- * virtual cluster it belongs to, that NIC's IPv4 address, the requirement
- * it is scheduled by (USER_TEMPLATE/SCHED_REQUIREMENTS) and the map its
- * context holds (TEMPLATE/CONTEXT/ONEIB_TOPOLOGY).
+ * its NICs are InfiniBand (VN_MAD "ib"), the network of its virtual
+ * cluster and that NIC's IPv4 address, the requirement it is scheduled by
+ * (USER_TEMPLATE/SCHED_REQUIREMENTS) and the map its context holds
+ * (TEMPLATE/CONTEXT/ONEIB_TOPOLOGY). Its cluster is the network of its
+ * first InfiniBand NIC that is no service network (IB_MEMBERSHIP
+ * limited): a service network's VMs are other tenants', who share its
+ * servers, not a cluster (no map of them, no packing with them); none
+ * when every InfiniBand NIC is on one. The reader records every
+ * InfiniBand NIC's network (ibnet), and vfcount_prepare() chooses.
  */
 struct vm_fact {
 	int id;
 	int state; /* STATE: 1 PENDING, 2 HOLD, 4 STOPPED, 9 UNDEPLOYED... */
 	int ib_nics;
-	int net; /* NETWORK_ID of its first InfiniBand NIC, or FACT_NONE */
+	int net; /* its cluster's NETWORK_ID, or FACT_NONE */
 	bool has_ip; /* that NIC's IP, an IPv4 address */
 	uint32_t ip; /* host byte order */
+	size_t ibnet, nibnet; /* its InfiniBand NICs in cloud_facts.ibnets */
 	int req; /* text index of SCHED_REQUIREMENTS, or FACT_NONE */
 	bool context; /* TEMPLATE/CONTEXT is there (updateconf adds none) */
 	int topo; /* text index of CONTEXT/ONEIB_TOPOLOGY, or FACT_NONE */
+};
+
+/* An InfiniBand NIC of a VM, in the order of its NICs. */
+struct vm_ibnet {
+	int net; /* NETWORK_ID */
+	bool has_ip;
+	uint32_t ip;
 };
 
 /* PENDING, HOLD, STOPPED, UNDEPLOYED: the scheduler places it (again). */
@@ -155,6 +177,8 @@ struct cloud_facts {
 	size_t nhosts, caphosts;
 	struct vm_fact *vms; /* listing order */
 	size_t nvms, capvms;
+	struct vm_ibnet *ibnets;
+	size_t nibnets, capibnets;
 	char **texts; /* reasons and names, one line each */
 	size_t ntexts, captexts;
 	int docs[POOL_KINDS]; /* documents read per pool */
@@ -172,6 +196,9 @@ struct vnet_claim *cloud_facts_new_claim(struct cloud_facts *f);
 struct nic_fact *cloud_facts_new_nic(struct cloud_facts *f);
 struct host_fact *cloud_facts_new_host(struct cloud_facts *f);
 struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f);
+/* An InfiniBand NIC of the VM last added. 0 or -ENOMEM. */
+int cloud_facts_add_ibnet(struct cloud_facts *f, int net, bool has_ip,
+			  uint32_t ip);
 
 /* "VNET 7 (tenant-b)" or "VNET 7". */
 #define VNET_LABEL_MAX 96

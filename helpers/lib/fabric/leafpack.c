@@ -328,13 +328,17 @@ int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 			.to_place = v->ib_nics && vm_fact_to_place(v) &&
 				    !(p.held && p.held[i]),
 		};
-		/* the requirement read once, for pass 0 and topology.h */
-		if (pick[i].to_place && v->req != FACT_NONE &&
-		    !schedreq_parse(f->texts[v->req], &had)) {
+		/* the requirement read once, for pass 0 and topology.h; one
+		 * that cannot be wrapped is refused (schedreq.h): no leaf */
+		if (pick[i].to_place && v->req != FACT_NONE) {
+			if (schedreq_parse(f->texts[v->req], &had))
+				had.has = SR_REFUSED;
 			pick[i].had = had.has;
 			pick[i].had_leaf = had.leaf;
 		}
-		if (pick[i].to_place && n && v->state != VM_PENDING)
+		if (pick[i].to_place && pick[i].had == SR_REFUSED)
+			pick[i].has = SR_REFUSED;
+		else if (pick[i].to_place && n && v->state != VM_PENDING)
 			pick[i].has = SR_GATE;
 	}
 	/* pass 0: PENDING VMs keep the leaf they have while it fits; 1: the
@@ -346,7 +350,7 @@ int leafpack_plan(const struct cloud_facts *f, struct leaf_pick *pick)
 			long l = -1;
 
 			if (!pick[i].to_place || !n || v->state != VM_PENDING ||
-			    pick[i].has == SR_LEAF)
+			    pick[i].has == SR_LEAF || pick[i].has == SR_REFUSED)
 				continue;
 			if (pass == 0) {
 				if (pick[i].had != SR_LEAF)

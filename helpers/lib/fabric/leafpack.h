@@ -9,7 +9,9 @@
  * and the scheduler picks the host under that leaf by its own rank.
  *
  * A virtual cluster is the VMs with a NIC on one InfiniBand network (the
- * network of a VM's first InfiniBand NIC). Its IB_PLACEMENT says how:
+ * network of a VM's first InfiniBand NIC on no service network,
+ * cloudfacts.h: a service network's VMs are other tenants'; a VM on
+ * service networks only is in no cluster, placed by its VF term alone). Its IB_PLACEMENT says how:
  *   pack (default)  the leaves the cluster already uses (its VMs there,
  *                   most first), then the leaves with the most room; it
  *                   spreads over more leaves only when it must

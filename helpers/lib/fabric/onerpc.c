@@ -250,3 +250,74 @@ int onerpc_string(FILE *in, FILE *out, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+/* --- the request ------------------------------------------------------------ */
+
+static int add_text(struct strbuf *sb, const char *s, size_t len)
+{
+	size_t i, from = 0;
+	int r = 0;
+
+	for (i = 0; i < len && !r; i++) {
+		const char *rep = s[i] == '&'	? "&amp;"
+				  : s[i] == '<' ? "&lt;"
+				  : s[i] == '>' ? "&gt;"
+						: NULL;
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return -EINVAL;
+		if (!rep)
+			continue;
+		r = sb_add(sb, s + from, i - from);
+		if (!r)
+			r = sb_adds(sb, rep);
+		from = i + 1;
+	}
+	return r ? r : sb_add(sb, s + from, len - from);
+}
+
+static int add_string(struct strbuf *sb, const char *s, size_t len)
+{
+	int r = sb_adds(sb, "<param><value><string>");
+
+	if (!r)
+		r = add_text(sb, s, len);
+	return r ? r : sb_adds(sb, "</string></value></param>");
+}
+
+int onerpc_request(struct strbuf *out, const char *method, const char *session,
+		   const struct onerpc_arg *args, size_t n)
+{
+	size_t i;
+	int r = sb_adds(out, "<?xml version=\"1.0\"?><methodCall><methodName>");
+
+	if (!r)
+		r = add_text(out, method, strlen(method));
+	if (!r)
+		r = sb_adds(out, "</methodName><params>");
+	if (!r)
+		r = add_string(out, session, strlen(session));
+	for (i = 0; i < n && !r; i++) {
+		const struct onerpc_arg *a = &args[i];
+
+		switch (a->type) {
+		case ONERPC_INT:
+			r = sb_addf(out,
+				    "<param><value><int>%ld</int></value>"
+				    "</param>",
+				    a->i);
+			break;
+		case ONERPC_BOOL:
+			r = sb_addf(out,
+				    "<param><value><boolean>%d</boolean>"
+				    "</value></param>",
+				    a->i ? 1 : 0);
+			break;
+		case ONERPC_STRING:
+			r = add_string(out, a->s, a->s_len);
+			break;
+		}
+	}
+	return r ? r : sb_adds(out, "</params></methodCall>\n");
+}

@@ -24,8 +24,32 @@
 #ifndef ONEIB_ONERPC_H
 #define ONEIB_ONERPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "core/strbuf.h"
+
+/*
+ * The request: a method with the session (oneadmin's "user:password", as
+ * the CLI sends ONE_AUTH's text) first, then its arguments, as the CLI's
+ * client writes them:
+ *   <?xml version="1.0"?><methodCall><methodName>one.vm.update</methodName>
+ *   <params><param><value><string>oneadmin:s&amp;cr</string></value></param>
+ *   <param><value><int>42</int></value></param>...</params></methodCall>
+ * Strings are escaped (&amp; &lt; &gt;); a string holding a character XML
+ * 1.0 cannot carry (a control character but tab, LF and CR) is refused
+ * with -EINVAL, so nothing is ever sent that oned would read otherwise.
+ */
+enum onerpc_type { ONERPC_INT, ONERPC_BOOL, ONERPC_STRING };
+struct onerpc_arg {
+	enum onerpc_type type;
+	long i; /* INT, BOOL (0 or 1) */
+	const char *s; /* STRING, s_len bytes */
+	size_t s_len;
+};
+int onerpc_request(struct strbuf *out, const char *method, const char *session,
+		   const struct onerpc_arg *args, size_t n);
 
 /*
  * The string of a successful answer from in to out. 0; -EINVAL with one

@@ -13,10 +13,10 @@
 
 /* --- tree walking ---------------------------------------------------------- */
 
-/* The only <ID> child of e, as a number. */
-static int elem_id(const xmlNode *e, int *id)
+/* The only <name> child of e, as a number. */
+static int elem_num(const xmlNode *e, const char *name, int *id)
 {
-	xmlNodePtr n = xml_only_child(e, "ID", NULL);
+	xmlNodePtr n = xml_only_child(e, name, NULL);
 	int r;
 	char *v;
 
@@ -26,6 +26,11 @@ static int elem_id(const xmlNode *e, int *id)
 	r = dec_parse_int(v, id);
 	free(v);
 	return r ? -EINVAL : 0;
+}
+
+static int elem_id(const xmlNode *e, int *id)
+{
+	return elem_num(e, "ID", id);
 }
 
 /* --- the <VNET> of vnet_create ------------------------------------------- */
@@ -101,6 +106,8 @@ int onevnet_parse(const char *xml, size_t len, int id_hint, struct ib_vnet *vn,
 	r = vnet_head(root, id_hint, vn, err, errlen);
 	if (r)
 		goto out;
+	/* <PARENT_NETWORK_ID/>: none */
+	vn->reservation = !elem_num(root, "PARENT_NETWORK_ID", &vn->parent);
 	vnet_label(vn, label);
 	tmpl = xml_child(root, "TEMPLATE", &count);
 	if (count > 1) {
@@ -145,6 +152,8 @@ int onevnet_pool_from_facts(const struct cloud_facts *f, struct vnet_pool *pool)
 		pool->v[i].id = f->claims[i].id;
 		pool->v[i].name = f->claims[i].name;
 		pool->v[i].pkey = f->claims[i].pkey;
+		pool->v[i].reservation = f->claims[i].parent >= 0;
+		pool->v[i].parent = f->claims[i].parent;
 	}
 	pool->n = f->nclaims;
 	return 0;
@@ -205,14 +214,24 @@ int pkey_range_parse(const char *s, struct pkey_range *out)
 	return 0;
 }
 
+/* Does the pool entry u belong to vn's partition: vn itself, or, for a
+ * reservation, its parent and the parent's other reservations? */
+static bool same_family(const struct vnet_use *u, const struct ib_vnet *vn)
+{
+	return u->id == vn->id ||
+	       (vn->reservation &&
+		(u->id == vn->parent ||
+		 (u->reservation && u->parent == vn->parent)));
+}
+
 /* The pool entry of another network holding partition base, or NULL. */
 static const struct vnet_use *holder(const struct vnet_pool *pool,
-				     uint16_t base, int self_id)
+				     uint16_t base, const struct ib_vnet *vn)
 {
 	size_t i;
 
 	for (i = 0; i < pool->n; i++)
-		if (pool->v[i].id != self_id &&
+		if (!same_family(&pool->v[i], vn) &&
 		    pkey_base(pool->v[i].pkey) == base)
 			return &pool->v[i];
 	return NULL;
@@ -232,7 +251,7 @@ static int assign_given(const struct ib_vnet *vn, const struct vnet_pool *pool,
 			const struct partitions *stat, struct pkey *out,
 			char *err, size_t errlen)
 {
-	const struct vnet_use *u = holder(pool, pkey_base(vn->pkey), vn->id);
+	const struct vnet_use *u = holder(pool, pkey_base(vn->pkey), vn);
 	const struct partition *sp =
 		stat ? partitions_find(stat, pkey_base(vn->pkey)) : NULL;
 	char label[VNET_LABEL_MAX], other[VNET_LABEL_MAX], pk[PKEY_STRLEN];
@@ -297,11 +316,45 @@ static int assign_free(const struct ib_vnet *vn, const struct vnet_pool *pool,
 	return -ENOSPC;
 }
 
+/* A reservation: its parent's partition, as the parent holds it. */
+static int assign_parents(const struct ib_vnet *vn,
+			  const struct vnet_pool *pool, struct pkey *out,
+			  char *err, size_t errlen)
+{
+	const struct vnet_use *p = NULL;
+	char label[VNET_LABEL_MAX], other[VNET_LABEL_MAX];
+	size_t i;
+
+	for (i = 0; i < pool->n && !p; i++)
+		if (pool->v[i].id == vn->parent && !pool->v[i].reservation)
+			p = &pool->v[i];
+	vnet_label(vn, label);
+	if (!p) {
+		err_set(err, errlen,
+			"%s: a reservation of VNET %d, no InfiniBand network "
+			"of the pool",
+			label, vn->parent);
+		return -ENOENT;
+	}
+	use_label(p, other);
+	if (vn->has_pkey && pkey_base(vn->pkey) != pkey_base(p->pkey)) {
+		err_set(err, errlen,
+			"%s: a reservation of %s keeps its partition 0x%04x, "
+			"not 0x%04x",
+			label, other, pkey_base(p->pkey), pkey_base(vn->pkey));
+		return -EEXIST;
+	}
+	out->raw = PKEY_MEMBER_FULL | pkey_base(p->pkey);
+	return 0;
+}
+
 int onevnet_assign_pkey(const struct ib_vnet *vn, const struct vnet_pool *pool,
 			const struct pkey_range *range,
 			const struct partitions *stat, struct pkey *out,
 			char *err, size_t errlen)
 {
+	if (vn->reservation)
+		return assign_parents(vn, pool, out, err, errlen);
 	if (vn->has_pkey)
 		return assign_given(vn, pool, stat, out, err, errlen);
 	return assign_free(vn, pool, range, stat, out, err, errlen);

@@ -57,6 +57,8 @@ struct ib_vnet {
 	struct pci_addr pf; /* "0000:3b:00.0" */
 	int port; /* IB_PORT 1..9, 0 = not given */
 	char svc_part[IB_PARTITION_NAME_MAX + 1]; /* IB_SERVICE_PARTITION */
+	bool reservation; /* PARENT_NETWORK_ID set: a reservation of parent */
+	int parent;
 };
 
 /*
@@ -81,6 +83,8 @@ struct vnet_use {
 	int id;
 	struct san_str name;
 	struct pkey pkey; /* as stored, e.g. 0x8101 */
+	bool reservation; /* PARENT_NETWORK_ID set: a reservation of parent */
+	int parent;
 };
 
 struct vnet_pool {
@@ -125,9 +129,15 @@ int pkey_range_parse(const char *s, struct pkey_range *out);
  * partition); the pool entry with vn's own ID is not "another" network.
  * The result is always the full-member form, 0x8000 | partition: the
  * network's NICs are made limited members by IB_MEMBERSHIP, never by the
- * key. Returns 0, -EEXIST (taken) or -ENOSPC (range exhausted), err filled:
+ * key. A reservation (`onevnet reserve`: PARENT_NETWORK_ID set) is a slice
+ * of its parent, in its parent's partition: it keeps the parent's key (the
+ * copy oned made of its template, or the parent's when missing), which its
+ * parent and the parent's other reservations do not hold against it.
+ * Returns 0, -EEXIST (taken) or -ENOSPC (range exhausted), err filled:
  *   VNET 7 (b): IB_PKEY 0x0101 is partition 0x0101, already used by VNET 5 (a)
  *   VNET 7 (b): IB_PKEY 0x8200 is partition 0x0200, the static file's (storage)
+ *   VNET 12 (mine): a reservation of VNET 9 (storage) keeps its partition 0x0109, not 0x0110
+ *   VNET 12 (mine): a reservation of VNET 9, no InfiniBand network of the pool
  */
 int onevnet_assign_pkey(const struct ib_vnet *vn, const struct vnet_pool *pool,
 			const struct pkey_range *range,

@@ -73,6 +73,10 @@ int osmconf_parse(const char *text, size_t len, struct osm_conf *out, char *err,
 			out->qos = !strcmp(value, "TRUE");
 			continue;
 		}
+		if (!strcmp(name, "allow_both_pkeys")) {
+			out->allow_both_pkeys = !strcmp(value, "TRUE");
+			continue;
+		}
 		if (!strcmp(name, "qos_policy_file")) {
 			snprintf(out->policy_file, sizeof(out->policy_file),
 				 "%s", value);

@@ -14,6 +14,9 @@
  *                                    every port (0: none)
  *   m_key_protection_level 2      -> 0..3 (more is read as 2)
  *   m_key_lease_period 60         -> seconds
+ *   allow_both_pkeys TRUE         -> .allow_both_pkeys: a member "both"
+ *                                    holds the key full and limited; else
+ *                                    full only (read at opensm's start only)
  *   virt_enabled 2                -> NVIDIA's opensm manages virtual ports
  *                                    (ConnectX-4+ VFs); upstream has no
  *                                    such option
@@ -41,6 +44,7 @@
 struct osm_conf {
 	bool found; /* the file was there (else opensm's defaults) */
 	bool qos;
+	bool allow_both_pkeys;
 	uint64_t m_key;
 	int m_key_protection; /* 0..3 */
 	unsigned m_key_lease; /* seconds */

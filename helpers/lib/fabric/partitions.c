@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/conffile.h"
 #include "core/guid.h"
 #include "core/grow.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "fabric/partitions.h"
+#include "fabric/partwork.h"
 #include "fabric/poolread.h"
 
 #define NOTE_MAX 512
@@ -41,61 +41,6 @@ static void partition_name(char *buf, size_t size, int id,
 	}
 	buf[n] = '\0';
 }
-
-/* --- the work -------------------------------------------------------------- */
-
-enum net_status { NET_PENDING, NET_FRESH, NET_BAD };
-
-struct net {
-	const struct vnet_fact *f;
-	enum net_status status;
-	char *why; /* NET_BAD: the reason, without the outcome (malloc'd) */
-	const struct partition *inst; /* its partition in the installed file */
-	long part; /* index into out->p, -1 when it has none */
-};
-
-struct by_id {
-	int id;
-	size_t i;
-};
-
-/* One claim on a GUID: a member of partition part. */
-enum { SRC_PF = -1, SRC_KEPT = -2, SRC_SERVICE = -3 };
-struct entry {
-	uint64_t guid;
-	uint32_t part;
-	uint8_t pm; /* PM_FULL or PM_LIMITED */
-	bool drop; /* SRC_KEPT: the cloud has it elsewhere */
-	long src; /* a NIC index, SRC_PF, SRC_KEPT or SRC_SERVICE */
-};
-
-struct note {
-	int kind, a, b; /* sort keys: 0 networks by ID, 1 NICs by VM, NIC */
-	char *text;
-};
-
-struct work {
-	const struct cloud_facts *f;
-	const struct render_opts *o;
-	struct net *nets;
-	size_t nnets;
-	struct by_id *ids; /* nets by VNET ID */
-	struct by_id *inst; /* installed partitions by VNET ID */
-	size_t ninst;
-	uint64_t *pf; /* every ConnectX-3 PF port GUID, sorted */
-	size_t npf;
-	const struct partitions *stat; /* the static file's, or an empty one */
-	struct entry *e;
-	size_t ne, cape;
-	bool *nic_out; /* per NIC fact: left out */
-	struct note *notes;
-	size_t nnotes, capnotes;
-	struct partitions *out;
-	size_t capp;
-	size_t nparts; /* out->p[0..nparts-1]: the networks' partitions */
-	char *err;
-	size_t errlen;
-};
 
 static int note_add(struct work *w, int kind, int a, int b, const char *fmt,
 		    ...) ONEIB_PRINTF(5, 6);
@@ -131,7 +76,7 @@ static int cmp_by_id(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
+const struct by_id *partwork_find_id(const struct by_id *v, size_t n, int id)
 {
 	size_t lo = 0, hi = n;
 
@@ -148,7 +93,7 @@ static const struct by_id *find_id(const struct by_id *v, size_t n, int id)
 
 static struct net *net_of(const struct work *w, int id)
 {
-	const struct by_id *b = find_id(w->ids, w->nnets, id);
+	const struct by_id *b = partwork_find_id(w->ids, w->nnets, id);
 
 	return b ? &w->nets[b->i] : NULL;
 }
@@ -192,9 +137,14 @@ static int index_nets(struct work *w)
 	qsort(w->inst, w->ninst, sizeof(*w->inst), cmp_by_id);
 	for (i = 0; i < w->nnets; i++) {
 		struct net *n = &w->nets[i];
-		const struct by_id *b = find_id(w->inst, w->ninst, n->f->id);
+		const struct by_id *b =
+			partwork_find_id(w->inst, w->ninst, n->f->id);
 
 		n->inst = b ? &in->p[b->i] : NULL;
+		if (n->f->parent >= 0) {
+			n->status = NET_RESERVATION;
+			continue;
+		}
 		if (n->status == NET_FRESH && n->f->bad != FACT_NONE) {
 			n->status = NET_BAD;
 			n->why = strdup(f->texts[n->f->bad]);
@@ -210,7 +160,7 @@ static uint16_t base_of(const struct net *n)
 	return pkey_base(n->f->a.pkey);
 }
 
-static const char *stat_label(const struct work *w)
+const char *partwork_stat_label(const struct work *w)
 {
 	return w->o->stat_label ? w->o->stat_label : "the static file";
 }
@@ -275,37 +225,75 @@ static void host_of_port(const struct work *w, uint64_t g, char *buf,
 }
 
 /*
- * The static file against the cloud: the hosts partition must be one of
- * its partitions, and none of them may take a partition a network holds
- * on the fabric now (its installed one): the operator's members would
- * join a tenant's partition. A network that merely asks for a reserved
- * key is left out instead (reserve_keys): the operator wins.
+ * The hosts partition: one of the static file's, by a name no other of
+ * its partitions has, and one no tenant port is in as opensm reads it
+ * (through ALL or ALL_CAS, opensm's own ALL=limited in the default
+ * partition, or its GUID listed, even limited): the hypervisors, full
+ * members there, would be reachable from that VM.
  */
-static int check_static(struct work *w)
+static int check_hosts(struct work *w)
 {
 	const char *hp = w->o->hosts_partition;
-	size_t i;
+	const struct partition *hosts = partitions_find_name(w->stat, hp);
+	char g[GUID_STRLEN], desc[GUID_DESC_LEN];
+	struct tenant_hit h;
 
-	const struct partition *hosts = hp ? partitions_find_name(w->stat, hp)
-					   : NULL;
-
-	if (hp && !hosts) {
+	if (!hosts) {
 		err_set(w->err, w->errlen,
 			"ONEIB_HOSTS_PARTITION '%s' is no partition of %s",
 			str_sanitize(hp).s,
-			w->o->stat ? stat_label(w) : "the static file (none)");
+			w->o->stat ? partwork_stat_label(w)
+				   : "the static file (none)");
 		return -EINVAL;
 	}
-	/* the hypervisors would be reachable from every VM */
-	if (hosts && (hosts->kw[PKW_ALL] || hosts->kw[PKW_ALL_CAS])) {
+	if (partitions_named(w->stat, hp) > 1) {
+		err_set(w->err, w->errlen,
+			"ONEIB_HOSTS_PARTITION '%s' names %zu partitions of "
+			"%s: give the hosts' one a name of its own",
+			str_sanitize(hp).s, partitions_named(w->stat, hp),
+			partwork_stat_label(w));
+		return -EINVAL;
+	}
+	switch (partition_tenant_hit(hosts, PM_LIMITED, &h)) {
+	case 0:
+		return 0;
+	case 1:
+		break;
+	default:
+		return -ENOMEM;
+	}
+	if (!h.guid) {
 		err_set(w->err, w->errlen,
 			"%s line %d: ONEIB_HOSTS_PARTITION %s has every tenant "
 			"VF as a member (%s): give the hosts a partition no "
 			"tenant joins",
-			stat_label(w), hosts->line, hosts->name,
-			hosts->kw[PKW_ALL] ? "ALL" : "ALL_CAS");
+			partwork_stat_label(w), h.line, hosts->name,
+			partconf_keyword[h.kind]);
 		return -EINVAL;
 	}
+	guid_fmt_hex(h.guid, g);
+	guid_describe(h.guid, desc);
+	err_set(w->err, w->errlen,
+		"%s line %d: %s (%s) is a tenant VF's port GUID: no member of "
+		"ONEIB_HOSTS_PARTITION %s, whose hypervisors it would reach",
+		partwork_stat_label(w), h.line, g, desc, hosts->name);
+	return -EINVAL;
+}
+
+/*
+ * The static file against the cloud: the hosts partition (check_hosts),
+ * and none of its partitions may take a partition a network holds on the
+ * fabric now (its installed one): the operator's members would join a
+ * tenant's partition. A network that merely asks for a reserved key is
+ * left out instead (reserve_keys): the operator wins.
+ */
+static int check_static(struct work *w)
+{
+	size_t i;
+	int r = w->o->hosts_partition ? check_hosts(w) : 0;
+
+	if (r)
+		return r;
 	for (i = 0; i < w->nnets; i++) {
 		const struct net *n = &w->nets[i];
 		const struct partition *sp;
@@ -321,7 +309,8 @@ static int check_static(struct work *w)
 			"%s line %d: partition %s takes P_Key 0x%04x, the "
 			"installed partition of %s: give the operator's "
 			"partition another key",
-			stat_label(w), sp->line, sp->name, sp->pkey, label);
+			partwork_stat_label(w), sp->line, sp->name, sp->pkey,
+			label);
 		return -EINVAL;
 	}
 	return 0;
@@ -353,11 +342,13 @@ static int reserve_keys(struct work *w)
 	return r;
 }
 
-/* The static partition a service network names, or NULL. */
+/* The static partition a service network names, or NULL (also when two
+ * have that name: check_services says so). */
 static const struct partition *service_partition(const struct work *w,
 						 const struct net *n)
 {
-	if (!ibattr_has(&n->f->a, IBA_SERVICE_PARTITION))
+	if (!ibattr_has(&n->f->a, IBA_SERVICE_PARTITION) ||
+	    partitions_named(w->stat, n->f->a.svc_part) != 1)
 		return NULL;
 	return partitions_find_name(w->stat, n->f->a.svc_part);
 }
@@ -383,20 +374,37 @@ static int check_services(struct work *w)
 			continue;
 		vnet_fact_label(n->f, label);
 		if (ibattr_has(a, IBA_SERVICE_PARTITION) && !sp) {
-			r = net_bad(n,
-				    "%s: IB_SERVICE_PARTITION '%s' is no "
-				    "partition of %s",
-				    label, a->svc_part,
-				    w->o->stat ? stat_label(w)
-					       : "the static file (none)");
+			size_t named = partitions_named(w->stat, a->svc_part);
+
+			r = named > 1 ? net_bad(n,
+						"%s: IB_SERVICE_PARTITION '%s' "
+						"names %zu partitions of %s",
+						label, a->svc_part, named,
+						partwork_stat_label(w))
+				      : net_bad(n,
+						"%s: IB_SERVICE_PARTITION '%s' "
+						"is no partition of %s",
+						label, a->svc_part,
+						w->o->stat
+							? partwork_stat_label(w)
+							: "the static file "
+							  "(none)");
 			continue;
 		}
 		for (j = 0; j < a->nsvc && !bad; j++)
 			if (is_pf(w, a->svc[j]))
 				bad = a->svc[j];
-		for (j = 0; sp && j < sp->n && !bad; j++)
-			if (is_pf(w, sp->guids[j]))
-				bad = sp->guids[j];
+		if (sp) {
+			uint64_t *ep;
+			size_t nep;
+
+			if (partition_full_members(sp, &ep, &nep))
+				return -ENOMEM;
+			for (j = 0; j < nep && !bad; j++)
+				if (is_pf(w, ep[j]))
+					bad = ep[j];
+			free(ep);
+		}
 		if (!bad)
 			continue;
 		guid_fmt_hex(bad, g);
@@ -617,10 +625,16 @@ static int host_entries(struct work *w)
 	return r;
 }
 
-/* A network's service endpoints: full members. */
+/*
+ * A network's service endpoints: full members. Those of its static
+ * partition are the GUIDs opensm makes full members of it whatever port
+ * they are (partition_full_members: a server listed full and then made
+ * limited by a later ALL_CAS=limited is no endpoint).
+ */
 static int service_entries(struct work *w)
 {
-	size_t i, j;
+	size_t i, j, nep;
+	uint64_t *ep;
 	int r = 0;
 
 	for (i = 0; i < w->nnets && !r; i++) {
@@ -632,23 +646,30 @@ static int service_entries(struct work *w)
 		for (j = 0; j < n->f->a.nsvc && !r; j++)
 			r = add_entry(w, n->f->a.svc[j], (size_t)n->part,
 				      SRC_SERVICE, PM_FULL);
-		for (j = 0; sp && j < sp->n && !r; j++)
-			r = add_entry(w, sp->guids[j], (size_t)n->part,
-				      SRC_SERVICE, PM_FULL);
+		if (r || !sp)
+			continue;
+		r = partition_full_members(sp, &ep, &nep);
+		for (j = 0; j < nep && !r; j++)
+			r = add_entry(w, ep[j], (size_t)n->part, SRC_SERVICE,
+				      PM_FULL);
+		free(ep);
 	}
 	return r;
 }
 
 /*
- * The operator's partitions as the static file has them, the default one
- * too; the hosts partition with every InfiniBand PF port of the cloud.
+ * The operator's partitions as the static file has them, carried (their
+ * text as written), the default one too; the hosts partition with every
+ * InfiniBand PF port of the cloud appended to its last definition, as
+ * full members (opensm's last entry wins: they stay full).
  */
 static int static_partitions(struct work *w)
 {
 	const struct partitions *st = w->stat;
 	const char *hp = w->o->hosts_partition;
 	struct partition *hosts = NULL;
-	size_t i, h, k;
+	uint64_t *ports;
+	size_t i, h, k, n = 0;
 	int r = 0;
 
 	for (i = 0; i < st->n && !r; i++) {
@@ -681,10 +702,18 @@ static int static_partitions(struct work *w)
 	if (!hosts)
 		return 0;
 	hosts->origin = PO_STATIC_HOSTS;
-	for (h = 0; h < w->f->nhosts && !r; h++)
-		for (k = 0; k < w->f->hosts[h].nports && !r; k++)
-			r = partition_add_member(hosts, w->f->hosts[h].ports[k],
-						 PM_FULL);
+	if (hosts->ndefs)
+		hosts->defs[hosts->ndefs - 1].origin = PO_STATIC_HOSTS;
+	for (h = 0; h < w->f->nhosts; h++)
+		n += w->f->hosts[h].nports;
+	ports = malloc((n + 1) * sizeof(*ports));
+	if (!ports)
+		return -ENOMEM;
+	for (h = 0, n = 0; h < w->f->nhosts; h++)
+		for (k = 0; k < w->f->hosts[h].nports; k++)
+			ports[n++] = w->f->hosts[h].ports[k];
+	r = partition_append_full(hosts, ports, n);
+	free(ports);
 	return r;
 }
 
@@ -707,6 +736,35 @@ static int nic_out(struct work *w, size_t i, const struct net *net,
 		return note_add(w, 1, n->vm, n->nic, "%s; left out", why);
 	vnet_fact_label(net->f, label);
 	return note_add(w, 1, n->vm, n->nic, "%s; left out of %s", why, label);
+}
+
+/*
+ * NIC i is on a reservation *net: its parent's, when the parent is an
+ * InfiniBand network of the pool and the reservation keeps its partition
+ * (*net then the parent); else it is left out (*net NULL).
+ */
+static int reserved_by(struct work *w, size_t i, const struct net **net)
+{
+	const struct nic_fact *n = &w->f->nics[i];
+	const struct net *res = *net, *p = net_of(w, res->f->parent);
+	char label[VNET_LABEL_MAX];
+
+	*net = NULL;
+	vnet_fact_label(res->f, label);
+	if (!p || p->status == NET_RESERVATION)
+		return nic_out(w, i, NULL,
+			       "VM %d NIC %d: %s is a reservation of VNET %d, "
+			       "no InfiniBand network of the pool",
+			       n->vm, n->nic, label, res->f->parent);
+	if (ibattr_has(&res->f->a, IBA_PKEY) &&
+	    pkey_base(res->f->a.pkey) != base_of(p))
+		return nic_out(w, i, p,
+			       "VM %d NIC %d: %s, a reservation of it, holds "
+			       "partition 0x%04x, not its 0x%04x",
+			       n->vm, n->nic, label, pkey_base(res->f->a.pkey),
+			       base_of(p));
+	*net = p;
+	return 0;
 }
 
 /* Each NIC of a good network: its GUID(s), or why it has none. */
@@ -734,6 +792,8 @@ static int nic_entries(struct work *w)
 				    "VM %d NIC %d: network %d is not an "
 				    "InfiniBand network of the pool",
 				    n->vm, n->nic, n->net);
+		if (!r && net && net->status == NET_RESERVATION)
+			r = reserved_by(w, i, &net);
 		if (r || !net || net->status != NET_FRESH)
 			continue;
 		if (n->bad != FACT_NONE) {
@@ -959,9 +1019,16 @@ static int cmp_part_by_vnet(const void *a, const void *b, void *arg)
 	return ix < iy ? -1 : ix > iy;
 }
 
+/* Entries membership pm takes in a port's table: both is two. */
+static size_t entries_of(enum pmember pm)
+{
+	return pm == PM_BOTH ? 2 : pm != PM_NONE;
+}
+
 /*
  * The entries the operator's partitions (the default one aside) take in
- * port g's table: ALL and ALL_CAS reach it, its GUID, the hosts partition.
+ * ConnectX-3 PF port g's table, as opensm reads them (g is a CA's port,
+ * maybe the SM's: the more of the two), the hosts partition one.
  */
 static size_t static_keys(const struct work *w, uint64_t g)
 {
@@ -970,12 +1037,12 @@ static size_t static_keys(const struct work *w, uint64_t g)
 
 	for (i = 0; i < w->stat->n; i++) {
 		const struct partition *p = &w->stat->p[i];
-		unsigned pm = partition_member(p, g) | p->kw[PKW_ALL] |
-			      p->kw[PKW_ALL_CAS];
+		size_t a = entries_of(partition_port(p, g, PCLASS_CA, false)),
+		       b = entries_of(partition_port(p, g, PCLASS_CA, true));
 
 		if (hp && !strcmp(p->name, hp))
-			pm |= PM_FULL;
-		n += pm == PM_BOTH ? 2 : pm != PM_NONE;
+			a = b = entries_of(PM_FULL);
+		n += a > b ? a : b;
 	}
 	return n;
 }
@@ -1048,205 +1115,6 @@ static int limit_mlx4_ports(struct work *w)
 		}
 	}
 	free(parts);
-	return r;
-}
-
-/* --- service levels (slplan.h) -------------------------------------------- */
-
-void partitions_plan_free(struct partitions_plan *pp)
-{
-	if (!pp)
-		return;
-	sl_plan_free(&pp->plan);
-	free(pp->nets);
-	free(pp->pkey);
-	free(pp->label);
-	free(pp->hosts);
-	free(pp->h);
-	sb_release(&pp->warnings);
-	memset(pp, 0, sizeof(*pp));
-}
-
-/* The network NIC i is a member of (its index in w->ids), or -1. */
-static long member_net(const struct work *w, size_t i)
-{
-	const struct nic_fact *n = &w->f->nics[i];
-	const struct by_id *b;
-
-	if (n->net == FACT_NONE || n->bad != FACT_NONE || w->nic_out[i])
-		return -1;
-	b = find_id(w->ids, w->nnets, n->net);
-	return b ? (long)(b - w->ids) : -1;
-}
-
-/* The NICs that are members of their network's partition, by network:
- * first[k]..first[k + 1] of order for the network at w->ids[k]. */
-static int nics_by_net(const struct work *w, size_t **order, size_t **first)
-{
-	const struct cloud_facts *f = w->f;
-	size_t i, k, *at;
-	long b;
-
-	*order = calloc(f->nnics + 1, sizeof(**order));
-	*first = calloc(w->nnets + 2, sizeof(**first));
-	at = calloc(w->nnets + 1, sizeof(*at));
-	if (!*order || !*first || !at) {
-		free(at);
-		return -ENOMEM;
-	}
-	for (i = 0; i < f->nnics; i++)
-		if ((b = member_net(w, i)) >= 0)
-			(*first)[(size_t)b + 1]++;
-	for (k = 0; k < w->nnets; k++) {
-		(*first)[k + 1] += (*first)[k];
-		at[k] = (*first)[k];
-	}
-	for (i = 0; i < f->nnics; i++)
-		if ((b = member_net(w, i)) >= 0)
-			(*order)[at[b]++] = i;
-	free(at);
-	return 0;
-}
-
-/* A static partition whose sl= a cluster may get too. */
-static int static_sl_warnings(const struct work *w, struct strbuf *sb)
-{
-	char list[SL_LIST_STRLEN];
-	size_t i;
-	int r = 0;
-
-	sl_list_fmt(w->o->sls->pool, list);
-	for (i = 0; i <= w->stat->n && !r; i++) {
-		const struct partition *p = partitions_at(w->stat, i);
-
-		if (!p || p->sl < 0 || !(w->o->sls->pool & (1u << p->sl)))
-			continue;
-		r = sb_addf(sb,
-			    "SL plan: %s's partition %s (0x%04x) has sl=%d, "
-			    "one of ONEIB_SLS %s: a cluster may get it too; "
-			    "leave the site's SLs out of ONEIB_SLS\n",
-			    stat_label(w), p->name, p->pkey, p->sl, list);
-	}
-	return r;
-}
-
-/*
- * The plan over the networks that have a partition (fresh ones from their
- * NICs, kept ones pinned at their installed SL), applied to their
- * partitions' sl=. Runs before finish(), which sorts the partitions.
- */
-static int plan_sls(struct work *w, struct partitions_plan *pp)
-{
-	const struct cloud_facts *f = w->f;
-	size_t *order = NULL, *first = NULL, k, j, n = 0, nh = 0;
-	int r;
-
-	pp->nets = calloc(w->nnets + 1, sizeof(*pp->nets));
-	pp->pkey = calloc(w->nnets + 1, sizeof(*pp->pkey));
-	pp->label = calloc(w->nnets + 1, sizeof(*pp->label));
-	pp->hosts = calloc(f->nnics + 1, sizeof(*pp->hosts));
-	pp->h = calloc(f->nhosts + 1, sizeof(*pp->h));
-	if (!pp->nets || !pp->pkey || !pp->label || !pp->hosts || !pp->h)
-		return -ENOMEM;
-	r = nics_by_net(w, &order, &first);
-	for (k = 0; k < f->nhosts && !r; k++) {
-		pp->h[k].id = f->hosts[k].id;
-		pp->h[k].leaves = f->hosts[k].leaves;
-		pp->h[k].nleaves = f->hosts[k].nports;
-	}
-	for (k = 0; k < w->nnets && !r; k++) {
-		const struct net *net = &w->nets[w->ids[k].i];
-		const struct partition *p;
-		struct slplan_net *sn = &pp->nets[n];
-
-		if (net->part < 0)
-			continue;
-		p = &w->out->p[net->part];
-		/* a network left out keeps its partition, SL and all */
-		if (net->status == NET_BAD && p->sl < 0)
-			continue;
-		vnet_fact_label(net->f, pp->label[n]);
-		pp->pkey[n] = p->pkey;
-		sn->id = net->f->id;
-		sn->label = pp->label[n];
-		sn->pinned = net->status == NET_BAD	      ? p->sl
-			     : ibattr_has(&net->f->a, IBA_SL) ? net->f->a.sl
-							      : -1;
-		sn->installed = net->inst ? net->inst->sl : -1;
-		sn->hosts = pp->hosts + nh;
-		for (j = first[k]; j < first[k + 1]; j++)
-			pp->hosts[nh++] = f->nics[order[j]].host == FACT_NONE
-						  ? SLPLAN_HOST_UNKNOWN
-						  : f->nics[order[j]].host;
-		sn->nhosts = (size_t)(pp->hosts + nh - sn->hosts);
-		n++;
-	}
-	free(order);
-	free(first);
-	if (!r)
-		r = sl_plan_make(pp->nets, n, pp->h, f->nhosts, w->o->sls,
-				 &pp->plan);
-	for (k = 0, j = 0; !r && k < w->nnets; k++) {
-		const struct net *net = &w->nets[w->ids[k].i];
-
-		if (j < n && pp->nets[j].id == net->f->id) {
-			if (net->status != NET_BAD)
-				w->out->p[net->part].sl = pp->plan.c[j].sl;
-			j++;
-		}
-	}
-	if (!r)
-		r = sl_plan_warnings(&pp->plan, pp->nets, &pp->warnings);
-	if (!r)
-		r = static_sl_warnings(w, &pp->warnings);
-	return r;
-}
-
-void partitions_sls_in_force(struct partitions *m,
-			     const struct partitions *installed)
-{
-	size_t i;
-
-	for (i = 0; i <= m->n; i++) {
-		struct partition *p = i < m->n ? &m->p[i] : m->def;
-		const struct partition *was =
-			p && installed ? partitions_find(installed, p->pkey)
-				       : NULL;
-
-		if (p)
-			p->sl = was ? was->sl : -1;
-	}
-}
-
-int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out)
-{
-	const struct sl_plan *p = &pp->plan;
-	char list[SL_LIST_STRLEN];
-	size_t i, vms = 0;
-	int r = 0;
-
-	for (i = 0; i < p->n && !r; i++) {
-		const struct sl_choice *c = &p->c[i];
-
-		vms += c->why != SLW_NO_VMS;
-		r = sb_addf(out, "%s 0x%04x: ", pp->label[i], pp->pkey[i]);
-		if (!r)
-			r = c->sl >= 0 ? sb_addf(out, "SL %d, ", c->sl)
-				       : sb_adds(out, "-, ");
-		if (!r)
-			r = sl_plan_explain(p, pp->nets, i, out);
-		if (!r)
-			r = sb_adds(out, "\n");
-	}
-	sl_list_fmt(p->o.pool, list);
-	if (!r)
-		r = sb_addf(out,
-			    "plan: %zu of %zu network%s with VMs; SLs %s for "
-			    "them (%d), best effort %d; %zu on best effort, "
-			    "%zu clash%s\n",
-			    vms, p->n, p->n == 1 ? "" : "s", list,
-			    __builtin_popcount(p->o.pool), p->o.best_effort,
-			    p->nshared, p->nclash, p->nclash == 1 ? "" : "es");
 	return r;
 }
 
@@ -1351,7 +1219,7 @@ int partitions_desired_plan(const struct cloud_facts *f,
 	if (!r)
 		r = fill_members(&w);
 	if (!r && o->sls)
-		r = plan_sls(&w, plan ? plan : &own);
+		r = partwork_plan_sls(&w, plan ? plan : &own);
 	if (!r)
 		r = finish(&w);
 	if (r == -ENOMEM)
@@ -1396,59 +1264,5 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 	if (!r)
 		r = partitions_desired(&f, o, out, err, errlen);
 	cloud_facts_free(&f);
-	return r;
-}
-
-/* Did one-ib write p of installed (see partitions.h)? */
-static bool written_by_oneib(const struct partitions *installed,
-			     const struct partition *p, bool have_static)
-{
-	if (!installed->oneib)
-		return false;
-	if (p->origin == PO_STATIC || p->origin == PO_STATIC_HOSTS)
-		return have_static;
-	return p->pkey != PKEY_DEFAULT_PARTITION &&
-	       partition_vnet_id(p->name) >= 0;
-}
-
-size_t partitions_foreign(const struct partitions *installed,
-			  const struct partitions *stat, char *buf, size_t len)
-{
-	size_t i, n = 0, at = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (i = 0; i <= installed->n; i++) {
-		const struct partition *p = partitions_at(installed, i);
-
-		/* one-ib's own default partition reads as NULL */
-		if (!p || written_by_oneib(installed, p, stat != NULL))
-			continue;
-		if (stat && (p == installed->def
-				     ? stat->def_line != 0
-				     : partitions_find(stat, p->pkey) != NULL))
-			continue; /* moved into the static file */
-		if (at < len)
-			at += (size_t)snprintf(buf + at, len - at,
-					       "%s%s (0x%04x)", n ? ", " : "",
-					       p->name, p->pkey);
-		n++;
-	}
-	return n;
-}
-
-int partitions_read_static(const char *path, struct partitions *out, char *err,
-			   size_t errlen)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r = sb_read_file(&sb, path, CONFFILE_MAX);
-
-	memset(out, 0, sizeof(*out));
-	if (r)
-		err_set(err, errlen, "%s: %s", path, strerror(-r));
-	else
-		r = partconf_parse_as(path, sb.buf, sb.len, PARTCONF_STATIC,
-				      out, err, errlen);
-	sb_release(&sb);
 	return r;
 }

@@ -39,14 +39,20 @@
  *   members of the static file's partition IB_SERVICE_PARTITION names.
  *
  * The operator's static file (design decision 11; render_opts.stat) is
- * carried into the result as it reads, its default partition too (else
- * one-ib's: every port limited, the SM's full). Its P_Keys are reserved: a
- * network that asks for one is left out (the operator wins), but a static
+ * carried into the result as written (partconf.h: opensm reads exactly
+ * the operator's definitions), its default partition too (else one-ib's:
+ * every port limited, the SM's full). Its P_Keys are reserved: a network
+ * that asks for one is left out (the operator wins), but a static
  * partition that takes a network's installed partition is refused as a
- * whole. The partition hosts_partition names also gets every cloud host's
- * InfiniBand PF port as a full member, so a new host joins it without an
- * edit; it must be one no tenant VF is in (no ALL, no ALL_CAS), or the
- * hypervisors would be reachable from every VM.
+ * whole. The partition hosts_partition names (one of the static file's,
+ * and only one by that name) also gets every cloud host's InfiniBand PF
+ * port as a full member, appended after its last entry, so a new host
+ * joins it without an edit and stays full whatever came before (opensm's
+ * last entry for a port wins); it must be one no tenant VF is in as opensm
+ * reads it (no ALL, no ALL_CAS, no tenant GUID even limited), or the
+ * hypervisors would be reachable from that VM. A service network's
+ * endpoints in IB_SERVICE_PARTITION are the GUIDs opensm leaves full
+ * members of that partition whatever port they are.
  *
  * One tenant's bad data never freezes the others. What cannot be rendered
  * is left out, and each case is one note (a warning of the renderer, a
@@ -63,7 +69,12 @@
  * - a NIC whose own IB_PKEY (full listing only) is malformed or not its
  *   network's, without NIC_ID, or (legacy GUIDs) without a MAC;
  * - a NIC whose GUID another NIC or a host port also has: one GUID in two
- *   partitions would join two tenants, so every NIC sharing it is left out.
+ *   partitions would join two tenants, so every NIC sharing it is left out;
+ * - a NIC on a reservation (cloudfacts.h: PARENT_NETWORK_ID) whose key is
+ *   not its parent's, or whose parent is no InfiniBand network of the
+ *   pool. A reservation has no partition: its NICs are members of its
+ *   parent's, as the parent's members, and it never claims the parent's
+ *   key against it.
  * A member of a kept partition that the cloud now puts elsewhere is dropped
  * from it, and a kept partition whose P_Key is now another network's is
  * dropped. Notes are sorted, so the same cloud always renders the same
@@ -76,6 +87,8 @@
 #include <stddef.h>
 
 #include "fabric/cloudfacts.h"
+#include "fabric/partsl.h"
+#include "fabric/partstatic.h"
 #include "fabric/slplan.h"
 #include "root/partconf.h"
 
@@ -103,27 +116,6 @@ int partitions_desired(const struct cloud_facts *f, const struct render_opts *o,
 		       struct partitions *out, char *err, size_t errlen);
 
 /*
- * Service levels (design decision 13, slplan.h), with render_opts.sls: the
- * partition of every network that has one gets the plan's SL as sl=
- * (none for a network without VMs, unless IB_SL pins it), from the hosts
- * of its NICs that are members and the leaves of those hosts; a network
- * left out keeps its installed partition as it is, SL included, which the
- * plan counts as pinned. The SL its installed partition has is what it
- * keeps. What the plan decided, and why, for `oneib-partitions plan`:
- */
-struct partitions_plan {
-	struct sl_plan plan;
-	struct slplan_net *nets; /* networks with a partition, by VNET ID */
-	uint16_t *pkey; /* per network: its partition's key */
-	char (*label)[VNET_LABEL_MAX];
-	int *hosts; /* what nets[].hosts point into */
-	struct slplan_host *h; /* the cloud's hosts */
-	/* warnings, one line each ending in '\n': the plan's, and a static
-	 * partition whose sl= is one of ONEIB_SLS */
-	struct strbuf warnings;
-};
-
-/*
  * partitions_desired, and the SL plan into *plan when render_opts.sls is
  * given (plan may be NULL; without sls it is left empty).
  */
@@ -131,31 +123,6 @@ int partitions_desired_plan(const struct cloud_facts *f,
 			    const struct render_opts *o, struct partitions *out,
 			    struct partitions_plan *plan, char *err,
 			    size_t errlen);
-void partitions_plan_free(struct partitions_plan *pp);
-
-/*
- * The SLs already in force, for a file installed while opensm's QoS
- * policy could not be (an optional step never holds back isolation): every
- * partition of m, the default one too, gets the sl= its installed
- * partition (same key) has, or none when it had none or is new. opensm
- * then answers the SLs it answered before for every partition (the
- * installed policy maps the keys it knows, its default the rest), while
- * the members follow the cloud; the planned SLs wait for the next run
- * that installs the policy, and `verify` names them as not in force.
- * installed NULL (nothing installed yet): no partition has an SL.
- */
-void partitions_sls_in_force(struct partitions *m,
-			     const struct partitions *installed);
-
-/*
- * The plan as `oneib-partitions plan` prints it, one line per network
- * and a last one:
- *   VNET 5 (tenant-a) 0x0101: SL 2, new: the lowest of SLs 1-7 ...; VMs on 2 hosts under 1 leaf; conflicts with 1: VNET 9 (c) SL 1 (HOST 1)
- *   VNET 11 (idle) 0x0104: -, no VMs: no SL of its own, best effort until it has some
- *   plan: 3 of 4 networks with VMs; SLs 1-7 for them (7), best effort 0; 0 on best effort, 0 clashes
- * 0 or -ENOMEM.
- */
-int partitions_plan_text(const struct partitions_plan *pp, struct strbuf *out);
 
 /*
  * The same from the three documents in memory (tests, fuzzing), each read
@@ -165,25 +132,5 @@ int partitions_build(const char *vms, size_t vms_len, const char *hosts,
 		     size_t hosts_len, const char *vnets, size_t vnets_len,
 		     const struct render_opts *o, struct partitions *out,
 		     char *err, size_t errlen);
-
-/*
- * The operator's static file at path, by the static file's rules
- * (partconf.h, PARTCONF_STATIC): 0, or -errno with one line in err,
- *   /etc/one/ib/partitions.static.conf line 4: ALL=full would make every tenant VF a full member of infra (0x0105)
- */
-int partitions_read_static(const char *path, struct partitions *out, char *err,
-			   size_t errlen);
-
-/*
- * Adoption (design decision 11): the partitions of the installed file
- * that one-ib did not write and the static file does not hold, which the
- * next file would drop. One-ib wrote a file that starts with its first
- * line; in it its own are the networks' partitions (vnet<ID>_...), its
- * default partition, and the static file's (marked "# from: the static
- * file") while a static file is given. Returns how many, their names in
- * buf: "storage (0x0200), Default (0x7fff)".
- */
-size_t partitions_foreign(const struct partitions *installed,
-			  const struct partitions *stat, char *buf, size_t len);
 
 #endif

@@ -58,8 +58,31 @@ static void push(struct membership *v, size_t *n, uint64_t g, uint16_t pkey,
 	}
 }
 
-/* Every (member GUID, entry) of the model, sorted by GUID. */
-static struct membership *memberships(const struct partitions *m, size_t *n)
+/*
+ * Does port membership in p take more than a look at p's lists (keywords,
+ * opensm's own default partition, or a carried partition's entries, in
+ * their order)? Then wanted() asks partition_port for every port.
+ */
+static bool whole(const struct partition *p)
+{
+	size_t k;
+
+	if (p->ndefs || p->pkey == PKEY_DEFAULT_PARTITION)
+		return true;
+	for (k = 0; k < PKW_COUNT; k++)
+		if (p->kw[k])
+			return true;
+	return false;
+}
+
+/*
+ * Every (member GUID, entry) of the model's lists, sorted by GUID: what
+ * a port listed there should hold (the partitions whole() names aside)
+ * and the member GUIDs counted. A carried partition's listed GUIDs count
+ * by their last entry.
+ */
+static struct membership *memberships(const struct partitions *m,
+				      bool allow_both, size_t *n)
 {
 	size_t i, j, total = 1;
 	struct membership *v;
@@ -75,8 +98,11 @@ static struct membership *memberships(const struct partitions *m, size_t *n)
 
 		for (j = 0; j < p->n; j++)
 			push(v, n, p->guids[j], p->pkey, PM_FULL);
+		/* "both" without allow_both_pkeys: opensm's full only */
 		for (j = 0; j < p->nlimited; j++)
-			push(v, n, p->limited[j], p->pkey, PM_LIMITED);
+			if (allow_both ||
+			    !(partition_member(p, p->limited[j]) & PM_FULL))
+				push(v, n, p->limited[j], p->pkey, PM_LIMITED);
 	}
 	qsort(v, *n, sizeof(*v), cmp_membership);
 	return v;
@@ -98,77 +124,40 @@ static size_t first_of(const struct membership *v, size_t n, uint64_t g)
 }
 
 /*
- * Two ways into one partition, as opensm adds them (osm_prtn_add_port): a
- * full membership replaces a limited one; only "both" itself, written as
- * such, gives the port both entries.
+ * The entries port fp should hold, sorted and unique, in *want: as opensm
+ * reads each partition (partition_port: its entries in order, the last
+ * one for the port winning; "both" both entries, as with
+ * allow_both_pkeys). whole[pkey]: the partitions asked that way.
  */
-static unsigned combine(unsigned a, unsigned b)
-{
-	if (a == PM_BOTH || b == PM_BOTH)
-		return PM_BOTH;
-	return (a | b) & PM_FULL ? PM_FULL : (a | b);
-}
-
-/* What p's keywords make port fp: ALL, ALL_CAS / ALL_ROUTERS, SELF. */
-static unsigned keyword_member(const struct partition *p,
-			       const struct fabric_port *fp, uint16_t sm_lid)
-{
-	unsigned pm = p->kw[PKW_ALL];
-
-	pm = combine(pm, fp->type == SMP_NODE_ROUTER ? p->kw[PKW_ALL_ROUTERS]
-						     : p->kw[PKW_ALL_CAS]);
-	if (fp->lid && fp->lid == sm_lid)
-		pm = combine(pm, p->kw[PKW_SELF]);
-	return pm;
-}
-
-static bool has_keywords(const struct partition *p)
-{
-	size_t k;
-
-	for (k = 0; k < PKW_COUNT; k++)
-		if (p->kw[k])
-			return true;
-	return false;
-}
-
-/* The entries port fp should hold, sorted and unique, in *want. */
 static int wanted(const struct partitions *m, const struct fabric_port *fp,
 		  uint16_t sm_lid, const struct membership *v, size_t nv,
-		  uint16_t **want, size_t *nw)
+		  const bool *whole_pkey, bool allow_both, uint16_t **want,
+		  size_t *nw)
 {
-	size_t i = first_of(v, nv, fp->port_guid), j, k, n = 0, nkw = 0;
+	size_t i = first_of(v, nv, fp->port_guid), j, k, n = 0, nwhole = 0;
+	enum pclass c = fp->type == SMP_NODE_ROUTER ? PCLASS_ROUTER : PCLASS_CA;
+	bool sm = fp->lid && fp->lid == sm_lid;
 	uint16_t *w;
 
 	for (k = 0; k <= m->n; k++)
-		nkw += has_keywords(part_at(m, k));
+		nwhole += whole(part_at(m, k));
 	for (j = i; j < nv && v[j].guid == fp->port_guid; j++)
 		;
-	w = malloc((j - i + 2 * nkw + 1) * sizeof(*w));
+	w = malloc((j - i + 2 * nwhole + 1) * sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	for (; i < j; i++)
-		w[n++] = v[i].pkey;
+		if (!whole_pkey[v[i].pkey & 0x7fff])
+			w[n++] = v[i].pkey;
 	for (k = 0; k <= m->n; k++) {
 		const struct partition *p = part_at(m, k);
-		unsigned listed = PM_NONE, pm;
-		size_t at;
+		enum pmember pm;
 
-		if (!has_keywords(p))
+		if (!whole(p))
 			continue;
-		pm = keyword_member(p, fp, sm_lid);
-		if (!pm)
-			continue;
-		/* what the GUID lists gave: taken out, merged back */
-		for (at = 0; at < n;) {
-			if ((w[at] & 0x7fff) != p->pkey) {
-				at++;
-				continue;
-			}
-			listed |= w[at] & 0x8000 ? PM_FULL : PM_LIMITED;
-			w[at] = w[--n];
-		}
-		pm = combine(listed, pm);
+		pm = partition_port(p, fp->port_guid, c, sm);
+		if (pm == PM_BOTH && !allow_both)
+			pm = PM_FULL;
 		if (pm & PM_FULL)
 			w[n++] = (uint16_t)(p->pkey | 0x8000);
 		if (pm & PM_LIMITED)
@@ -215,12 +204,14 @@ static int check_capacity(const struct fabric_port *fp, const uint16_t *want,
 /* One end port against the model: 1 with *d filled when it differs. */
 static int check_port(const struct partitions *m, const struct fabric_port *fp,
 		      uint16_t sm_lid, const struct membership *v, size_t nv,
+		      const bool *whole_pkey, bool allow_both,
 		      struct port_drift *d, struct verify_result *res)
 {
 	uint16_t *want, *have;
 	size_t nw, i;
 	bool diff;
-	int r = wanted(m, fp, sm_lid, v, nv, &want, &nw);
+	int r = wanted(m, fp, sm_lid, v, nv, whole_pkey, allow_both, &want,
+		       &nw);
 
 	if (r)
 		return r;
@@ -257,29 +248,43 @@ static int check_port(const struct partitions *m, const struct fabric_port *fp,
 }
 
 int partitions_verify(const struct partitions *m, const struct fabric *f,
-		      struct verify_result *res)
+		      bool allow_both, struct verify_result *res)
 {
 	size_t nv, i;
-	struct membership *v = memberships(m, &nv);
+	struct membership *v = memberships(m, allow_both, &nv);
 	uint64_t *ports = malloc((f->n + 1) * sizeof(*ports));
+	bool *whole_pkey = calloc(0x8000, sizeof(*whole_pkey));
 	int r = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->drift = calloc(f->n + 1, sizeof(*res->drift));
 	res->cap = calloc(f->n + 1, sizeof(*res->cap));
 	res->unknown = malloc((nv + 1) * sizeof(*res->unknown));
-	if (!v || !ports || !res->drift || !res->cap || !res->unknown) {
+	res->default_full = calloc(f->n + 1, sizeof(*res->default_full));
+	if (!v || !ports || !whole_pkey || !res->drift || !res->cap ||
+	    !res->unknown || !res->default_full) {
 		r = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i <= m->n; i++)
+		whole_pkey[part_at(m, i)->pkey] = whole(part_at(m, i));
 	for (i = 0; i < f->n; i++)
 		ports[i] = f->p[i].port_guid;
 	qsort(ports, f->n, sizeof(*ports), guid_cmp);
 	for (i = 0; i < f->n && r >= 0; i++) {
-		r = check_port(m, &f->p[i], f->sm_lid, v, nv,
+		const struct fabric_port *fp = &f->p[i];
+		size_t k;
+
+		r = check_port(m, fp, f->sm_lid, v, nv, whole_pkey, allow_both,
 			       &res->drift[res->ndrift], res);
 		if (r > 0)
 			res->ndrift++;
+		for (k = 0; guid_assignable(fp->port_guid) && k < fp->npkeys;
+		     k++)
+			if (fp->pkeys[k] == (0x8000 | PKEY_DEFAULT_PARTITION)) {
+				res->default_full[res->ndefault_full++] = fp;
+				break;
+			}
 	}
 	/* Members the SM could not find: VMs whose VF is not up yet,
 	 * ConnectX-3 alias GUIDs, which are never ports of their own, mlx5
@@ -300,6 +305,7 @@ int partitions_verify(const struct partitions *m, const struct fabric *f,
 out:
 	free(v);
 	free(ports);
+	free(whole_pkey);
 	if (r)
 		verify_result_free(res);
 	return r;
@@ -320,6 +326,7 @@ void verify_result_free(struct verify_result *res)
 	free(res->drift);
 	free(res->cap);
 	free(res->unknown);
+	free(res->default_full);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -3,9 +3,12 @@
  * What every end port of the fabric should hold, from the desired
  * partitions, against what the subnet manager programmed (smp.h): for each
  * partition, the default one included, the entry its membership gives the
- * port (0x8000 | P_Key full, the P_Key alone limited, both for "both"):
- * listed by GUID, or through ALL, ALL_CAS (a CA's port), ALL_ROUTERS (a
- * router's) or SELF (the SM's port). one-ib's own default partition is
+ * port (0x8000 | P_Key full, the P_Key alone limited, both for "both"
+ * with opensm's allow_both_pkeys, else full): listed by GUID, or through
+ * ALL, ALL_CAS (a CA's port), ALL_ROUTERS (a router's) or SELF (the SM's
+ * port), as opensm reads each partition (partition_port: its entries in
+ * order, the last one for the port winning; the default partition after
+ * opensm's own ALL=limited, SELF=full). one-ib's own default partition is
  * ALL=limited, SELF=full. Example drift:
  *   port 0x02000000000a0000 holds 0x7fff 0x8101, should hold 0x7fff
  * Member GUIDs that are no port of the fabric (a VF not up yet, ConnectX-3
@@ -21,10 +24,17 @@
  * (desired, not held, the table full):
  *   port 0x248a070300001001 needs 71 entries, its table holds 64: opensm dropped 0x8240 ...
  * Switch ports' own tables are not compared.
+ *
+ * Whatever the file says, a tenant VF port (02:CC:... GUIDs, design
+ * decision 2) that holds the default partition's full key 0xffff is
+ * reported: it reaches every member of the default partition, every other
+ * tenant's VFs too (design decision 11). UFM makes every HCA port such a
+ * member unless told otherwise, from a partitions.conf of its own.
  */
 #ifndef ONEIB_PARTVERIFY_H
 #define ONEIB_PARTVERIFY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,11 +63,24 @@ struct verify_result {
 	size_t present, absent; /* member GUIDs that are ports, or not */
 	uint64_t *unknown; /* the absent ones one-ib gave a tenant VF, sorted */
 	size_t nunknown;
+	/*
+	 * Tenant VF ports (one-ib's 02:CC:... GUIDs) whose table holds 0xffff:
+	 * full members of the default partition, which every port of the
+	 * fabric that is a member at all reaches; whatever the file says (a
+	 * subnet manager such as UFM puts every HCA port there as a full
+	 * member by default), in the fabric's port order
+	 */
+	const struct fabric_port **default_full;
+	size_t ndefault_full;
 };
 
-/* 0 or -ENOMEM. */
+/*
+ * allow_both: opensm's allow_both_pkeys (osmconf.h): a member "both" then
+ * holds both entries; without it opensm makes it a full member only.
+ * 0 or -ENOMEM.
+ */
 int partitions_verify(const struct partitions *m, const struct fabric *f,
-		      struct verify_result *res);
+		      bool allow_both, struct verify_result *res);
 void verify_result_free(struct verify_result *res);
 
 /*

@@ -13,522 +13,8 @@
 #include "core/log.h"
 #include "core/onenic.h"
 #include "core/xml.h"
+#include "fabric/poolelem.h"
 #include "fabric/poolread.h"
-
-/* --- tree walking ---------------------------------------------------------- */
-
-static int leaf_uint(const xmlNode *parent, const char *name, int *out)
-{
-	char *v;
-	int r = xml_only_leaf(parent, name, &v);
-
-	if (!r)
-		r = dec_parse_int(v, out) ? -EINVAL : 0;
-	free(v);
-	return r;
-}
-
-static bool leaf_is(const xmlNode *parent, const char *name, const char *want)
-{
-	char *v;
-	bool eq = !xml_only_leaf(parent, name, &v) && !strcmp(v, want);
-
-	free(v);
-	return eq;
-}
-
-static const char *const pool_label[POOL_KINDS] = { "VM", "HOST", "VNET" };
-
-/* The <ID> every element of a pool has; without it nothing is known. */
-static int elem_id(const xmlNode *e, int kind, size_t nth, int *id, char *err,
-		   size_t errlen)
-{
-	int count, r = leaf_uint(e, "ID", id);
-
-	if (!r)
-		return 0;
-	xml_child(e, "ID", &count);
-	err_set(err, errlen, "%s pool: %s element %zu has %s", pool_label[kind],
-		pool_label[kind], nth,
-		count == 1 ? "a malformed <ID>" : "no single <ID>");
-	return -EINVAL;
-}
-
-/* A text kept in the facts; *at its index. */
-static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
-	ONEIB_PRINTF(3, 4);
-static int keep(struct cloud_facts *f, int *at, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	r = cloud_facts_text(f, line);
-	if (r < 0)
-		return r;
-	*at = r;
-	return 0;
-}
-
-/* --- the <VNET_POOL> ------------------------------------------------------- */
-
-/*
- * OpenNebula 6.4+ networks have a STATE: vnet_create runs after
- * one.vn.allocate returns (LOCK_CREATE, no IB_PKEY yet), and a network it
- * refused stays in ERROR. Only READY (1) and UPDATE_FAILURE (6, in use,
- * its last update failed) networks have a partition; older networks have
- * no STATE and are all ready.
- */
-static bool vnet_ready(const xmlNode *vnet)
-{
-	int state = 1;
-
-	if (leaf_uint(vnet, "STATE", &state) == -ENOENT)
-		return true;
-	return state == 1 || state == 6;
-}
-
-/* Every TEMPLATE/IB_PKEY that reads as a number names a partition. */
-static int vnet_claims(const xmlNode *vnet, const struct vnet_fact *v,
-		       struct cloud_facts *f)
-{
-	const xmlNode *t, *k;
-
-	for (t = vnet->children; t; t = t->next) {
-		if (!xml_is_elem(t, "TEMPLATE"))
-			continue;
-		for (k = t->children; k; k = k->next) {
-			struct vnet_claim *c;
-			struct pkey pk;
-			char *s;
-			int r;
-
-			if (!xml_is_elem(k, "IB_PKEY"))
-				continue;
-			s = xml_leaf_text(k);
-			r = s ? pkey_parse(s, &pk) : -EINVAL;
-			free(s);
-			if (r)
-				continue; /* names no partition */
-			c = cloud_facts_new_claim(f);
-			if (!c)
-				return -ENOMEM;
-			c->id = v->id;
-			c->name = v->name;
-			c->pkey = pk;
-		}
-	}
-	return 0;
-}
-
-static int vnet_clusters(const xmlNode *vnet, struct vnet_fact *v,
-			 const char *label, struct cloud_facts *f)
-{
-	const xmlNode *c, *cl;
-	int count;
-
-	cl = xml_only_child(vnet, "CLUSTERS", &count);
-	if (!cl)
-		return 0; /* in no cluster: no host can run its VMs */
-	for (c = cl->children; c; c = c->next) {
-		int id;
-		char *s;
-
-		if (!xml_is_elem(c, "ID"))
-			continue;
-		s = xml_leaf_text(c);
-		if (dec_parse_int(s, &id)) {
-			int r = keep(f, &v->bad,
-				     "%s: CLUSTERS/ID '%s' is not an ID", label,
-				     str_sanitize(s).s);
-			free(s);
-			return r;
-		}
-		free(s);
-		if (ALLOC_GROW(v->clusters, v->nclusters + 1, v->capclusters))
-			return -ENOMEM;
-		v->clusters[v->nclusters++] = id;
-	}
-	return 0;
-}
-
-/* A READY network's attributes; a rule broken makes it bad, not an error. */
-static int vnet_attrs(const xmlNode *vnet, struct vnet_fact *v,
-		      struct cloud_facts *f)
-{
-	char label[VNET_LABEL_MAX], why[512];
-	const xmlNode *t;
-	int count;
-
-	vnet_fact_label(v, label);
-	t = xml_only_child(vnet, "TEMPLATE", &count);
-	if (t && xml_ib_attrs(t, IBA_ALL, XML_IB_EMPTY_PKEY_ABSENT, &v->a,
-			      label, why, sizeof(why)))
-		return keep(f, &v->bad, "%s", why);
-	if (!ibattr_has(&v->a, IBA_PKEY))
-		return keep(f, &v->bad, "%s: no IB_PKEY", label);
-	return vnet_clusters(vnet, v, label, f);
-}
-
-static int vnet_element(const xmlNode *c, struct cloud_facts *f, char *err,
-			size_t errlen)
-{
-	size_t nth = ++f->nth[POOL_VNET];
-	struct vnet_fact *v;
-	char *name = NULL;
-	int id, r;
-
-	r = elem_id(c, POOL_VNET, nth, &id, err, errlen);
-	if (r || !leaf_is(c, "VN_MAD", "ib"))
-		return r;
-	v = cloud_facts_new_vnet(f);
-	if (!v)
-		return -ENOMEM;
-	v->id = id;
-	v->nth = nth;
-	xml_only_leaf(c, "NAME", &name);
-	v->name = str_sanitize(name ? name : "");
-	free(name);
-	v->ready = vnet_ready(c);
-	r = vnet_claims(c, v, f);
-	if (!r && v->ready)
-		r = vnet_attrs(c, v, f);
-	return r;
-}
-
-/* --- the <VM_POOL> --------------------------------------------------------- */
-
-#define VM_STATE_ACTIVE 3
-#define LCM_INIT 0
-
-/* See the membership rule in partitions.h: a VM holding VFs or about to
- * (not POWEROFF nor SUSPENDED: kvm-ib releases their VFs). */
-static bool vm_has_host(int state, int lcm)
-{
-	return state == VM_STATE_ACTIVE && lcm != LCM_INIT;
-}
-
-/*
- * Kept as a record: whether it is InfiniBand depends on its network. Read
- * by the one <NIC> reader deploy uses (core/onenic.h); a rule it breaks
- * leaves the NIC out, a bad MAC only where the MAC is used.
- */
-static int vm_nic(const struct one_nic *x, int vm_id, struct cloud_facts *f)
-{
-	struct nic_fact *n;
-
-	if (x->network_id < 0 && !x->ib)
-		return 0; /* not on a network of the pool */
-	n = cloud_facts_new_nic(f);
-	if (!n)
-		return -ENOMEM;
-	n->vm = vm_id;
-	n->ib = x->ib;
-	n->net = x->network_id < 0 ? FACT_NONE : x->network_id;
-	n->nic = x->nic_id < 0 ? FACT_NONE : x->nic_id;
-	if (x->why_id[0])
-		return keep(f, &n->bad, "%s", x->why_id);
-	if (x->why_net[0])
-		return keep(f, &n->bad, "%s", x->why_net);
-	if (n->net == FACT_NONE)
-		return keep(f, &n->bad, "VM %d NIC %d: no NETWORK_ID", vm_id,
-			    n->nic);
-	n->has_mac = x->has_mac;
-	n->mac = x->mac;
-	if (x->why_mac[0] && keep(f, &n->bad_mac, "%s", x->why_mac))
-		return -ENOMEM;
-	if (x->why_attr[0])
-		return keep(f, &n->bad, "%s", x->why_attr);
-	/* Only the full listing (--extended) carries the inherited key. */
-	n->has_pkey = ibattr_has(&x->a, IBA_PKEY);
-	n->pkey = x->a.pkey;
-	return 0;
-}
-
-/*
- * The host a VM is on: HID of its last history record, which is the one
- * `onevm list -x` prints (<HISTORY_RECORDS><HISTORY>...<HID>3</HID>);
- * FACT_NONE when there is none or it does not read as an ID.
- */
-static int vm_host(const xmlNode *vm)
-{
-	const xmlNode *hr, *h, *last = NULL;
-	int count, hid;
-
-	hr = xml_only_child(vm, "HISTORY_RECORDS", &count);
-	for (h = hr ? hr->children : NULL; h; h = h->next)
-		if (xml_is_elem(h, "HISTORY"))
-			last = h;
-	if (!last || leaf_uint(last, "HID", &hid))
-		return FACT_NONE;
-	return hid;
-}
-
-/*
- * The value of parent's only <name>, whole (a requirement cut short could
- * not be rewritten), kept in f: *idx its text index; left as it was when
- * there is none. 0 or -ENOMEM.
- */
-static int keep_value(const xmlNode *parent, const char *name, int *idx,
-		      struct cloud_facts *f)
-{
-	char *val = NULL;
-	int r = 0;
-
-	if (parent && !xml_only_leaf(parent, name, &val)) {
-		r = cloud_facts_text(f, val);
-		if (r >= 0) {
-			*idx = r;
-			r = 0;
-		}
-	}
-	free(val);
-	return r;
-}
-
-/*
- * The VM for the VF counters, whatever its state: its SCHED_REQUIREMENTS
- * (its InfiniBand NICs are counted as vm_element reads them).
- */
-static struct vm_fact *vm_counted(const xmlNode *vm, int id, int state,
-				  struct cloud_facts *f)
-{
-	struct vm_fact *v = cloud_facts_new_vm(f);
-	int count;
-
-	if (!v)
-		return NULL;
-	v->id = id;
-	v->state = state;
-	return keep_value(xml_only_child(vm, "USER_TEMPLATE", &count),
-			  "SCHED_REQUIREMENTS", &v->req, f)
-		       ? NULL
-		       : v;
-}
-
-/* Whether it has a CONTEXT, and the map one-ib last wrote there. */
-static int vm_context(const xmlNode *t, struct vm_fact *v,
-		      struct cloud_facts *f)
-{
-	int count;
-	const xmlNode *ctx = xml_only_child(t, "CONTEXT", &count);
-
-	v->context = ctx != NULL;
-	return keep_value(ctx, "ONEIB_TOPOLOGY", &v->topo, f);
-}
-
-/*
- * Each <NIC> is read once (the one <NIC> reader): counted for the VF
- * counters in any state, a NIC fact only while the VM has a host.
- */
-static int vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
-		      size_t errlen)
-{
-	size_t nth = ++f->nth[POOL_VM], k = 0, first, vi;
-	const xmlNode *t, *c;
-	int id, state, lcm = 0, count, r, host;
-	bool placed;
-
-	r = elem_id(vm, POOL_VM, nth, &id, err, errlen);
-	if (r)
-		return r;
-	if (leaf_uint(vm, "STATE", &state) ||
-	    (state == VM_STATE_ACTIVE && leaf_uint(vm, "LCM_STATE", &lcm))) {
-		err_set(err, errlen, "VM %d: no STATE or LCM_STATE", id);
-		return -EINVAL;
-	}
-	if (!vm_counted(vm, id, state, f))
-		return -ENOMEM;
-	vi = f->nvms - 1;
-	t = xml_only_child(vm, "TEMPLATE", &count);
-	r = t ? vm_context(t, &f->vms[vi], f) : 0;
-	if (r)
-		return r;
-	placed = vm_has_host(state, lcm);
-	first = f->nnics;
-	for (c = t ? t->children : NULL; c; c = c->next) {
-		struct one_nic x;
-
-		if (!xml_is_elem(c, "NIC"))
-			continue;
-		one_nic_read(c, id, ++k, &x);
-		f->vms[vi].ib_nics += x.ib;
-		if (x.ib && x.network_id >= 0 && f->vms[vi].net == FACT_NONE) {
-			f->vms[vi].net = x.network_id;
-			f->vms[vi].has_ip = x.has_ip;
-			f->vms[vi].ip = x.ip;
-		}
-		r = placed ? vm_nic(&x, id, f) : 0;
-		if (r)
-			return r;
-	}
-	if (!placed)
-		return 0;
-	host = vm_host(vm);
-	for (; first < f->nnics; first++)
-		f->nics[first].host = host;
-	return 0;
-}
-
-/* --- the <HOST_POOL> ------------------------------------------------------- */
-
-/*
- *   <IB_PF><ADDRESS>0000:3b:00.0</ADDRESS><PORT>1</PORT>
- *     <PORT_GUID>0x0002c90300a1b2c1</PORT_GUID><DRIVER>mlx4_core</DRIVER>
- *     <LEAF_GUID>0x248a070300f4c1a0</LEAF_GUID>
- *   </IB_PF>  -> a port 0x0002c90300a1b2c1, a ConnectX-3 one, cabled to
- *   leaf switch 0x248a070300f4c1a0; other drivers: a port; Ethernet
- *   ports: none.
- * The host's monitoring writes these, not a tenant: a malformed PORT_GUID
- * means the listing is not what it seems, and nothing is rendered from
- * it. LEAF_GUID is empty when the probe could not ask (IB_NO_LEAF says
- * why) and missing before issue 22's probe: the leaf is then unknown (0),
- * which the SL plan reads as "could be anywhere" (slplan.h); a LEAF_GUID
- * that is no GUID is unknown too, never a reason to render nothing.
- */
-static uint64_t host_pf_leaf(const xmlNode *pf)
-{
-	char *v = NULL;
-	uint64_t g = 0;
-
-	/* a port VMs get no VF on (STATE not ACTIVE) is not in IB_LEAVES */
-	if (!xml_only_leaf(pf, "STATE", &v) && strcmp(v, "ACTIVE")) {
-		free(v);
-		return 0;
-	}
-	free(v);
-	v = NULL;
-	if (xml_only_leaf(pf, "LEAF_GUID", &v) || guid_parse(v, &g))
-		g = 0;
-	free(v);
-	return g;
-}
-
-static int host_pf_guids(const xmlNode *t, int id, const struct san_str *name,
-			 struct host_fact *h, char *err, size_t errlen)
-{
-	const xmlNode *c;
-
-	for (c = t->children; c; c = c->next) {
-		char *v = NULL;
-		uint64_t g;
-
-		if (!xml_is_elem(c, "IB_PF"))
-			continue;
-		if (!xml_only_leaf(c, "LINK_LAYER", &v) && strcmp(v, "InfiniBan"
-								     "d")) {
-			free(v);
-			continue;
-		}
-		free(v);
-		if (xml_only_leaf(c, "PORT_GUID", &v) || guid_parse(v, &g) ||
-		    !g) {
-			err_set(err, errlen,
-				"HOST %d (%s): IB_PF PORT_GUID '%s' is not a "
-				"GUID",
-				id, name->s, str_sanitize(v ? v : "").s);
-			free(v);
-			return -EINVAL;
-		}
-		free(v);
-		if (ALLOC_GROW(h->ports, h->nports + 1, h->capports) ||
-		    ALLOC_GROW(h->leaves, h->nports + 1, h->capleaves))
-			return -ENOMEM;
-		h->leaves[h->nports] = host_pf_leaf(c);
-		h->ports[h->nports++] = g;
-		if (!leaf_is(c, "DRIVER", "mlx4_core"))
-			continue;
-		if (ALLOC_GROW(h->pf, h->npf + 1, h->cappf))
-			return -ENOMEM;
-		h->pf[h->npf++] = g;
-	}
-	return 0;
-}
-
-static const char *const host_count_name[HC_COUNT] = {
-	"IB_VFS_USABLE", "IB_VFS_USED", "IB_VFS_AVAIL",
-	"IB_SYNC_VMS",	 "IB_SYNC_SUM",
-};
-
-/* TEMPLATE's VF counters (-1: missing, or not a count) and VMS/ID. */
-static int host_counted(const xmlNode *host, const xmlNode *t,
-			struct host_fact *h)
-{
-	const xmlNode *vms, *c;
-	int k, count, n;
-
-	for (k = 0; k < HC_COUNT; k++)
-		h->count[k] = leaf_uint(t, host_count_name[k], &n) ? -1 : n;
-	vms = xml_only_child(host, "VMS", &count);
-	for (c = vms ? vms->children : NULL; c; c = c->next) {
-		char *v;
-		int r;
-
-		if (!xml_is_elem(c, "ID"))
-			continue;
-		v = xml_leaf_text(c);
-		r = v && !dec_parse_int(v, &n) ? 0 : -EINVAL;
-		free(v);
-		if (r)
-			return r;
-		if (ALLOC_GROW(h->vms, h->nvms + 1, h->capvms))
-			return -ENOMEM;
-		h->vms[h->nvms++] = n;
-	}
-	return 0;
-}
-
-static int host_element(const xmlNode *host, struct cloud_facts *f, char *err,
-			size_t errlen)
-{
-	size_t nth = ++f->nth[POOL_HOST];
-	struct host_fact h = { 0 };
-	struct san_str name;
-	const xmlNode *t;
-	char *v = NULL;
-	int id, cluster, count, r, st;
-
-	r = elem_id(host, POOL_HOST, nth, &id, err, errlen);
-	if (r)
-		return r;
-	xml_only_leaf(host, "NAME", &v);
-	name = str_sanitize(v ? v : "");
-	free(v);
-	t = xml_only_child(host, "TEMPLATE", &count);
-	if (!t || leaf_uint(host, "CLUSTER_ID", &cluster))
-		return 0;
-	r = host_pf_guids(t, id, &name, &h, err, errlen);
-	if (!r && h.nports && host_counted(host, t, &h) == -EINVAL) {
-		err_set(err, errlen, "HOST %d (%s): a VMS/ID is not a VM ID",
-			id, name.s);
-		r = -EINVAL;
-	}
-	if (!r && h.nports)
-		r = keep(f, &h.name, "%s", name.s);
-	/* MONITORED or MONITORING_MONITORED: the hosts the scheduler uses */
-	h.schedulable = leaf_uint(host, "STATE", &st) || st == 1 || st == 2;
-	if (!r && h.nports) {
-		struct host_fact *slot = cloud_facts_new_host(f);
-
-		if (!slot) {
-			r = -ENOMEM;
-		} else {
-			h.id = id;
-			h.cluster = cluster;
-			*slot = h;
-			h.pf = h.ports = h.leaves = NULL;
-			h.vms = NULL;
-		}
-	}
-	free(h.pf);
-	free(h.ports);
-	free(h.leaves);
-	free(h.vms);
-	return r;
-}
 
 /* --- reading ---------------------------------------------------------------- */
 
@@ -589,6 +75,7 @@ enum name {
 	N_IP,
 	N_CONTEXT,
 	N_ONEIB_TOPOLOGY,
+	N_PARENT_NETWORK_ID,
 	N_COUNT
 };
 
@@ -622,6 +109,7 @@ static const char *const name_text[N_COUNT] = {
 	"IP",
 	"CONTEXT",
 	"ONEIB_TOPOLOGY",
+	"PARENT_NETWORK_ID",
 };
 
 #define B(x) (1u << (x))
@@ -635,7 +123,8 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 	static const unsigned values[POOL_KINDS] = {
 		B(N_ID) | B(N_STATE) | B(N_LCM_STATE),
 		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID) | B(N_STATE),
-		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS),
+		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS) |
+			B(N_PARENT_NETWORK_ID),
 	};
 	static const unsigned nic_values =
 		B(N_VN_MAD) | B(N_NETWORK_ID) | B(N_NIC_ID) | B(N_MAC) |
@@ -850,12 +339,12 @@ static void sax_start(void *ctx, const xmlChar *localname,
 static int vm_handed(struct sax *s, const xmlNode *vm)
 {
 	int id, state,
-		r = elem_id(vm, POOL_VM, ++s->f->nth[POOL_VM], &id, s->err,
-			    s->errlen);
+		r = pool_elem_id(vm, POOL_VM, ++s->f->nth[POOL_VM], &id, s->err,
+				 s->errlen);
 
 	if (r)
 		return r;
-	if (leaf_uint(vm, "STATE", &state))
+	if (pool_leaf_uint(vm, "STATE", &state))
 		state = -1;
 	return s->each_vm(s->each_arg, id, state, vm, s->err, s->errlen);
 }
@@ -871,11 +360,11 @@ static void sax_element_done(struct sax *s)
 	if (s->kind == POOL_VM && s->each_vm)
 		r = vm_handed(s, node);
 	else if (s->kind == POOL_VM)
-		r = vm_element(node, s->f, s->err, s->errlen);
+		r = pool_vm_element(node, s->f, s->err, s->errlen);
 	else if (s->kind == POOL_HOST)
-		r = host_element(node, s->f, s->err, s->errlen);
+		r = pool_host_element(node, s->f, s->err, s->errlen);
 	else
-		r = vnet_element(node, s->f, s->err, s->errlen);
+		r = pool_vnet_element(node, s->f, s->err, s->errlen);
 	xmlUnlinkNode(node);
 	xmlFreeNode(node);
 	if (r)

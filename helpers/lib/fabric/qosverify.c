@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +275,58 @@ size_t qos_policy_differs(const struct qos_policy *q,
 			*first = p;
 			*sl = got;
 		}
+	}
+	return n;
+}
+
+/* the SL policy q gives P_Key k, and whether by a rule of its own */
+static int sl_for(const struct qos_policy *q, uint16_t k, bool *ruled)
+{
+	size_t j;
+
+	for (j = 0; j < q->n; j++)
+		if (q->r[j].pkey == k) {
+			*ruled = true;
+			return q->r[j].sl;
+		}
+	*ruled = false;
+	return q->default_sl;
+}
+
+size_t qos_policy_compare(const struct qos_policy *a,
+			  const struct qos_policy *b, const char *la,
+			  const char *lb, char *why, size_t whylen)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	if (why && whylen)
+		why[0] = '\0';
+	/* every P_Key either has a rule for, in P_Key order */
+	while (i < a->n || j < b->n) {
+		uint16_t k =
+			i < a->n && (j >= b->n || a->r[i].pkey <= b->r[j].pkey)
+				? a->r[i].pkey
+				: b->r[j].pkey;
+		bool ra, rb;
+		int sa = sl_for(a, k, &ra), sb = sl_for(b, k, &rb);
+
+		i += i < a->n && a->r[i].pkey == k;
+		j += j < b->n && b->r[j].pkey == k;
+		if (sa == sb)
+			continue;
+		if (!n++)
+			snprintf(why, whylen,
+				 "P_Key 0x%04x: SL %d%s in the %s policy, SL "
+				 "%d%s in %s",
+				 k, sa, ra ? "" : " (its default)", la, sb,
+				 rb ? "" : " (its default)", lb);
+	}
+	if (a->default_sl != b->default_sl) {
+		if (!n)
+			snprintf(why, whylen,
+				 "default SL %d in the %s policy, %d in %s",
+				 a->default_sl, la, b->default_sl, lb);
+		n++;
 	}
 	return n;
 }

@@ -112,6 +112,18 @@ size_t qos_policy_differs(const struct qos_policy *q,
 			  const struct partitions *m,
 			  const struct partition **first, int *sl);
 
+/*
+ * Two QoS policies compared for the SLs opensm would give from each (a
+ * subnet manager's policy against the one verify reads, design decision
+ * 17: a standby enforces its own at a failover): how many P_Keys (and
+ * the default) get another SL, the first said in why, e.g. with labels
+ * "verified" and "sm2's":
+ *   P_Key 0x0101: SL 3 in the verified policy, SL 0 (its default) in sm2's
+ */
+size_t qos_policy_compare(const struct qos_policy *a,
+			  const struct qos_policy *b, const char *la,
+			  const char *lb, char *why, size_t whylen);
+
 /* "dropped (VL 15)" ... for messages */
 const char *qos_fault_text(enum qos_fault f);
 

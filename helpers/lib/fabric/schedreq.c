@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,28 +51,75 @@ static void parse_leaf(const char **s, struct schedreq *out)
 	*s = q;
 }
 
-int schedreq_parse(const char *req, struct schedreq *out)
+/*
+ * Why the user's text s[0..n) cannot be wrapped in parentheses, or NULL
+ * when it can (schedreq.h): quotes that pair up, parentheses outside them
+ * that close only what they opened, and all of it.
+ */
+static const char *unwrappable(const char *s, size_t n)
 {
-	const char *p = skip(req, TERM_HEAD);
-	char *end;
+	bool quoted = false;
+	long depth = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n' || s[i] == '\r' || s[i] == '\\')
+			return "holds a newline or a backslash";
+		if (s[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && s[i] == '(')
+			depth++;
+		else if (!quoted && s[i] == ')' && --depth < 0)
+			return "closes a parenthesis it did not open";
+	}
+	if (quoted)
+		return "leaves a quote open";
+	return depth ? "leaves a parenthesis open" : NULL;
+}
+
+/* one-ib's terms and the user's part at p (after the VF term) */
+static bool ours(const char *p, struct schedreq *out)
+{
 	size_t n;
 
-	*out = (struct schedreq){ .vfs = -1, .user = req, .ulen = strlen(req) };
-	if (!p || *p < '0' || *p > '9')
-		return 0;
-	out->vfs = strtol(p, &end, 10);
-	p = end;
+	const char *q = skip(p, LEAF_HEAD SCHEDREQ_REFUSED LEAF_TAIL);
+
+	if (q) {
+		out->has = SR_REFUSED;
+		out->user = q;
+		out->ulen = 0;
+		return !*q;
+	}
 	parse_leaf(&p, out);
 	out->user = p;
 	out->ulen = 0;
 	if (!*p)
-		return 0;
+		return true;
 	n = strlen(p);
 	if (!skip(p, USER_HEAD) || n <= strlen(USER_HEAD) || p[n - 1] != ')')
-		return -EINVAL;
+		return false;
 	out->user = p + strlen(USER_HEAD);
 	out->ulen = n - strlen(USER_HEAD) - 1;
-	return 0;
+	/* "(A) | (B)" is no one part: that closing ')' is not ours */
+	return !unwrappable(out->user, out->ulen);
+}
+
+int schedreq_parse(const char *req, struct schedreq *out)
+{
+	const char *p = skip(req, TERM_HEAD);
+	char *end;
+
+	*out = (struct schedreq){ .vfs = -1, .user = req, .ulen = strlen(req) };
+	if (p && *p >= '0' && *p <= '9') {
+		out->vfs = strtol(p, &end, 10);
+		if (ours(end, out))
+			return 0;
+		/* edited: all of it the user's */
+		*out = (struct schedreq){ .vfs = -1,
+					  .user = req,
+					  .ulen = strlen(req) };
+	}
+	return unwrappable(out->user, out->ulen) ? -EINVAL : 0;
 }
 
 char *schedreq_format(const struct schedreq *r)
@@ -83,6 +131,8 @@ char *schedreq_format(const struct schedreq *r)
 		e |= sb_addf(&sb, TERM_HEAD "%ld", r->vfs);
 		if (r->has == SR_GATE)
 			e |= sb_adds(&sb, LEAF_HEAD SCHEDREQ_GATE LEAF_TAIL);
+		if (r->has == SR_REFUSED)
+			e |= sb_adds(&sb, LEAF_HEAD SCHEDREQ_REFUSED LEAF_TAIL);
 		if (r->has == SR_LEAF) {
 			char g[GUID_STRLEN];
 
@@ -106,25 +156,26 @@ int schedreq_update(int vm, const char *old, int nics, enum schedreq_leaf has,
 		    uint64_t leaf, char **out, char *err, size_t errlen)
 {
 	struct schedreq r;
+	const char *why = NULL;
 
 	*out = NULL;
 	if (schedreq_parse(old, &r)) {
+		why = unwrappable(r.user, r.ulen);
 		err_set(err, errlen,
-			"VM %d: SCHED_REQUIREMENTS starts with one-ib's VF "
-			"term but goes on unlike it: left as it is",
-			vm);
-		return -EINVAL;
+			"VM %d: SCHED_REQUIREMENTS '%s' %s: the VM waits, "
+			"refused, until its owner sets one that can be wrapped "
+			"(onevm update)",
+			vm, str_sanitize(old).s, why);
+		has = SR_REFUSED;
 	}
-	if (strpbrk(old, "\n\r\\")) {
-		err_set(err, errlen,
-			"VM %d: SCHED_REQUIREMENTS holds a newline or a "
-			"backslash: the free-VF term is not added",
-			vm);
-		return -EINVAL;
-	}
+	/* refused stays refused: only its owner's new text lifts it */
+	if (r.has == SR_REFUSED)
+		has = SR_REFUSED;
 	r.vfs = nics - 1;
 	r.has = has;
 	r.leaf = has == SR_LEAF ? leaf : 0;
+	if (has == SR_REFUSED)
+		r.ulen = 0; /* nothing of the user's can be written back */
 	*out = schedreq_format(&r);
 	if (!*out)
 		return -ENOMEM;

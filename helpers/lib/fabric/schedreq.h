@@ -17,9 +17,26 @@
  *     leaf (or none), so no scheduling cycle places it before that
  *     (templates/ib-vm.tmpl ships it);
  *   - then, optionally, " & (" the user's own requirement ")".
- * A requirement that does not start with the free-VF term is the user's
- * alone. Only the hook writes one-ib's terms; a leaf term of the user's
- * own belongs inside the parentheses.
+ * A requirement that does not start with the free-VF term, or starts
+ * with it and goes on unlike this form (someone edited it), is the user's
+ * alone, wrapped whole. Only the hook writes one-ib's terms; a leaf term
+ * of the user's own belongs inside the parentheses.
+ *
+ * The parentheses must hold the user's text whole, or a tenant's VM
+ * escapes the free-VF term and takes a VF the counters promised to
+ * another's: the scheduler reads
+ *   TERM > 0 & (ID = 1) | !(ID = 99999)
+ * as (TERM > 0 & (ID = 1)) | !(ID = 99999), true on every host. Its
+ * grammar (OpenNebula's expr_parser.l, expr_bool.y) has strings in double
+ * quotes without escapes and no other quoting, so a text is wrapped only
+ * when its quotes pair up and its parentheses outside them close only
+ * what it opened and all of it. One that does not, or that holds a
+ * newline or a backslash (which a template value cannot carry back), is
+ * refused: the VM gets one-ib's terms and the refusal, a leaf term no
+ * host matches and the hook never lifts,
+ *   TERM > 0 & IB_LEAVES = "*,refused-by-one-ib,*"
+ * so it waits, named in a warning, until its owner sets a requirement
+ * that can be wrapped (onevm update).
  */
 #ifndef ONEIB_SCHEDREQ_H
 #define ONEIB_SCHEDREQ_H
@@ -27,11 +44,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* what the gate's leaf term names instead of a switch */
+/* what the gate's and the refusal's leaf terms name instead of a switch */
 #define SCHEDREQ_GATE "chosen-by-one-ib"
+#define SCHEDREQ_REFUSED "refused-by-one-ib"
 
-/* The leaf term: none, the gate, or a switch (leaf). */
-enum schedreq_leaf { SR_NO_LEAF, SR_GATE, SR_LEAF };
+/* The leaf term: none, the gate, a switch (leaf), or the refusal. */
+enum schedreq_leaf { SR_NO_LEAF, SR_GATE, SR_LEAF, SR_REFUSED };
 
 struct schedreq {
 	long vfs; /* "> vfs" of the free-VF term; -1: no term of one-ib's */
@@ -42,9 +60,9 @@ struct schedreq {
 };
 
 /*
- * req as one-ib's terms and the user's part (out->user points into req).
- * -EINVAL when req starts with the free-VF term but goes on unlike the
- * form above (someone edited it): nothing is safe to rewrite then.
+ * req as one-ib's terms and the user's part (out->user points into req;
+ * all of req when it is the user's alone). 0, or -EINVAL when the user's
+ * part cannot be wrapped (the rules above).
  */
 int schedreq_parse(const char *req, struct schedreq *out);
 
@@ -55,12 +73,12 @@ char *schedreq_format(const struct schedreq *r);
  * The requirement VM vm, with nics InfiniBand NICs, is to be scheduled by,
  * from the one it has (old, "" for none) and the leaf term it should carry
  * (leafpack.h): one-ib's terms replaced, the user's part kept. 1 with *out
- * (malloc'd) when that is not old, 0 when it is. -EINVAL, one line in err:
- *   VM 8: SCHED_REQUIREMENTS starts with one-ib's VF term but goes on
- *   unlike it: left as it is
- *   VM 7: SCHED_REQUIREMENTS holds a newline or a backslash: the free-VF
- *   term is not added
- * (a template value cannot carry either); -ENOMEM.
+ * (malloc'd) when that is not old, 0 when it is; -ENOMEM. A user's part
+ * that cannot be wrapped gives the refusal instead (1, or 0 when old is
+ * it already) and one line in err, a warning:
+ *   VM 8: SCHED_REQUIREMENTS 'ID = 1) | !(ID = 99999' closes a parenthesis it did not open: the VM waits, refused, until its owner sets one that can be wrapped (onevm update)
+ *   VM 7: SCHED_REQUIREMENTS 'NAME = "a\b"' holds a newline or a backslash: ...
+ * has SR_REFUSED keeps the refusal whatever old is.
  */
 int schedreq_update(int vm, const char *old, int nics, enum schedreq_leaf has,
 		    uint64_t leaf, char **out, char *err, size_t errlen);

@@ -79,8 +79,17 @@ static int end_port(struct smp_port *c, const struct hop *h,
 		return r;
 	smp_port_vls(d, &fp->vls);
 	fp->lid = be16(d + 16);
-	if (!path->hops)
+	if (!path->hops) {
 		f->sm_lid = be16(d + 18);
+		f->gid_prefix = be64(d + 8);
+	}
+	fp->is_sm = be32(d + 20) & SMP_CAP_IS_SM;
+	if (fp->is_sm) {
+		char why[128];
+
+		/* an SM that does not answer is said, not fatal */
+		fp->sm_r = smp_sm_info(c, path, &fp->sm, why, sizeof(why));
+	}
 	r = smp_node_desc(c, path, fp->desc, err, errlen);
 	if (r)
 		return r;

@@ -9,7 +9,9 @@
  * need no LIDs and no SA, so the walk works on a fabric whose SM is
  * confused too. SA table queries would need RMPP for more than one
  * record; single-packet SMPs do not. Every SMP carries the M_Key it is
- * given (opensm's m_key_protection_level 2 or 3: core/smp.h).
+ * given (opensm's m_key_protection_level 2 or 3: core/smp.h). A port with
+ * IsSM in its PortInfo is asked for SMInfo too: which SM masters the
+ * fabric and which stand by (design decision 17).
  */
 #ifndef ONEIB_SMP_H
 #define ONEIB_SMP_H
@@ -36,6 +38,11 @@ struct fabric_port {
 	struct smp_port_vls vls; /* its PortInfo's VLs */
 	struct smp_port_vls sw_vls; /* ... and the switch port's toward it */
 	uint8_t sw_in_port; /* that switch's port the walk came in by, 0 none */
+	/* a subnet manager runs on it (PortInfo IsSM): its SMInfo, asked
+	 * along path; sm_r 0 when it answered, else -errno */
+	bool is_sm;
+	int sm_r;
+	struct smp_sm_info sm;
 };
 
 struct fabric {
@@ -44,6 +51,9 @@ struct fabric {
 	size_t switches;
 	uint16_t sm_lid; /* MasterSMLID of the local port */
 	uint64_t local_guid;
+	/* the local port's GidPrefix: the subnet walked (one SM's, with its
+	 * standbys: a walk never leaves its subnet) */
+	uint64_t gid_prefix;
 };
 
 /*

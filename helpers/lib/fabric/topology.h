@@ -6,7 +6,9 @@
  * (core/topomap.h), for an MPI launcher to place ranks by.
  *
  * A cluster is the VMs of one InfiniBand network (the network of a VM's
- * first InfiniBand NIC, as leafpack.h counts them). Its map holds, by the
+ * first InfiniBand NIC on no service network, as leafpack.h counts them:
+ * a tenant on the storage network learns nothing of the other tenants
+ * there). Its map holds, by the
  * IPv4 address of that NIC:
  *   - each VM a host holds (VMS/ID) that the scheduler will not place
  *     again, under the host's leaf (its first port whose leaf is known);

@@ -40,8 +40,12 @@
 
 #include "fabric/cloudfacts.h"
 
-/* Orders f's VMs by ID, which vfcount_vm looks them up by. */
-void vfcount_prepare(struct cloud_facts *f);
+/*
+ * Orders f's VMs by ID, which vfcount_vm looks them up by, and gives each
+ * the network of its virtual cluster (cloudfacts.h: no service network).
+ * 0 or -ENOMEM.
+ */
+int vfcount_prepare(struct cloud_facts *f);
 
 /* VM id of f (after vfcount_prepare), or NULL when not listed. */
 const struct vm_fact *vfcount_vm(const struct cloud_facts *f, int id);

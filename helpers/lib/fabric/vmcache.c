@@ -239,3 +239,23 @@ int vmcache_write(FILE *out, int n, char *const *paths, const int *refresh,
 	free(c.v);
 	return r;
 }
+
+long vmcache_next_id(const char *path)
+{
+	char head[64];
+	const char *p, *end;
+	FILE *f = fopen(path, "re");
+	size_t n;
+	long next;
+
+	if (!f)
+		return -1;
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	p = head;
+	end = head + n;
+	if (!literal(&p, end, KEPT_HEAD))
+		return -1;
+	next = number(&p, end);
+	return next >= 0 && literal(&p, end, KEPT_POOL) ? next : -1;
+}

@@ -40,4 +40,10 @@
 int vmcache_write(FILE *out, int n, char *const *paths, const int *refresh,
 		  size_t nrefresh, char *err, size_t errlen);
 
+/*
+ * The next VM ID of a listing vmcache wrote (its first line), or -1 when
+ * path holds none.
+ */
+long vmcache_next_id(const char *path);
+
 #endif

@@ -140,6 +140,7 @@ static int copy_port(const char *ibdev, const umad_port_t *u, struct ib_port *p)
 	snprintf(p->link_layer, sizeof(p->link_layer), "%s",
 		 strcmp(u->link_layer, "IB") ? u->link_layer : "InfiniBand");
 	p->guid = be64toh(u->port_guid);
+	p->gid_prefix = be64toh(u->gid_prefix);
 	p->pkeys = calloc(u->pkeys_size ? u->pkeys_size : 1, sizeof(uint16_t));
 	if (!p->pkeys)
 		return -ENOMEM;

@@ -54,6 +54,10 @@ struct ib_port {
 	unsigned sm_lid;
 	char link_layer[20]; /* "InfiniBand", "Ethernet" (UMAD_CA_NAME_LEN) */
 	uint64_t guid;
+	/* the first 64 bits of its GID 0 (gids/0): the subnet prefix its SM
+	 * gave it (opensm's subnet_prefix, 0xfe80000000000000 by default),
+	 * which tells the fabric's subnets apart; 0 unknown */
+	uint64_t gid_prefix;
 	uint16_t *pkeys; /* non-zero entries, table order */
 	size_t npkeys;
 	size_t pkey_cap; /* entries the table has (hca_discover; 0 unknown) */

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +8,10 @@
 #include "core/guid.h"
 #include "core/log.h"
 #include "root/partconf.h"
+#include "root/partconf_priv.h"
 
-#define HEADER                                                                 \
-	"# oneib-partitions: generated from the cloud's state, do not edit\n"
-/* what one-ib wrote before the privilege split */
-#define OLD_HEADER                                                             \
-	"# oneib-pkey partitions: generated from the cloud's state, do not "   \
-	"edit\n"
-#define NOTE "# refused: "
-#define FROM "# from: "
+#define NOTE PARTCONF_NOTE
+#define FROM PARTCONF_FROM
 #define DEFAULT_LINE "Default=0x7fff, ipoib : ALL=limited, SELF=full ;\n"
 
 const char *const partconf_keyword[PKW_COUNT] = {
@@ -28,14 +22,14 @@ const char *const partconf_keyword[PKW_COUNT] = {
 	[PKW_SELF] = "SELF",
 };
 
-static const char *const member_word[] = {
+const char *const partconf_member_word[] = {
 	[PM_NONE] = "none",
 	[PM_LIMITED] = "limited",
 	[PM_FULL] = "full",
 	[PM_BOTH] = "both",
 };
 
-static const char *const origin_text[] = {
+const char *const partconf_origin_text[] = {
 	[PO_UNKNOWN] = NULL,
 	[PO_ONEIB] = "one-ib",
 	[PO_STATIC] = "the static file",
@@ -45,14 +39,27 @@ static const char *const origin_text[] = {
 /* --- the model --------------------------------------------------------------
  */
 
+static void defs_free(struct pdef *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(d[i].text);
+	free(d);
+}
+
 void partition_free(struct partition *p)
 {
 	if (!p)
 		return;
 	free(p->guids);
 	free(p->limited);
+	defs_free(p->defs, p->ndefs);
+	free(p->ent);
 	p->guids = p->limited = NULL;
-	p->n = p->nlimited = 0;
+	p->defs = NULL;
+	p->ent = NULL;
+	p->n = p->nlimited = p->ndefs = p->nent = 0;
 }
 
 void partitions_free(struct partitions *m)
@@ -81,25 +88,43 @@ size_t partitions_members(const struct partitions *m)
 	return n;
 }
 
-static uint64_t *copy_u64(const uint64_t *v, size_t n)
+static void *copy_mem(const void *v, size_t n, size_t size)
 {
-	uint64_t *c = malloc((n + 1) * sizeof(*c));
+	void *c = malloc((n + 1) * size);
 
 	if (c && n)
-		memcpy(c, v, n * sizeof(*c));
+		memcpy(c, v, n * size);
 	return c;
 }
 
 int partition_copy(struct partition *out, const struct partition *p)
 {
+	size_t i;
+
 	*out = *p;
-	out->guids = copy_u64(p->guids, p->n);
-	out->limited = copy_u64(p->limited, p->nlimited);
-	if (!out->guids || !out->limited) {
-		partition_free(out);
-		return -ENOMEM;
+	out->defs = NULL;
+	out->ndefs = 0;
+	out->guids = copy_mem(p->guids, p->n, sizeof(*p->guids));
+	out->limited = copy_mem(p->limited, p->nlimited, sizeof(*p->limited));
+	out->ent = copy_mem(p->ent, p->nent, sizeof(*p->ent));
+	if (!out->guids || !out->limited || !out->ent)
+		goto nomem;
+	if (p->ndefs) {
+		out->defs = calloc(p->ndefs, sizeof(*out->defs));
+		if (!out->defs)
+			goto nomem;
+	}
+	for (i = 0; i < p->ndefs; i++) {
+		out->defs[i] = p->defs[i];
+		out->defs[i].text = strdup(p->defs[i].text);
+		if (!out->defs[i].text)
+			goto nomem;
+		out->ndefs++;
 	}
 	return 0;
+nomem:
+	partition_free(out);
+	return -ENOMEM;
 }
 
 const struct partition *partitions_find(const struct partitions *m,
@@ -132,6 +157,15 @@ const struct partition *partitions_find_name(const struct partitions *m,
 		if (!strcmp(m->p[i].name, name))
 			return &m->p[i];
 	return NULL;
+}
+
+size_t partitions_named(const struct partitions *m, const char *name)
+{
+	size_t i, n = m->def && !strcmp(name, m->def->name);
+
+	for (i = 0; i < m->n; i++)
+		n += !strcmp(m->p[i].name, name);
+	return n;
 }
 
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t g)
@@ -221,7 +255,7 @@ int partition_add_member(struct partition *p, uint64_t g, enum pmember pm)
 	return insert_sorted(&p->limited, &p->nlimited, g);
 }
 
-static int add_note(struct partitions *m, const char *s, size_t len)
+int partconf_add_note(struct partitions *m, const char *s, size_t len)
 {
 	if (ALLOC_GROW(m->notes, m->nnotes + 1, m->capnotes))
 		return -ENOMEM;
@@ -234,18 +268,288 @@ static int add_note(struct partitions *m, const char *s, size_t len)
 
 int partitions_add_note(struct partitions *m, const char *note)
 {
-	return add_note(m, note, strlen(note));
+	return partconf_add_note(m, note, strlen(note));
 }
 
-/* one-ib's own default partition: every port limited, the SM's full. */
-static bool is_builtin_default(const struct partition *p)
+bool partconf_builtin_default(const struct partition *p)
 {
 	static const uint8_t kw[PKW_COUNT] = {
 		[PKW_ALL] = PM_LIMITED, [PKW_SELF] = PM_FULL
 	};
 
-	return p->ipoib && !p->mtu && !p->rate && p->sl < 0 && !p->n &&
-	       !p->nlimited && !memcmp(p->kw, kw, sizeof(kw));
+	return !p->ndefs && p->ipoib && !p->mtu && !p->rate && p->sl < 0 &&
+	       !p->n && !p->nlimited && !memcmp(p->kw, kw, sizeof(kw)) &&
+	       !strcmp(p->name, "Default");
+}
+
+/* --- opensm's reading of a partition -------------------------------------- */
+
+static bool kw_applies(unsigned kind, enum pclass c, bool sm)
+{
+	switch (kind) {
+	case PKW_ALL:
+		return true;
+	case PKW_ALL_CAS:
+		return c == PCLASS_CA;
+	case PKW_ALL_SWITCHES:
+		return c == PCLASS_SWITCH;
+	case PKW_ALL_ROUTERS:
+		return c == PCLASS_ROUTER;
+	case PKW_SELF:
+		return sm;
+	}
+	return false;
+}
+
+/*
+ * Port g's membership, and the line of the entry that gave it (the
+ * partition's own line for one-ib's form and opensm's default partition).
+ * opensm makes its default partition "ALL=limited, SELF=full" before it
+ * reads the file (osm_prtn.c, prtn_make_default).
+ */
+static enum pmember port_state(const struct partition *p, uint64_t g,
+			       enum pclass c, bool sm, int *line)
+{
+	unsigned pm = PM_NONE, k;
+
+	*line = 0;
+	if (p->pkey == PKEY_DEFAULT_PARTITION) {
+		pm = sm ? PM_FULL : PM_LIMITED;
+		*line = p->line;
+	}
+	if (p->ndefs) {
+		size_t i;
+
+		for (i = 0; i < p->nent; i++) {
+			const struct pentry *e = &p->ent[i];
+
+			if (e->kind == PENTRY_GUID
+				    ? e->guid == g
+				    : kw_applies(e->kind, c, sm)) {
+				pm = e->pm;
+				*line = e->line;
+			}
+		}
+		return (enum pmember)pm;
+	}
+	/* one-ib's form: the keywords in their order, then the GUIDs */
+	for (k = 0; k < PKW_COUNT; k++)
+		if (p->kw[k] && kw_applies(k, c, sm)) {
+			pm = p->kw[k];
+			*line = p->line;
+		}
+	if (g && partition_member(p, g)) {
+		pm = partition_member(p, g);
+		*line = p->line;
+	}
+	return (enum pmember)pm;
+}
+
+enum pmember partition_port(const struct partition *p, uint64_t g,
+			    enum pclass c, bool sm)
+{
+	int line;
+
+	return port_state(p, g, c, sm, &line);
+}
+
+/* What a tenant port (a CA, not the SM's) p does not list is in p. */
+static enum pmember partition_tenant(const struct partition *p, int *line)
+{
+	/* no GUID is 0: the entries that name no GUID */
+	return port_state(p, 0, PCLASS_CA, false, line);
+}
+
+/* The index of the last entry applying to every port of class c (sm:
+ * the SM's), -1 when none does. */
+static long last_kw(const struct partition *p, enum pclass c, bool sm)
+{
+	size_t i = p->nent;
+
+	while (i--)
+		if (p->ent[i].kind != PENTRY_GUID &&
+		    kw_applies(p->ent[i].kind, c, sm))
+			return (long)i;
+	return -1;
+}
+
+/* A GUID entry's place, to find each GUID's last entry after sorting. */
+struct gidx {
+	uint64_t guid;
+	size_t i;
+};
+
+static int cmp_gidx(const void *a, const void *b)
+{
+	const struct gidx *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Each GUID p's entries list, with the index of its last entry, sorted by
+ * GUID (*n of them; NULL and 0 when none). -ENOMEM.
+ */
+static int last_guid_entries(const struct partition *p, struct gidx **out,
+			     size_t *n)
+{
+	struct gidx *v = malloc((p->nent + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->nent; i++)
+		if (p->ent[i].kind == PENTRY_GUID) {
+			v[k].guid = p->ent[i].guid;
+			v[k++].i = i;
+		}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_gidx);
+	for (i = 0, *n = 0; i < k; i++) {
+		if (*n && v[*n - 1].guid == v[i].guid)
+			v[*n - 1].i = v[i].i; /* sorted: a later entry */
+		else
+			v[(*n)++] = v[i];
+	}
+	*out = v;
+	return 0;
+}
+
+int partition_full_members(const struct partition *p, uint64_t **out, size_t *n)
+{
+	static const enum pclass cls[] = { PCLASS_CA, PCLASS_SWITCH,
+					   PCLASS_ROUTER };
+	long kw[3][2];
+	struct gidx *v;
+	size_t i, k, nv;
+	int r, c, sm;
+
+	*out = NULL;
+	*n = 0;
+	if (!p->ndefs) {
+		/* one-ib's form: a listed GUID's entry comes after the
+		 * keywords, it wins wherever the port is */
+		*out = copy_mem(p->guids, p->n, sizeof(*p->guids));
+		if (!*out)
+			return -ENOMEM;
+		*n = p->n;
+		return 0;
+	}
+	r = last_guid_entries(p, &v, &nv);
+	if (r)
+		return r;
+	for (c = 0; c < 3; c++)
+		for (sm = 0; sm < 2; sm++)
+			kw[c][sm] = last_kw(p, cls[c], sm);
+	*out = malloc((nv + 1) * sizeof(**out));
+	if (!*out) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nv; i++) {
+		bool full = true;
+
+		for (c = 0; c < 3 && full; c++)
+			for (sm = 0; sm < 2 && full; sm++) {
+				k = kw[c][sm] > (long)v[i].i ? (size_t)kw[c][sm]
+							     : v[i].i;
+				full = (p->ent[k].pm & PM_FULL) != 0;
+			}
+		if (full)
+			(*out)[(*n)++] = v[i].guid;
+	}
+	free(v);
+	return 0;
+}
+
+int partconf_summarise(struct partition *p)
+{
+	struct gidx *v;
+	size_t i, nv;
+	int r = last_guid_entries(p, &v, &nv);
+
+	if (r)
+		return r;
+	memset(p->kw, 0, sizeof(p->kw));
+	for (i = 0; i < p->nent; i++)
+		if (p->ent[i].kind != PENTRY_GUID)
+			p->kw[p->ent[i].kind] = p->ent[i].pm;
+	free(p->guids);
+	free(p->limited);
+	p->n = p->nlimited = 0;
+	p->guids = malloc((nv + 1) * sizeof(*p->guids));
+	p->limited = malloc((nv + 1) * sizeof(*p->limited));
+	if (!p->guids || !p->limited) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nv; i++) {
+		if (p->ent[v[i].i].pm & PM_FULL)
+			p->guids[p->n++] = v[i].guid;
+		if (p->ent[v[i].i].pm & PM_LIMITED)
+			p->limited[p->nlimited++] = v[i].guid;
+	}
+	free(v);
+	return 0;
+}
+
+int partition_tenant_hit(const struct partition *p, enum pmember want,
+			 struct tenant_hit *hit)
+{
+	struct gidx *v = NULL;
+	size_t i, nv = 0, best = (size_t)-1;
+	long kw, k;
+	int line, r;
+
+	memset(hit, 0, sizeof(*hit));
+	hit->pm = partition_tenant(p, &line);
+	if (hit->pm & want) {
+		hit->kind = PKW_ALL;
+		hit->line = line;
+		kw = p->ndefs ? last_kw(p, PCLASS_CA, false) : -1;
+		if (kw >= 0)
+			hit->kind = p->ent[kw].kind;
+		else if (!p->ndefs && p->kw[PKW_ALL_CAS])
+			hit->kind = PKW_ALL_CAS;
+		return 1;
+	}
+	if (!p->ndefs) {
+		struct member_iter it = { 0, 0 };
+		enum pmember pm;
+		uint64_t g;
+
+		while ((pm = partition_next_member(p, &it, &g)))
+			if ((pm & want) && guid_assignable(g)) {
+				hit->guid = g;
+				hit->kind = PENTRY_GUID;
+				hit->pm = pm;
+				hit->line = p->line;
+				return 1;
+			}
+		return 0;
+	}
+	r = last_guid_entries(p, &v, &nv);
+	if (r)
+		return r;
+	kw = last_kw(p, PCLASS_CA, false);
+	for (i = 0; i < nv; i++) {
+		if (!guid_assignable(v[i].guid))
+			continue;
+		k = kw > (long)v[i].i ? kw : (long)v[i].i;
+		if ((p->ent[k].pm & want) && (size_t)k < best) {
+			best = (size_t)k;
+			hit->guid = v[i].guid;
+			hit->kind = PENTRY_GUID;
+			hit->pm = (enum pmember)p->ent[k].pm;
+			hit->line = p->ent[k].line;
+		}
+	}
+	free(v);
+	return best != (size_t)-1;
 }
 
 /* --- rendering --------------------------------------------------------------
@@ -263,28 +567,36 @@ static int render_guid(struct strbuf *out, uint64_t g, enum pmember pm,
 	for (d = 0; d < 16; d++)
 		line[3 + d] = hex[(g >> (60 - 4 * d)) & 0xf];
 	line[at++] = '=';
-	len = strlen(member_word[pm]);
-	memcpy(line + at, member_word[pm], len);
+	len = strlen(partconf_member_word[pm]);
+	memcpy(line + at, partconf_member_word[pm], len);
 	at += len;
 	memcpy(line + at, last ? " ;\n" : ",\n", last ? 4 : 3);
 	return sb_adds(out, line);
 }
 
+static int render_from(enum porigin o, struct strbuf *out)
+{
+	int r;
+
+	if (o == PO_UNKNOWN)
+		return 0;
+	r = sb_adds(out, FROM);
+	if (!r)
+		r = sb_adds(out, partconf_origin_text[o]);
+	if (!r)
+		r = sb_adds(out, "\n");
+	return r;
+}
+
+/* A partition of one-ib's form. */
 static int render_one(const struct partition *p, struct strbuf *out)
 {
 	struct member_iter it = { 0, 0 };
 	size_t nkw = 0, k;
 	enum pmember pm;
 	uint64_t g;
-	int r = 0;
+	int r = render_from(p->origin, out);
 
-	if (p->origin != PO_UNKNOWN) {
-		r = sb_adds(out, FROM);
-		if (!r)
-			r = sb_adds(out, origin_text[p->origin]);
-		if (!r)
-			r = sb_adds(out, "\n");
-	}
 	if (!r)
 		r = sb_addf(out, "%s=0x%04x", p->name, p->pkey);
 	if (!r && p->ipoib)
@@ -313,7 +625,7 @@ static int render_one(const struct partition *p, struct strbuf *out)
 			continue;
 		nkw--;
 		r = sb_addf(out, "\t%s=%s%s\n", partconf_keyword[k],
-			    member_word[p->kw[k]],
+			    partconf_member_word[p->kw[k]],
 			    !nkw && !p->n && !p->nlimited ? " ;" : ",");
 	}
 	/* the two sorted lists merged: one line per GUID */
@@ -323,649 +635,156 @@ static int render_one(const struct partition *p, struct strbuf *out)
 	return r;
 }
 
-int partconf_render(const struct partitions *m, struct strbuf *out)
-{
-	size_t i;
-	int r = sb_adds(out, HEADER);
-
-	for (i = 0; i < m->nnotes && !r; i++)
-		r = sb_addf(out, NOTE "%s\n", m->notes[i]);
-	if (!r)
-		r = m->def ? render_one(m->def, out)
-			   : sb_adds(out, FROM "one-ib\n" DEFAULT_LINE);
-	for (i = 0; i < m->n && !r; i++)
-		r = render_one(&m->p[i], out);
-	return r;
-}
-
-/* --- the reader ------------------------------------------------------------- */
-
-enum tok_kind { TOK_EOF, TOK_WORD, TOK_EQ, TOK_COMMA, TOK_COLON, TOK_SEMI };
-
-#define WORD_MAX 80
-
-/* A member as read, for the rules that need its line. */
-struct member {
-	uint64_t guid;
-	enum pmember pm;
-	int line;
+/* A carried definition of the file, in the file's order. */
+struct carried {
+	const struct pdef *d;
 };
 
-struct lexer {
-	const char *s, *end;
-	int line;
-	enum tok_kind kind;
-	char word[WORD_MAX];
-	struct partitions *out;
-	unsigned flags;
-	const char *label;
-	enum porigin pending; /* the last "# from: " comment's */
-	struct member *mem; /* the members of the partition being read */
-	size_t nmem, capmem;
-	char *err;
-	size_t errlen;
-};
-
-static int lex_fail(struct lexer *lx, const char *what)
+static int cmp_carried(const void *a, const void *b)
 {
-	err_set(lx->err, lx->errlen, "%s line %d: %s", lx->label, lx->line,
-		what);
-	return -EINVAL;
+	const struct carried *x = a, *y = b;
+
+	return x->d->seq < y->d->seq ? -1 : x->d->seq > y->d->seq;
 }
 
-static int lex_failf(struct lexer *lx, int line, const char *fmt, ...)
-	ONEIB_PRINTF(3, 4);
-static int lex_failf(struct lexer *lx, int line, const char *fmt, ...)
+/* The carried definitions: as written, each with its mark, then " ;";
+ * the default partition's too when with_def. */
+static int render_carried(const struct partitions *m, bool with_def,
+			  struct strbuf *out)
 {
-	char what[320];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	err_set(lx->err, lx->errlen, "%s line %d: %s", lx->label, line, what);
-	return -EINVAL;
-}
-
-/*
- * What opensm can only misread: a byte other than printable ASCII, tab or
- * newline (NUL would end our reading early, '\r' would stick to a token),
- * or a line it would cut.
- */
-static int check_bytes(const char *label, const char *text, size_t len,
-		       char *err, size_t errlen)
-{
-	size_t i, col = 0;
-	int line = 1;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c == '\n') {
-			line++;
-			col = 0;
-			continue;
-		}
-		if (c != '\t' && (c < 0x20 || c > 0x7e)) {
-			err_set(err, errlen,
-				"%s line %d: byte 0x%02x is not printable "
-				"ASCII",
-				label, line, c);
-			return -EINVAL;
-		}
-		if (++col > PARTCONF_LINE_MAX) {
-			err_set(err, errlen,
-				"%s line %d: longer than the %d characters "
-				"opensm reads as one line",
-				label, line, PARTCONF_LINE_MAX);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static bool is_sep(char c)
-{
-	return c == '=' || c == ',' || c == ':' || c == ';' || c == '#' ||
-	       c == ' ' || c == '\t' || c == '\n';
-}
-
-/* A comment: a "# refused: ..." note, a "# from: ..." mark, or nothing. */
-static int comment(struct lexer *lx, const char *s, size_t len)
-{
-	size_t nl = strlen(NOTE), fl = strlen(FROM);
-	int o;
-
-	if (lx->flags & PARTCONF_STATIC)
-		return 0; /* the operator's comments are only comments */
-	if (len > nl && !memcmp(s, NOTE, nl)) {
-		if (add_note(lx->out, s + nl, len - nl)) {
-			lex_fail(lx, "out of memory");
-			return -ENOMEM;
-		}
-		return 0;
-	}
-	if (len <= fl || memcmp(s, FROM, fl))
-		return 0;
-	for (o = PO_ONEIB; o <= PO_STATIC_HOSTS; o++)
-		if (len - fl == strlen(origin_text[o]) &&
-		    !memcmp(s + fl, origin_text[o], len - fl))
-			lx->pending = (enum porigin)o;
-	return 0;
-}
-
-/* Whitespace and "# ..." up to the end of the line are skipped. */
-static int lex_next(struct lexer *lx)
-{
-	size_t n = 0;
-	int r;
-
-	for (;;) {
-		if (lx->s == lx->end)
-			break;
-		if (*lx->s == '\n')
-			lx->line++;
-		if (*lx->s == ' ' || *lx->s == '\t' || *lx->s == '\n') {
-			lx->s++;
-		} else if (*lx->s == '#') {
-			const char *eol =
-				memchr(lx->s, '\n', (size_t)(lx->end - lx->s));
-
-			if (!eol)
-				eol = lx->end;
-			r = comment(lx, lx->s, (size_t)(eol - lx->s));
-			if (r)
-				return r;
-			lx->s = eol;
-		} else {
-			break;
-		}
-	}
-	if (lx->s == lx->end) {
-		lx->kind = TOK_EOF;
-		return 0;
-	}
-	switch (*lx->s) {
-	case '=':
-		lx->kind = TOK_EQ;
-		break;
-	case ',':
-		lx->kind = TOK_COMMA;
-		break;
-	case ':':
-		lx->kind = TOK_COLON;
-		break;
-	case ';':
-		lx->kind = TOK_SEMI;
-		break;
-	default:
-		while (lx->s + n < lx->end && !is_sep(lx->s[n])) {
-			if (n + 1 >= WORD_MAX)
-				return lex_fail(lx, "word too long");
-			lx->word[n] = lx->s[n];
-			n++;
-		}
-		lx->word[n] = '\0';
-		lx->s += n;
-		lx->kind = TOK_WORD;
-		return 0;
-	}
-	lx->s++;
-	return 0;
-}
-
-static int expect(struct lexer *lx, enum tok_kind k, const char *what)
-{
-	int r = lex_next(lx);
-
-	if (r)
-		return r;
-	if (lx->kind != k)
-		return lex_fail(lx, what);
-	return 0;
-}
-
-/* "0x" and 1..digits hex digits, either case: opensm reads it with strtoul */
-static int hex_word(const char *s, int digits, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i, len = strlen(s);
-
-	if (len < 3 || len > (size_t)digits + 2 || s[0] != '0' ||
-	    (s[1] != 'x' && s[1] != 'X'))
-		return -EINVAL;
-	for (i = 2; i < len; i++) {
-		int d = hex_digit(s[i]);
-
-		if (d < 0)
-			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
-	return 0;
-}
-
-static int small_uint(struct lexer *lx, int lo, int hi, int *out)
-{
-	int r = expect(lx, TOK_EQ, "expected '=' after a flag");
-
-	if (!r)
-		r = expect(lx, TOK_WORD, "expected a flag value");
-	if (r)
-		return r;
-	if (dec_parse_int(lx->word, out) || *out < lo || *out > hi ||
-	    (lx->word[0] == '0' && lx->word[1]))
-		return lex_fail(lx, "flag value out of range");
-	return 0;
-}
-
-/* "full", "limited", "both" -> enum pmember, or PM_NONE */
-static enum pmember member_of(const char *w)
-{
-	int m;
-
-	for (m = PM_LIMITED; m <= PM_BOTH; m++)
-		if (!strcmp(w, member_word[m]))
-			return (enum pmember)m;
-	return PM_NONE;
-}
-
-static bool name_ok(const char *s)
-{
-	if (!*s)
-		return false;
-	if (*s >= '0' && *s <= '9')
-		return false; /* opensm would take it as a P_Key */
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
-			return false;
-	return true;
-}
-
-static int parse_flags(struct lexer *lx, struct partition *p, enum pmember *def)
-{
-	bool seen_mtu = false, seen_rate = false, seen_sl = false,
-	     seen_def = false;
-
-	for (;;) {
-		int r = lex_next(lx);
-		if (r)
-			return r;
-		if (lx->kind == TOK_COLON)
-			break;
-		if (lx->kind != TOK_COMMA)
-			return lex_fail(lx, "expected ',' or ':'");
-		r = expect(lx, TOK_WORD, "expected a flag");
-		if (r)
-			return r;
-		if (!strcmp(lx->word, "ipoib") && !p->ipoib) {
-			p->ipoib = true;
-		} else if (!strcmp(lx->word, "mtu") && !seen_mtu) {
-			seen_mtu = true;
-			r = small_uint(lx, 1, 5, &p->mtu);
-		} else if (!strcmp(lx->word, "rate") && !seen_rate) {
-			seen_rate = true;
-			r = small_uint(lx, 2, 24, &p->rate);
-		} else if (!strcmp(lx->word, "sl") && !seen_sl) {
-			seen_sl = true;
-			r = small_uint(lx, 0, 15, &p->sl);
-		} else if (!strcmp(lx->word, "defmember") && !seen_def) {
-			seen_def = true;
-			r = expect(lx, TOK_EQ, "expected '=' after defmember");
-			if (!r)
-				r = expect(lx, TOK_WORD,
-					   "expected full, limited or both");
-			if (!r && !(*def = member_of(lx->word)))
-				r = lex_fail(lx, "expected full, limited or "
-						 "both");
-		} else {
-			return lex_failf(lx, lx->line,
-					 "unknown or repeated flag '%s' "
-					 "(one-ib reads ipoib, mtu, rate, sl "
-					 "and defmember)",
-					 str_sanitize(lx->word).s);
-		}
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-static int keyword_of(const char *w)
-{
-	int k;
-
-	for (k = 0; k < PKW_COUNT; k++)
-		if (!strcmp(w, partconf_keyword[k]))
-			return k;
-	return -1;
-}
-
-/* Who may make a tenant port a full member here: a network's own. */
-static bool tenant_full_ok(const struct lexer *lx, const struct partition *p)
-{
-	if (lx->flags & PARTCONF_ANY)
-		return true;
-	if (lx->flags & PARTCONF_STATIC)
-		return false;
-	return p->origin == PO_ONEIB && p->pkey != PKEY_DEFAULT_PARTITION;
-}
-
-/*
- * One member: "0x...[=full|limited|both]" or a keyword. Leaves the token
- * after it (',' or ';') read.
- */
-static int parse_member(struct lexer *lx, struct partition *p, enum pmember def)
-{
-	char word[WORD_MAX];
-	enum pmember pm = def;
-	int kw, line = lx->line, r;
-	uint64_t g = 0;
-
-	if (lx->kind != TOK_WORD)
-		return lex_fail(lx, "expected a member (a port GUID 0x..., "
-				    "ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS "
-				    "or SELF)");
-	memcpy(word, lx->word, sizeof(word));
-	/* GUIDs are the bulk of a large file: no keyword compares for them */
-	kw = word[0] == '0' ? -1 : keyword_of(word);
-	if (kw < 0 && (hex_word(word, 16, &g) || !g))
-		return lex_failf(lx, line,
-				 "'%s' is no port GUID 0x<16 hex> and no "
-				 "member keyword",
-				 str_sanitize(word).s);
-	r = lex_next(lx);
-	if (!r && lx->kind == TOK_EQ) {
-		r = expect(lx, TOK_WORD, "expected full, limited or both");
-		if (!r && !(pm = member_of(lx->word)))
-			r = lex_fail(lx, "expected full, limited or both");
-		if (!r)
-			r = lex_next(lx);
-	}
-	if (r)
-		return r;
-	if (kw >= 0) {
-		if (p->kw[kw])
-			return lex_failf(lx, line, "%s given twice in %s", word,
-					 p->name);
-		if ((kw == PKW_ALL || kw == PKW_ALL_CAS) && (pm & PM_FULL) &&
-		    !(lx->flags & PARTCONF_ANY))
-			return lex_failf(lx, line,
-					 "%s=%s would make every tenant VF a "
-					 "full member of %s (0x%04x)",
-					 word, member_word[pm], p->name,
-					 p->pkey);
-		p->kw[kw] = (uint8_t)pm;
-		return 0;
-	}
-	if ((pm & PM_FULL) && guid_assignable(g) && !tenant_full_ok(lx, p)) {
-		char desc[GUID_DESC_LEN];
-
-		guid_describe(g, desc);
-		return lex_failf(lx, line,
-				 "%s (%s) is a tenant VF's port GUID: never a "
-				 "full member of %s%s (0x%04x)",
-				 word, desc,
-				 lx->flags & PARTCONF_STATIC ? "the operator's "
-							     : "",
-				 p->name, p->pkey);
-	}
-	if (ALLOC_GROW(lx->mem, lx->nmem + 1, lx->capmem)) {
-		lex_fail(lx, "out of memory");
-		return -ENOMEM;
-	}
-	lx->mem[lx->nmem].guid = g;
-	lx->mem[lx->nmem].pm = pm;
-	lx->mem[lx->nmem++].line = line;
-	return 0;
-}
-
-static int cmp_member(const void *a, const void *b)
-{
-	const struct member *x = a, *y = b;
-
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* The members read, sorted into p's two lists; a GUID twice is refused. */
-static int settle_members(struct lexer *lx, struct partition *p)
-{
-	size_t i, nf = 0, nl = 0;
-
-	if (lx->nmem)
-		qsort(lx->mem, lx->nmem, sizeof(*lx->mem), cmp_member);
-	for (i = 0; i < lx->nmem; i++) {
-		if (i && lx->mem[i].guid == lx->mem[i - 1].guid) {
-			char g[GUID_STRLEN];
-
-			guid_fmt_hex(lx->mem[i].guid, g);
-			return lex_failf(lx, lx->mem[i].line,
-					 "%s given twice in %s", g, p->name);
-		}
-		nf += (lx->mem[i].pm & PM_FULL) != 0;
-		nl += (lx->mem[i].pm & PM_LIMITED) != 0;
-	}
-	p->guids = malloc((nf + 1) * sizeof(*p->guids));
-	p->limited = malloc((nl + 1) * sizeof(*p->limited));
-	if (!p->guids || !p->limited) {
-		lex_fail(lx, "out of memory");
-		return -ENOMEM;
-	}
-	for (i = 0; i < lx->nmem; i++) {
-		if (lx->mem[i].pm & PM_FULL)
-			p->guids[p->n++] = lx->mem[i].guid;
-		if (lx->mem[i].pm & PM_LIMITED)
-			p->limited[p->nlimited++] = lx->mem[i].guid;
-	}
-	lx->nmem = 0;
-	return 0;
-}
-
-static int parse_members(struct lexer *lx, struct partition *p,
-			 enum pmember def)
-{
-	int r = lex_next(lx);
-
-	if (!r && lx->kind == TOK_SEMI)
-		return settle_members(lx, p);
-	while (!r) {
-		r = parse_member(lx, p, def);
-		if (r || lx->kind == TOK_SEMI)
-			break;
-		if (lx->kind != TOK_COMMA)
-			r = lex_fail(lx, "expected ',' or ';'");
-		else
-			r = lex_next(lx);
-	}
-	return r ? r : settle_members(lx, p);
-}
-
-/* The name and P_Key: "Default" is 0x7fff and 0x7fff is "Default". */
-static int parse_head(struct lexer *lx, struct partition *p, size_t name_max)
-{
-	uint64_t pk;
-	int r;
-
-	if (lx->kind != TOK_WORD || !name_ok(lx->word))
-		return lex_fail(lx, "expected a partition name");
-	if (strlen(lx->word) > name_max)
-		return lex_fail(lx, name_max == PARTCONF_NAME_MAX
-					    ? "partition name longer than the "
-					      "31 characters opensm keeps"
-					    : "partition name too long");
-	if ((lx->flags & PARTCONF_STATIC) && partition_vnet_id(lx->word) >= 0)
-		return lex_failf(lx, lx->line,
-				 "partition name %s: names vnet<ID>... and "
-				 "one_vnet_... are one-ib's networks'",
-				 lx->word);
-	memcpy(p->name, lx->word, strlen(lx->word) + 1);
-	p->line = lx->line;
-	p->origin = lx->flags & PARTCONF_STATIC ? PO_STATIC : lx->pending;
-	lx->pending = PO_UNKNOWN;
-	r = expect(lx, TOK_EQ, "expected '=' and a P_Key");
-	if (!r)
-		r = expect(lx, TOK_WORD, "expected a P_Key");
-	if (r)
-		return r;
-	/* opensm masks the membership bit of a partition's key */
-	if (hex_word(lx->word, 4, &pk) || !(pk & 0x7fff))
-		return lex_fail(lx, "expected a P_Key 0x0001..0x7fff");
-	p->pkey = (uint16_t)(pk & 0x7fff);
-	if ((p->pkey == PKEY_DEFAULT_PARTITION) != !strcmp(p->name, "Default"))
-		return lex_fail(lx, "the default partition is "
-				    "Default=0x7fff, and only it");
-	return 0;
-}
-
-static int parse_one(struct lexer *lx, size_t *cap, size_t name_max)
-{
-	struct partitions *out = lx->out;
-	struct partition one, *p = &one;
-	enum pmember def = PM_LIMITED;
-	int r;
-
-	memset(p, 0, sizeof(*p));
-	p->sl = -1;
-	r = parse_head(lx, p, name_max);
-	if (!r)
-		r = parse_flags(lx, p, &def);
-	if (!r)
-		r = parse_members(lx, p, def);
-	if (r) {
-		partition_free(p);
-		return r;
-	}
-	if (p->pkey == PKEY_DEFAULT_PARTITION) {
-		if (out->def_line) {
-			r = lex_failf(lx, p->line,
-				      "the default partition given twice (line "
-				      "%d and here)",
-				      out->def_line);
-			partition_free(p);
-			return r;
-		}
-		out->def_line = p->line;
-		if (is_builtin_default(p)) {
-			partition_free(p); /* one-ib's own: the model's NULL */
-			return 0;
-		}
-		out->def = malloc(sizeof(*out->def));
-		if (!out->def) {
-			partition_free(p);
-			lex_fail(lx, "out of memory");
-			return -ENOMEM;
-		}
-		*out->def = one;
-		return 0;
-	}
-	if (ALLOC_GROW(out->p, out->n + 1, *cap)) {
-		partition_free(p);
-		lex_fail(lx, "out of memory");
-		return -ENOMEM;
-	}
-	out->p[out->n++] = one;
-	return 0;
-}
-
-static int cmp_partition(const void *a, const void *b)
-{
-	const struct partition *x = a, *y = b;
-
-	if (x->pkey != y->pkey)
-		return x->pkey < y->pkey ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	const struct partition *x = *(struct partition *const *)a,
-			       *y = *(struct partition *const *)b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* One partition per P_Key and per name: opensm would merge the two. */
-static int settle_partitions(struct lexer *lx)
-{
-	struct partitions *m = lx->out;
-	struct partition **v;
-	size_t i;
+	struct carried *v;
+	size_t i, j, n = 0;
 	int r = 0;
 
-	if (m->n)
-		qsort(m->p, m->n, sizeof(*m->p), cmp_partition);
-	for (i = 1; i < m->n; i++)
-		if (m->p[i].pkey == m->p[i - 1].pkey)
-			return lex_failf(lx, m->p[i].line,
-					 "P_Key 0x%04x given twice (%s, line "
-					 "%d, and %s)",
-					 m->p[i].pkey, m->p[i - 1].name,
-					 m->p[i - 1].line, m->p[i].name);
-	v = malloc((m->n + 1) * sizeof(*v));
+	for (i = 0; i < m->n + with_def; i++) {
+		const struct partition *p = partitions_at(m, i);
+
+		n += p ? p->ndefs : 0;
+	}
+	if (!n)
+		return 0;
+	v = malloc(n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = 0; i < m->n; i++)
-		v[i] = &m->p[i];
-	if (m->n)
-		qsort(v, m->n, sizeof(*v), cmp_name);
-	for (i = 1; i < m->n && !r; i++)
-		if (!strcmp(v[i]->name, v[i - 1]->name))
-			r = lex_failf(lx, v[i]->line,
-				      "partition name %s given twice",
-				      v[i]->name);
+	for (i = 0, n = 0; i < m->n + with_def; i++) {
+		const struct partition *p = partitions_at(m, i);
+
+		for (j = 0; p && j < p->ndefs; j++)
+			v[n++].d = &p->defs[j];
+	}
+	qsort(v, n, sizeof(*v), cmp_carried);
+	for (i = 0; i < n && !r; i++) {
+		r = render_from(v[i].d->origin, out);
+		if (!r)
+			r = sb_adds(out, v[i].d->text);
+		if (!r)
+			r = sb_adds(out, " ;\n");
+	}
 	free(v);
 	return r;
 }
 
-int partconf_parse_as(const char *label, const char *text, size_t len,
-		      unsigned flags, struct partitions *out, char *err,
-		      size_t errlen)
+int partconf_render(const struct partitions *m, struct strbuf *out)
 {
-	struct lexer lx = { .s = text,
-			    .end = text + len,
-			    .line = 1,
-			    .out = out,
-			    .flags = flags,
-			    .label = label,
-			    .err = err,
-			    .errlen = errlen };
-	size_t cap = 0, name_max = flags & PARTCONF_ANY ? PARTCONF_OLD_NAME_MAX
-							: PARTCONF_NAME_MAX;
-	int r;
+	size_t i;
+	int r = sb_adds(out, PARTCONF_HEADER);
 
-	memset(out, 0, sizeof(*out));
-	r = check_bytes(label, text, len, err, errlen);
-	out->oneib = (len >= strlen(HEADER) &&
-		      !memcmp(text, HEADER, strlen(HEADER))) ||
-		     (len >= strlen(OLD_HEADER) &&
-		      !memcmp(text, OLD_HEADER, strlen(OLD_HEADER)));
-	while (!r) {
-		r = lex_next(&lx);
-		if (r || lx.kind == TOK_EOF)
-			break;
-		r = parse_one(&lx, &cap, name_max);
-	}
+	for (i = 0; i < m->nnotes && !r; i++)
+		r = sb_addf(out, NOTE "%s\n", m->notes[i]);
+	if (!r && !m->def)
+		r = sb_adds(out, FROM "one-ib\n" DEFAULT_LINE);
+	else if (!r && !m->def->ndefs)
+		r = render_one(m->def, out);
 	if (!r)
-		r = settle_partitions(&lx);
-	free(lx.mem);
-	if (r == -ENOMEM)
-		err_set(err, errlen, "%s: out of memory", label);
-	if (r)
-		partitions_free(out);
+		r = render_carried(m, true, out);
+	for (i = 0; i < m->n && !r; i++)
+		if (!m->p[i].ndefs)
+			r = render_one(&m->p[i], out);
 	return r;
 }
 
-int partconf_parse(const char *text, size_t len, unsigned flags,
-		   struct partitions *out, char *err, size_t errlen)
+int partconf_render_ufm(const struct partitions *m, struct strbuf *out)
 {
-	return partconf_parse_as("partitions.conf", text, len, flags, out, err,
-				 errlen);
+	size_t i;
+	int r = sb_adds(out, PARTCONF_HEADER);
+
+	for (i = 0; i < m->nnotes && !r; i++)
+		r = sb_addf(out, NOTE "%s\n", m->notes[i]);
+	if (!r)
+		r = render_carried(m, false, out);
+	for (i = 0; i < m->n && !r; i++)
+		if (!m->p[i].ndefs)
+			r = render_one(&m->p[i], out);
+	return r;
+}
+
+/* --- the hosts' ports, at the end of a carried partition -------------------- */
+
+int partconf_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int partition_append_full(struct partition *p, const uint64_t *g, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct pdef *d = p->ndefs ? &p->defs[p->ndefs - 1] : NULL;
+	uint64_t *add, *full = NULL;
+	struct pentry *grown;
+	size_t i, k = 0, nfull = 0, len;
+	int r;
+
+	if (!d || !n)
+		return 0;
+	add = copy_mem(g, n, sizeof(*g));
+	if (!add)
+		return -ENOMEM;
+	qsort(add, n, sizeof(*add), partconf_cmp_u64);
+	r = partition_full_members(p, &full, &nfull);
+	for (i = 0; i < n && !r; i++)
+		if ((!k || add[k - 1] != add[i]) &&
+		    !in_sorted(full, nfull, add[i]))
+			add[k++] = add[i];
+	if (r || !k)
+		goto out;
+	r = -ENOMEM;
+	grown = realloc(p->ent, (p->nent + k + 1) * sizeof(*p->ent));
+	if (!grown)
+		goto out;
+	p->ent = grown;
+	len = strlen(d->text);
+	/* the text ends in a token (";" only comes after one) or ':' ',' */
+	if (sb_adds(&sb, d->text) ||
+	    (d->text[len - 1] != ':' && d->text[len - 1] != ',' &&
+	     sb_adds(&sb, ",")))
+		goto out;
+	for (i = 0; i < k; i++) {
+		char hex[GUID_STRLEN];
+		struct pentry *e = &p->ent[p->nent + i];
+
+		guid_fmt_hex(add[i], hex);
+		if (sb_addf(&sb, "%s\n\t%s=full", i ? "," : "", hex))
+			goto out;
+		memset(e, 0, sizeof(*e));
+		e->guid = add[i];
+		e->kind = PENTRY_GUID;
+		e->pm = PM_FULL;
+		e->indx0 = d->indx0;
+	}
+	free(d->text);
+	d->text = sb.buf;
+	sb.buf = NULL;
+	sb.len = sb.alloc = 0;
+	p->nent += k;
+	d->nent += k;
+	r = partconf_summarise(p);
+out:
+	sb_release(&sb);
+	free(add);
+	free(full);
+	return r;
 }
 
 /* --- names -------------------------------------------------------------------
@@ -997,6 +816,31 @@ int partition_vnet_id(const char *name)
 
 /* --- comparing ------------------------------------------------------------- */
 
+static bool entries_equal(const struct pentry *a, const struct pentry *b,
+			  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].guid != b[i].guid || a[i].kind != b[i].kind ||
+		    a[i].pm != b[i].pm || a[i].dflt != b[i].dflt ||
+		    a[i].indx0 != b[i].indx0)
+			return false;
+	return true;
+}
+
+static bool defs_equal(const struct pdef *a, const struct pdef *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i].text, b[i].text) ||
+		    a[i].origin != b[i].origin || a[i].seq != b[i].seq ||
+		    a[i].nent != b[i].nent || a[i].indx0 != b[i].indx0)
+			return false;
+	return true;
+}
+
 bool partition_equal(const struct partition *a, const struct partition *b)
 {
 	return !strcmp(a->name, b->name) && a->pkey == b->pkey &&
@@ -1007,7 +851,9 @@ bool partition_equal(const struct partition *a, const struct partition *b)
 	       (!a->n ||
 		!memcmp(a->guids, b->guids, a->n * sizeof(*a->guids))) &&
 	       (!a->nlimited || !memcmp(a->limited, b->limited,
-					a->nlimited * sizeof(*a->limited)));
+					a->nlimited * sizeof(*a->limited))) &&
+	       a->ndefs == b->ndefs && defs_equal(a->defs, b->defs, a->ndefs) &&
+	       a->nent == b->nent && entries_equal(a->ent, b->ent, a->nent);
 }
 
 bool partitions_equal(const struct partitions *a, const struct partitions *b)

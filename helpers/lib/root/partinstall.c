@@ -79,9 +79,13 @@ static int unmark_pending(const char *pending, char *err, size_t errlen)
 	return r;
 }
 
-/* Is text exactly what the renderer writes for its kind? Counts into rep. */
+/*
+ * Is text exactly what the renderer writes for its kind? Counts into rep;
+ * for UFM, the user extension to write into ufm (else it is text itself).
+ */
 static int canonical(const struct install_opts *o, const char *text, size_t len,
-		     struct install_report *rep, char *err, size_t errlen)
+		     struct install_report *rep, struct strbuf *ufm, char *err,
+		     size_t errlen)
 {
 	struct partitions m;
 	struct qos_policy q;
@@ -102,15 +106,19 @@ static int canonical(const struct install_opts *o, const char *text, size_t len,
 	rep->partitions = m.n;
 	rep->members = partitions_members(&m);
 	rep->notes = m.nnotes;
+	if (o->kind == INSTALL_UFM && partconf_render_ufm(&m, ufm)) {
+		err_set(err, errlen, "out of memory");
+		r = -ENOMEM;
+	}
 	partitions_free(&m);
-	return 0;
+	return r;
 }
 
 int partitions_install(const char *text, size_t len,
 		       const struct install_opts *o, struct install_report *rep,
 		       char *err, size_t errlen)
 {
-	struct strbuf bak = STRBUF_INIT, pend = STRBUF_INIT;
+	struct strbuf bak = STRBUF_INIT, pend = STRBUF_INIT, ufm = STRBUF_INIT;
 	bool was_pending, mark = o->how != RELOAD_NONE;
 	struct stat st;
 	int r;
@@ -123,9 +131,16 @@ int partitions_install(const char *text, size_t len,
 	}
 	/* Only the exact text the renderer writes: the check is here, in
 	 * the one function that installs, so nothing gets around it. */
-	r = canonical(o, text, len, rep, err, errlen);
-	if (r)
+	r = canonical(o, text, len, rep, &ufm, err, errlen);
+	if (r) {
+		sb_release(&ufm);
 		return r;
+	}
+	if (o->kind == INSTALL_UFM) {
+		/* what goes in: the user extension of what was checked */
+		text = ufm.buf;
+		len = ufm.len;
+	}
 
 	if (sb_addf(&pend, "%s" PARTINSTALL_PENDING_SUFFIX, o->path) ||
 	    (!o->backup && sb_addf(&bak, "%s.bak", o->path))) {
@@ -172,5 +187,6 @@ int partitions_install(const char *text, size_t len,
 out:
 	sb_release(&bak);
 	sb_release(&pend);
+	sb_release(&ufm);
 	return r;
 }

@@ -43,7 +43,23 @@ enum reload_how {
 enum install_kind {
 	INSTALL_PARTITIONS, /* partitions.conf (partconf.h) */
 	INSTALL_QOS_POLICY, /* qos-policy.conf (qospolicy.h) */
+	/*
+	 * NVIDIA UFM as the subnet manager: its partitions.conf is its own
+	 * and cannot be edited; it merges partitions.conf.user_ext (same
+	 * grammar) into it, validated, when /opt/ufm/scripts/
+	 * sync_partitions_conf.sh runs, which also starts a heavy sweep (UFM
+	 * Enterprise User Manual, "Appendix - Partitioning"). The rendered
+	 * file is taken as for INSTALL_PARTITIONS, and what is written is it
+	 * without the default partition (partconf_render_ufm): UFM's stays,
+	 * whose HCA ports are full members unless the operator says otherwise
+	 * (`oneib-partitions verify` reports a tenant VF that is). Told by
+	 * running the sync script (RELOAD_CMD).
+	 */
+	INSTALL_UFM,
 };
+
+#define UFM_USER_EXT "/opt/ufm/files/conf/partitions.conf.user_ext"
+#define UFM_SYNC_CMD "/opt/ufm/scripts/sync_partitions_conf.sh"
 
 struct install_opts {
 	enum install_kind kind;
@@ -62,7 +78,7 @@ enum install_state {
 
 struct install_report {
 	enum install_state state;
-	size_t partitions, members, notes; /* INSTALL_PARTITIONS */
+	size_t partitions, members, notes; /* INSTALL_PARTITIONS, _UFM */
 	size_t rules; /* INSTALL_QOS_POLICY: P_Keys with an SL */
 	int default_sl; /* ... and the SL of the rest */
 	bool retried; /* unchanged, but opensm had not been told before */
