@@ -303,7 +303,7 @@ SHELL_SCRIPTS = $(sort $(shell grep -rlE '^\#!(/usr)?/bin/(env )?(ba)?sh' driver
 	remotes/vmm/kvm-ib/oneib.sh remotes/ib/helpers.sh)
 
 shellcheck:
-	shellcheck -x -S warning $(SHELL_SCRIPTS)
+	bash tests/shellcheck.sh $(SHELL_SCRIPTS)
 
 # The house rules (design decision 14): guest/ and root/ include only
 # core/ (fabric/ also root's partitions grammar), and every tool needs only

@@ -38,8 +38,9 @@
 #                             what libvirt 9.0's test driver lacks,
 #                             tests/lib/standin/virsh, mounted over
 #                             /usr/bin/virsh in the host's namespace)
-#   one_host_create NAME [SECONDS]  onehost create NAME -i kvm-ib -v kvm-ib as
-#                             oneadmin, then wait for MONITORED with IB_SRIOV
+#   one_host_create NAME...   onehost create NAME -i kvm-ib -v kvm-ib as
+#                             oneadmin for each, then wait for each to be
+#                             MONITORED with IB_SRIOV
 #   one_fabric [LEAVES]       ibsim with the SM and LEAVES (2) leaf switches,
 #                             every one_host's PF port (its fixture's port GUID)
 #                             and --vfs, and opensm reading
@@ -49,7 +50,8 @@
 #                             sim_fabric; $ONE_FABRIC the net file
 #   one_hooks [NAME...]       onehook create for the hook templates one-ib
 #                             installed whose names match (globs; default all,
-#                             as INSTALL section 8; each costs a CLI call)
+#                             as INSTALL section 8; one.hook.allocate, as the
+#                             CLI does)
 #   one_user NAME             oneuser create NAME (group users), its auth file
 #   as_oneadmin cmd...        cmd as the oneadmin account, its environment
 #                             (ONE_LOCATION, ONE_AUTH, ONE_XMLRPC, PATH)
@@ -128,9 +130,24 @@
 
 ONE_VERSION=${ONEIB_ONE_VERSION:-6.10.0}
 ONE_ADMIN=oneadmin
-ONE_DIR=$TEST_TMP/one
-ONE_ETC_HOSTS=$TEST_TMP/etc-hosts
-export ONE_VERSION ONE_DIR
+# A session (tests/lib/one-session.sh) runs a release's scenarios one after
+# another on one front-end, each in its own mount and pid namespace in the
+# front-end's network namespace, with its own users, networks and hosts:
+# ONEIB_ONE_SESSION is the session's directory (the front-end's files,
+# ONE_FE, and what the session tells each scenario in its env file: ONE_DIR,
+# ONE_HOME, ONE_BUILD, ONE_ETC_HOSTS, and ONE_VM0, the ID its first VM will
+# get). Alone, a scenario has a front-end of its own: ONE_FE is TEST_TMP.
+ONE_SESSION=${ONEIB_ONE_SESSION:-}
+ONE_VM0=0
+if [ -n "$ONE_SESSION" ]; then
+	# shellcheck source=/dev/null # the session's, at run time
+	. "$ONE_SESSION/env" || { echo "not ok - $TEST_NAME (no session $ONE_SESSION)"; exit 1; }
+else
+	ONE_FE=$TEST_TMP
+	ONE_DIR=$TEST_TMP/one
+	ONE_ETC_HOSTS=$TEST_TMP/etc-hosts
+fi
+export ONE_VERSION ONE_DIR ONE_FE ONE_VM0
 # Two front-ends run side by side in `make check`: say which one.
 TEST_NAME="${TEST_NAME%.sh} [OpenNebula $ONE_VERSION]"
 : "${TEST_TIMEOUT:=900}"
@@ -139,6 +156,13 @@ _one_hosts_n=0 _one_standin_dir=
 
 one_sim() { # [FIXTURE]
 	local out rc
+	if [ -n "$ONE_SESSION" ]; then
+		# the session's front-end and network namespace; a mount and pid
+		# namespace of this scenario's own (its hosts, mounts, daemons)
+		export ONE_BUILD
+		SIM_NETNS='' SIM_KEEP_VARLIB=1 sim_host "${1:-none}"
+		return
+	fi
 	out=$(bash "$TOP/tests/lib/one-build.sh" "$ONE_VERSION" 2>"$TEST_TMP/one-build.err")
 	rc=$?
 	case $rc in
@@ -225,6 +249,17 @@ one_frontend() {
 	_tl_require_inside one_frontend
 	local d home pw f
 	[ -n "$ONE_BUILD" ] || die "one_frontend: call one_sim first"
+	if [ -n "$ONE_SESSION" ]; then
+		# the session's, running: this scenario's own files only
+		export ONE_HOME
+		chmod 0711 "$TEST_TMP"
+		mkdir -p "$TEST_TMP/auth" "$TEST_TMP/ssh" || die "cannot create $TEST_TMP/auth"
+		# another one-ib to start from (ONE_IB_SRC: an upgrade's older
+		# one), installed over the session's as INSTALL installs it; the
+		# session installs this checkout's again after the scenario
+		[ -z "${ONE_IB_SRC:-}" ] || one_install_frontend
+		return
+	fi
 	home=$(getent passwd "$ONE_ADMIN" | cut -d: -f6)
 	ONE_HOME=$home
 	export ONE_HOME
@@ -246,8 +281,8 @@ one_frontend() {
 	_one_configure
 	# the subnet manager's files: the test's own (one_fabric's opensm reads
 	# them), never the machine's
-	mkdir -p "$TEST_TMP/fabric"
-	mount --bind "$TEST_TMP/fabric" /etc/opensm || die "cannot mount a private /etc/opensm"
+	mkdir -p "$ONE_FE/fabric"
+	mount --bind "$ONE_FE/fabric" /etc/opensm || die "cannot mount a private /etc/opensm"
 	_one_account_home
 	_one_network
 	_one_packages
@@ -369,14 +404,14 @@ _one_sshd() { # LABEL ADDRESS HOST SETENV
 	local label=$1 addr=$2 host=$3 cfg=$TEST_TMP/ssh/sshd.$1.conf pid
 	cat >"$cfg" <<-EOF
 	ListenAddress $addr:22
-	HostKey $TEST_TMP/ssh/host_key
+	HostKey $ONE_FE/ssh/host_key
 	PidFile none
 	UsePAM no
 	StrictModes no
 	PasswordAuthentication no
 	KbdInteractiveAuthentication no
 	PubkeyAuthentication yes
-	AuthorizedKeysFile $TEST_TMP/ssh/authorized_keys
+	AuthorizedKeysFile $ONE_FE/ssh/authorized_keys
 	AllowUsers $ONE_ADMIN
 	PrintMotd no
 	LogLevel ERROR
@@ -440,7 +475,7 @@ _one_packages() {
 }
 
 _one_start() {
-	local v=$ONE_DIR/var try pid end rc
+	local v=$ONE_DIR/var try pid b rc
 	mkdir -p "$v/lock" && chown "$ONE_ADMIN:" "$v/lock"
 	# oned gives each driver 10 s to answer INIT (a Ruby start, slow on a
 	# machine loaded by other work); when one does not, oned gives up its
@@ -455,8 +490,9 @@ _one_start() {
 		_one_daemon oned "$v/oned.out" "$ONE_DIR/bin/oned" -f 8>&-
 		# shellcheck disable=SC2154 # test-lib.sh's
 		pid=${_tl_daemons[-1]}
-		end=$((SECONDS + 90)) rc=1
-		while [ $SECONDS -lt $end ]; do
+		bound_start b 90
+		rc=1
+		while ! bound_over b; do
 			_one_oned_up "$pid"
 			rc=$?
 			[ $rc -eq 1 ] || break
@@ -584,7 +620,7 @@ one_host() { # NAME FIXTURE [--leaf N] [--vfs "VMID/NIC ..."] [--standin]
 	# oneadmin's ssh key and config on the host, as an operator copies them
 	h=$SIM_HOSTS/$name
 	on "$name" sh -c 'cp -a "$1/." /var/lib/one/ && chown -R "$2:" /var/lib/one' sh \
-		"$TEST_TMP/home" "$ONE_ADMIN" || die "host $name: cannot copy oneadmin's home"
+		"$ONE_FE/home" "$ONE_ADMIN" || die "host $name: cannot copy oneadmin's home"
 	_one_sshd "$name" "$addr" "$name" "$env"
 	echo "$addr" >"$h/address"
 }
@@ -600,22 +636,32 @@ _one_host_ready() { # ID
 	esac
 }
 
-one_host_create() { # NAME [SECONDS]
-	local name=$1 end=$((SECONDS + ${2:-120})) rc id
-	as_oneadmin onehost create "$name" -i kvm-ib -v kvm-ib >"$TEST_TMP/onehost.out" 2>&1 ||
-		{ _tl_show "$TEST_TMP/onehost.out" 5; die "onehost create $name failed"; }
-	id=$(sed -n 's/^ID: //p' "$TEST_TMP/onehost.out")
-	[ -n "$id" ] || die "onehost create $name printed no ID"
-	while :; do
-		_one_host_ready "$id"
-		rc=$?
-		[ $rc -eq 0 ] && return 0
-		if [ $rc -eq 2 ] || [ $SECONDS -ge $end ]; then
-			as_oneadmin onehost show "$name" | tail -n 20 | sed 's/^/#   /'
-			one_log
-			die "host $name did not reach MONITORED with IB_SRIOV"
-		fi
-		sleep 0.5
+one_host_create() { # NAME...
+	local name b rc id hostids=()
+	# created one after the other, monitored side by side (OpenNebula
+	# monitors each host on its own: a wait of its own for each adds up)
+	for name in "$@"; do
+		as_oneadmin onehost create "$name" -i kvm-ib -v kvm-ib >"$TEST_TMP/onehost.out" 2>&1 ||
+			{ _tl_show "$TEST_TMP/onehost.out" 5; die "onehost create $name failed"; }
+		id=$(sed -n 's/^ID: //p' "$TEST_TMP/onehost.out")
+		[ -n "$id" ] || die "onehost create $name printed no ID"
+		hostids+=("$id")
+	done
+	bound_start b 120
+	for id in "${hostids[@]}"; do
+		name=$1
+		shift
+		while :; do
+			_one_host_ready "$id"
+			rc=$?
+			[ $rc -eq 0 ] && break
+			if [ $rc -eq 2 ] || bound_over b; then
+				as_oneadmin onehost show "$name" | tail -n 20 | sed 's/^/#   /'
+				one_log
+				die "host $name did not reach MONITORED with IB_SRIOV"
+			fi
+			sleep 0.5
+		done
 	done
 }
 
@@ -673,11 +719,14 @@ one_fabric() { # [LEAVES]
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
 	# opensm.conf as INSTALL 8.5 and 8.8 say: the planned SLs in force,
 	# the QoS policy the hook installs (its path is read at start only)
-	SIM_SM_NODE=sm SIM_OPENSM_CONF="qos TRUE
+	# (in the front-end's /etc/opensm: a session's scenario has its own
+	# mount namespace, the hook the front-end's)
+	SIM_FABRIC_DIR=$ONE_FE/fabric SIM_SM_NODE=sm SIM_OPENSM_CONF="qos TRUE
 qos_policy_file /etc/opensm/qos-policy.conf" sim_fabric "$net" "$TEST_TMP/default-only.conf"
 	[ /etc/opensm/partitions.conf -ef "$SIM_PARTITIONS" ] ||
 		die "one_fabric: opensm does not read /etc/opensm/partitions.conf"
-	_one_opensm_unit
+	# a session's front-end has its stand-in already (its mount namespace)
+	[ -n "$ONE_SESSION" ] || _one_opensm_unit
 }
 
 # The installer tells the opensm that Debian 12's unit runs, asking
@@ -710,17 +759,21 @@ one_peer_ibsim() {
 }
 
 _one_opensm_unit() {
-	cat >"$TEST_TMP/systemctl" <<EOS
+	cat >"$ONE_FE/systemctl" <<EOS
 #!/bin/sh
 if [ "\$*" = "show --property=Id,MainPID -- opensm@*.service" ]; then
-	printf 'MainPID=%s\\nId=opensm@0x0002c90300000001.service\\n' "\$(cat "$SIM_OPENSM_PID_FILE")"
+	# the opensm reading the front-end's /etc/opensm, by its PID in this
+	# (the front-end's) PID namespace: a session's scenario starts it in
+	# one of its own, where it has another
+	printf 'MainPID=%s\\nId=opensm@0x0002c90300000001.service\\n' \\
+		"\$(pgrep -o -f '^opensm -F $ONE_FE/fabric/opensm.conf')"
 	exit 0
 fi
 echo "System has not been booted with systemd as init system (PID 1). Can't operate." >&2
 exit 1
 EOS
-	chmod 0755 "$TEST_TMP/systemctl"
-	mount --bind "$TEST_TMP/systemctl" /usr/bin/systemctl ||
+	chmod 0755 "$ONE_FE/systemctl"
+	mount --bind "$ONE_FE/systemctl" /usr/bin/systemctl ||
 		die "one_fabric: cannot put the systemctl stand-in in place"
 }
 
@@ -772,21 +825,55 @@ one_user() { # NAME
 
 one_hooks() { # [NAME...]   (globs; default every template)
 	local g t n
+	# a session made every hook at its start, as INSTALL says
+	[ -z "$ONE_SESSION" ] || return 0
 	[ $# -gt 0 ] || set -- '*'
 	for g in "$@"; do
 		n=0
 		for t in "$ONE_DIR"/share/one-ib/hooks/$g.tmpl; do
 			[ -e "$t" ] || continue
-			as_oneadmin onehook create "$t" >"$TEST_TMP/onehook.out" 2>&1 ||
-				{ _tl_show "$TEST_TMP/onehook.out" 5; die "onehook create $t failed"; }
+			# what `onehook create FILE` sends oned (one.hook.allocate,
+			# the file's text; no Ruby start for each)
+			one_rpc one.hook.allocate s:"$(cat "$t")" >/dev/null ||
+				die "one.hook.allocate of $t failed"
 			n=$((n + 1))
 		done
 		[ "$n" -gt 0 ] || die "one_hooks: no hook template matches $g"
 	done
 }
 
-one_xml() { # KIND ID
-	as_oneadmin "one$1" show "$2" -x
+one_xml() { # KIND ID|NAME
+	local m id=$2
+	case $1 in
+	vm) m=vm ;;
+	host) m=host ;;
+	vnet) m=vn ;;
+	template) m=template ;;
+	*)
+		as_oneadmin "one$1" show "$2" -x
+		return
+		;;
+	esac
+	# what `one<KIND> show ID -x` prints, read with one.<kind>.info (no
+	# Ruby start: scenarios poll with it); a name looked up in the pool
+	# as the CLI does (the first of that name)
+	if ! [[ $id =~ ^[0-9]+$ ]]; then
+		id=$(_one_id_of "$m" "$2") || return 1
+	fi
+	one_rpc "one.$m.info" i:"$id"
+}
+_one_id_of() { # KIND NAME
+	local pool e id
+	case $1 in
+	vm) pool=(one.vmpool.info i:-2 i:-1 i:-1 i:-1) e=VM ;;
+	host) pool=(one.hostpool.info) e=HOST ;;
+	vn) pool=(one.vnpool.info i:-2 i:-1 i:-1) e=VNET ;;
+	template) pool=(one.templatepool.info i:-2 i:-1 i:-1) e=VMTEMPLATE ;;
+	esac
+	id=$(one_rpc "${pool[@]}" | sed "s|<$e>|\n<$e>|g" |
+		awk -v n="<NAME>$2</NAME>" -F'[<>]' 'index($0, n) { print $5; exit }')
+	[ -n "$id" ] || { echo "one_xml: no $1 named $2" >&2; return 1; }
+	echo "$id"
 }
 
 one_xpath() { # XPATH   (XML on stdin)
@@ -806,7 +893,10 @@ one_rpc() { # METHOD ARG...
 	for a in "$@"; do
 		case $a in
 		i:*) p="$p<param><value><int>${a#i:}</int></value></param>" ;;
-		s:*) p="$p<param><value><string>${a#s:}</string></value></param>" ;;
+		s:*)
+			a=${a#s:} a=${a//"&"/"&amp;"} a=${a//"<"/"&lt;"} a=${a//">"/"&gt;"}
+			p="$p<param><value><string>$a</string></value></param>"
+			;;
 		*) die "one_rpc: argument $a is not i:NUMBER or s:TEXT" ;;
 		esac
 	done
@@ -846,11 +936,12 @@ one_vm_state() { # ID
 }
 
 one_wait_vm() { # ID REGEX [SECONDS]
-	local end=$((SECONDS + ${3:-120})) st
+	local b st
+	bound_start b "${3:-120}"
 	while :; do
 		st=$(one_vm_state "$1") || die "one_wait_vm: no VM $1"
 		[[ $st =~ $2 ]] && return 0
-		[ $SECONDS -ge $end ] && break
+		bound_over b && break
 		sleep 0.3
 	done
 	if :; then
@@ -867,11 +958,12 @@ one_wait_vm() { # ID REGEX [SECONDS]
 # (oned moves it to MIGRATE later, from its life-cycle thread), so waiting
 # for RUNNING alone may return before the migration began.
 one_wait_migrated() { # ID [SECONDS]
-	local end=$((SECONDS + ${2:-120})) rs
+	local b rs
+	bound_start b "${2:-120}"
 	while :; do
 		rs=$(one_rpc one.vm.info i:"$1" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/RSTIME')
 		[ "${rs:-0}" != 0 ] && break
-		[ $SECONDS -lt $end ] || { one_log; die "VM $1: its migration did not end within ${2:-120} s"; }
+		! bound_over b || { one_log; die "VM $1: its migration did not end within ${2:-120} s"; }
 		sleep 0.3
 	done
 	one_wait_vm "$1" "^ACTIVE RUNNING$" 10
@@ -893,7 +985,8 @@ one_ib_network() { # NAME
 }
 
 one_wait_vnet() { # ID [SECONDS]
-	local end=$((SECONDS + ${2:-60})) x st
+	local b x st
+	bound_start b "${2:-60}"
 	while :; do
 		x=$(one_rpc one.vn.info i:"$1") || die "one_wait_vnet: no network $1"
 		st=$(printf '%s' "$x" | one_xpath /VNET/STATE)
@@ -904,7 +997,7 @@ one_wait_vnet() { # ID [SECONDS]
 			die "network $1 went to state $st"
 			;;
 		esac
-		[ $SECONDS -ge $end ] && die "network $1 not READY within ${2:-60} s (state $st)"
+		bound_over b && die "network $1 not READY within ${2:-60} s (state $st)"
 		sleep 0.3
 	done
 }
@@ -925,21 +1018,24 @@ one_leases() { # HOST
 }
 
 # Every execution the hook manager logged, "HOOK_NAME CODE" per line, in
-# the order of the log (onehook log -x).
+# the order of the log (what `onehook log -x` prints, read with
+# one.hooklog.info: no Ruby start per poll); in a session, since this
+# scenario began (ONE_T0).
 one_hook_log() {
 	local names
-	names=$(as_oneadmin onehook list -x | awk -F'[<>]' '
-		$2 == "HOOK" { want = 1 } want && $2 == "ID" { id = $3 }
-		want && $2 == "NAME" { print id, $3; want = 0 }') || return 1
-	as_oneadmin onehook log -x | awk -F'[<>]' -v names="$names" '
+	names=$(one_rpc one.hookpool.info i:-2 i:-1 i:-1 | sed 's/<HOOK>/\n<HOOK>/g' |
+		sed -n 's|^<HOOK><ID>\([0-9]*\)</ID><NAME>\([^<]*\)</NAME>.*|\1 \2|p') || return 1
+	one_rpc one.hooklog.info i:$((${ONE_T0:-0} - 1)) i:-1 i:-1 i:0 | sed 's/</\n</g' |
+		awk -F'>' -v names="$names" '
 		BEGIN { n = split(names, l, "\n"); for (i = 1; i <= n; i++) { split(l[i], f, " "); name[f[1]] = f[2] } }
-		$2 == "HOOK_ID" { id = $3 } $2 == "CODE" { print name[id], $3 }'
+		$1 == "<HOOK_ID" { id = $2 } $1 == "<CODE" { print name[id], $2 }'
 }
 
 # Wait until each hook NAME has run successfully at least once; then its
 # log is in $ONE_HOOK_LOG.
 one_wait_hooks() { # NAME...
-	local end=$((SECONDS + 60)) h missing
+	local b h missing
+	bound_start b 60
 	while :; do
 		ONE_HOOK_LOG=$(one_hook_log)
 		missing=
@@ -947,7 +1043,7 @@ one_wait_hooks() { # NAME...
 			printf '%s\n' "$ONE_HOOK_LOG" | grep -qx "$h 0" || missing="$missing $h"
 		done
 		[ -z "$missing" ] && return 0
-		if [ $SECONDS -ge $end ]; then
+		if bound_over b; then
 			printf '%s\n' "$ONE_HOOK_LOG" | sed 's/^/#   /' | tail -n 20
 			die "hooks that did not run successfully within 60 s:$missing"
 		fi
@@ -962,15 +1058,16 @@ one_wait_hook() { # NAME [N] [SECONDS]
 		die "hook $1 did not run successfully (more than ${2:-0} times) within ${3:-60} s"
 	fi
 }
-_one_hook_ran() { # NAME N   (CLI calls: once a second)
-	[ "$(one_hook_log | grep -c "^$1 0\$")" -gt "$2" ] || { sleep 1; return 1; }
+_one_hook_ran() { # NAME N
+	[ "$(one_hook_log | grep -c "^$1 0\$")" -gt "$2" ] || { sleep 0.3; return 1; }
 }
 
-# The VMs as oned lists them for everyone, full bodies (onevm list -x
-# --extended all), into FILE.
+# The VMs as oned lists them for everyone, full bodies (what `onevm list
+# -x --extended all` prints), into FILE.
 _one_vms_xml() { # FILE
-	as_oneadmin onevm list -x --extended --no-pager all >"$1" 2>"$1.err" ||
-		{ _tl_show "$1.err" 5; die "onevm list failed"; }
+	# (one.vmpool.infoextended, as the CLI asks: no Ruby start per poll)
+	one_rpc one.vmpool.infoextended i:-2 i:-1 i:-1 i:-1 >"$1" ||
+		die "one.vmpool.infoextended failed"
 }
 
 # What oned's view implies on the hosts (hosts.sh's _host_view format):

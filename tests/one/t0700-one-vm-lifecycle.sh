@@ -31,7 +31,8 @@
 . "$TOP/tests/lib/one.sh"
 one_sim
 one_frontend
-one_host hv1 cx5 --vfs "0/0 0/1"
+V=$ONE_VM0 # the VM's ID (0 on a front-end of its own)
+one_host hv1 cx5 --vfs "$V/0 $V/1"
 one_fabric
 # the hooks of the events below (INSTALL creates them all; each costs a CLI
 # call here)
@@ -59,8 +60,9 @@ assert_eq "" "$(xp /HOST/TEMPLATE/IB_ERROR)$(xp /HOST/TEMPLATE/IB_NOT_READY)" "h
 sed -e 's/^NAME .*/NAME = "ib-tenant-a"/' -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
 	"$T/ib-network.tmpl" >"$TEST_TMP/net.tmpl"
 assert_ok "oneadmin creates the network" -- as_oneadmin onevnet create "$TEST_TMP/net.tmpl"
-one_wait_vnet 0
-pkey=$(one_xml vnet 0 | one_xpath /VNET/TEMPLATE/IB_PKEY)
+net=$(one_xml vnet ib-tenant-a | one_xpath /VNET/ID)
+one_wait_vnet "$net"
+pkey=$(one_xml vnet "$net" | one_xpath /VNET/TEMPLATE/IB_PKEY)
 assert_eq 0x8100 "$pkey" "vnet_create gave it the first P_Key of IB_PKEY_RANGE"
 
 # --- alice's VM from the shipped template
@@ -71,83 +73,83 @@ chmod 0644 "$TEST_TMP/vm.tmpl"
 assert_match 'NETWORK = "ib-tenant-a", NETWORK_UNAME = "oneadmin"' "$(cat "$TEST_TMP/vm.tmpl")" \
 	"the template names the network's owner"
 assert_ok "alice creates the template" -- as_user alice onetemplate create "$TEST_TMP/vm.tmpl"
-assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate 0
-one_wait_vm 0 "^ACTIVE RUNNING$"
-assert_eq "hv1" "$(one_xml vm 0 | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME')" "scheduled on hv1"
-assert_eq 1 "$(one_domxml hv1 0 | grep -c '<hostdev')" "deployed with one <hostdev>"
+assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate "ib-vm"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
+assert_eq "hv1" "$(one_xml vm "$V" | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME')" "scheduled on hv1"
+assert_eq 1 "$(one_domxml hv1 "$V" | grep -c '<hostdev')" "deployed with one <hostdev>"
 one_cloud_agrees "deploy"
-assert_match "^0 0 0000:3b:00\.[1-7] 0x0200000000000000 $pkey [0-9]+$" "$(one_leases hv1)" \
-	"one lease: VM 0 NIC 0, its GUID, the network's P_Key"
-one_partitions_agree "deploy" 0
+assert_match "^$V 0 0000:3b:00\.[1-7] $(guid_of "$V" 0) $pkey [0-9]+$" "$(one_leases hv1)" \
+	"one lease: VM $V NIC 0, its GUID, the network's P_Key"
+one_partitions_agree "deploy" "$net"
 
 # --- hot-plug on libvirt's test driver: refused, nothing changed
-state() { one_leases hv1; one_domxml hv1 0 | grep -A3 '<hostdev'; }
+state() { one_leases hv1; one_domxml hv1 "$V" | grep -A3 '<hostdev'; }
 before=$(state)
-assert_ok "alice: hot nic-attach" -- as_user alice onevm nic-attach 0 --network ib-tenant-a
-one_wait_vm 0 "^ACTIVE RUNNING$"
-assert_match "ATTACHNIC: VM 0: cannot attach VF 0000:3b:00\.[1-7] \([-0-9a-f]+\): this function is not supported by the connection driver: virDomainAttachDevice" \
-	"$(one_vm_log 0)" "hot nic-attach fails with libvirt's reason"
-assert_eq 1 "$(one_xml vm 0 | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the NIC was not added"
+assert_ok "alice: hot nic-attach" -- as_user alice onevm nic-attach "$V" --network ib-tenant-a
+one_wait_vm "$V" "^ACTIVE RUNNING$"
+assert_match "ATTACHNIC: VM $V: cannot attach VF 0000:3b:00\.[1-7] \([-0-9a-f]+\): this function is not supported by the connection driver: virDomainAttachDevice" \
+	"$(one_vm_log "$V")" "hot nic-attach fails with libvirt's reason"
+assert_eq 1 "$(one_xml vm "$V" | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the NIC was not added"
 assert_eq "$before" "$(state)" "hot nic-attach: lease and domain as before"
-assert_ok "alice: suspend" -- as_user alice onevm suspend 0
-one_wait_vm 0 "^ACTIVE RUNNING$"
-assert_match "SAVE: VM 0: cannot detach VF 0000:3b:00\.[1-7] \([-0-9a-f]+\): this function is not supported by the connection driver: virDomainDetachDevice" \
-	"$(one_vm_log 0)" "suspend fails with libvirt's reason"
+assert_ok "alice: suspend" -- as_user alice onevm suspend "$V"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
+assert_match "SAVE: VM $V: cannot detach VF 0000:3b:00\.[1-7] \([-0-9a-f]+\): this function is not supported by the connection driver: virDomainDetachDevice" \
+	"$(one_vm_log "$V")" "suspend fails with libvirt's reason"
 assert_eq "$before" "$(state)" "suspend: lease and domain as before"
 one_cloud_agrees "hot-plug refused"
 
 # --- poweroff, cold nic-attach, resume
-assert_ok "alice: poweroff" -- as_user alice onevm poweroff 0
-one_wait_vm 0 "^POWEROFF LCM_INIT$"
+assert_ok "alice: poweroff" -- as_user alice onevm poweroff "$V"
+one_wait_vm "$V" "^POWEROFF LCM_INIT$"
 one_cloud_agrees "poweroff"
 assert_eq "" "$(one_leases hv1)" "poweroff: the lease is freed"
-assert_fail "poweroff: no domain" -- one_domxml hv1 0
-one_partitions_agree "poweroff" 0
+assert_fail "poweroff: no domain" -- one_domxml hv1 "$V"
+one_partitions_agree "poweroff" "$net"
 kept=$ONE_DIR/var/.oneib-partitions.lock.vms
 stamp=$(stat -c %Y "$kept")
 n=$(one_hook_log | grep -c '^oneib-api-vm-attachnic 0$')
 assert_ok "alice: cold nic-attach of a second IB NIC" -- \
-	as_user alice onevm nic-attach 0 --network ib-tenant-a
-one_wait_vm 0 "^POWEROFF LCM_INIT$"
-assert_eq "0 1" "$(one_xml vm 0 | one_xpath 'concat(/VM/TEMPLATE/NIC[1]/NIC_ID, " ", /VM/TEMPLATE/NIC[2]/NIC_ID)')" \
+	as_user alice onevm nic-attach "$V" --network ib-tenant-a
+one_wait_vm "$V" "^POWEROFF LCM_INIT$"
+assert_eq "0 1" "$(one_xml vm "$V" | one_xpath 'concat(/VM/TEMPLATE/NIC[1]/NIC_ID, " ", /VM/TEMPLATE/NIC[2]/NIC_ID)')" \
 	"the VM has NICs 0 and 1"
 # no state changed: the API hook alone tells the hook which VM ("vm-nic
 # $API"), and its run reads that VM into the listing it keeps
 one_wait_hook oneib-api-vm-attachnic "$n"
-assert_eq 2 "$(grep -o '<VM><ID>0</ID>.*' "$kept" | sed 's|</VM>.*||' | grep -o '<NIC_ID>' | wc -l)" \
-	"the hook's kept listing has VM 0's new NIC"
+assert_eq 2 "$(grep -o "<VM><ID>$V</ID>.*" "$kept" | sed 's|</VM>.*||' | grep -o '<NIC_ID>' | wc -l)" \
+	"the hook's kept listing has VM $V's new NIC"
 assert_eq "$stamp" "$(stat -c %Y "$kept")" "read by the NIC event's run alone (no full listing since)"
-assert_ok "alice: resume" -- as_user alice onevm resume 0
-one_wait_vm 0 "^ACTIVE RUNNING$"
-assert_eq 2 "$(one_domxml hv1 0 | grep -c '<hostdev')" "resumed with two <hostdev>s"
+assert_ok "alice: resume" -- as_user alice onevm resume "$V"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
+assert_eq 2 "$(one_domxml hv1 "$V" | grep -c '<hostdev')" "resumed with two <hostdev>s"
 assert_eq 2 "$(one_leases hv1 | wc -l)" "two leases"
 one_cloud_agrees "resume with two NICs"
-one_partitions_agree "resume with two NICs" 0
+one_partitions_agree "resume with two NICs" "$net"
 
 # --- hot nic-detach on the test driver: refused, the leases keep their time
 before=$(one_leases hv1)
 later() { [ "$(date +%s)" -gt "$1" ]; }
 wait_for 3 later "$(one_leases hv1 | awk '{ print $6 }' | sort -n | tail -n 1)" ||
 	die "the clock does not move"
-assert_ok "alice: hot nic-detach of NIC 1" -- as_user alice onevm nic-detach 0 1
-one_wait_vm 0 "^ACTIVE RUNNING$"
+assert_ok "alice: hot nic-detach of NIC 1" -- as_user alice onevm nic-detach "$V" 1
+one_wait_vm "$V" "^ACTIVE RUNNING$"
 # the line INSTALL 7.1 quotes, for this VM
 said=$(sed -n 's/^[[:space:]]*\(DETACHNIC: VM 42: cannot detach VF .*\)$/\1/p' "$TOP/INSTALL")
 [ -n "$said" ] || die "INSTALL 7.1 quotes no failed DETACHNIC"
-re=$(printf '%s' "$said" | sed -e 's/[].[()*^$+?{}|]/\\&/g' -e 's/VM 42/VM 0/' \
+re=$(printf '%s' "$said" | sed -e 's/[].[()*^$+?{}|]/\\&/g' -e "s/VM 42/VM $V/" \
 	-e 's/0000:3b:00\\\.2/0000:3b:00\\.[1-7]/' -e 's/<uuid>/[-0-9a-f]+/')
-assert_match "$re" "$(one_vm_log 0)" "hot nic-detach fails with libvirt's reason, as INSTALL 7.1 says"
-assert_eq 2 "$(one_xml vm 0 | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the NIC stays"
+assert_match "$re" "$(one_vm_log "$V")" "hot nic-detach fails with libvirt's reason, as INSTALL 7.1 says"
+assert_eq 2 "$(one_xml vm "$V" | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the NIC stays"
 assert_eq "$before" "$(one_leases hv1)" "the leases as they were, their time too"
 one_cloud_agrees "hot nic-detach refused"
 
 # --- terminate
-assert_ok "alice: terminate" -- as_user alice onevm terminate 0
-one_wait_vm 0 "^DONE "
+assert_ok "alice: terminate" -- as_user alice onevm terminate "$V"
+one_wait_vm "$V" "^DONE "
 one_cloud_agrees "terminate"
 assert_eq "" "$(one_leases hv1)" "terminate: every lease freed"
-assert_fail "terminate: no domain" -- one_domxml hv1 0
-one_partitions_agree "terminate" 0
+assert_fail "terminate: no domain" -- one_domxml hv1 "$V"
+one_partitions_agree "terminate" "$net"
 
 # --- the hook ran, successfully, on every event
 # shellcheck disable=SC2086 # names

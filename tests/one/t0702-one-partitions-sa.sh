@@ -21,19 +21,20 @@
 . "$TOP/tests/lib/cloud.sh"
 one_sim
 one_frontend
-one_host hv1 cx5 --leaf 1 --vfs "0/0 1/0"
-one_host hv2 cx5 --leaf 2 --vfs "2/0"
+# the VMs' IDs (0, 1, 2 on a front-end of its own)
+A=$ONE_VM0 B=$((ONE_VM0 + 1)) C=$((ONE_VM0 + 2))
+one_host hv1 cx5 --leaf 1 --vfs "$A/0 $B/0"
+one_host hv2 cx5 --leaf 2 --vfs "$C/0"
 one_fabric 2
 # the hooks of the events below (INSTALL creates them all; each costs a CLI
 # call here)
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff \
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
-one_host_create hv1
-one_host_create hv2
-one_ib_network ib-tenant-a >/dev/null
-one_ib_network ib-tenant-b >/dev/null
-pa=$(one_xml vnet 0 | one_xpath /VNET/TEMPLATE/IB_PKEY)
-pb=$(one_xml vnet 1 | one_xpath /VNET/TEMPLATE/IB_PKEY)
+one_host_create hv1 hv2
+na=$(one_ib_network ib-tenant-a)
+nb=$(one_ib_network ib-tenant-b)
+pa=$(one_xml vnet "$na" | one_xpath /VNET/TEMPLATE/IB_PKEY)
+pb=$(one_xml vnet "$nb" | one_xpath /VNET/TEMPLATE/IB_PKEY)
 assert_eq "0x8100 0x8101" "$pa $pb" "the networks' partitions"
 one_user alice
 one_user bob
@@ -48,37 +49,37 @@ vm() { # USER NETWORK HOST: a VM of USER on NETWORK, on HOST
 vm alice ib-tenant-a hv1
 vm bob ib-tenant-b hv1
 vm alice ib-tenant-a hv2
-for id in 0 1 2; do one_wait_vm $id "^ACTIVE RUNNING$"; done
+for id in $A $B $C; do one_wait_vm $id "^ACTIVE RUNNING$"; done
 on=
-for id in 0 1 2; do
+for id in $A $B $C; do
 	on="$on $(one_xml vm $id | one_xpath '/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME')"
 done
-assert_eq " hv1 hv1 hv2" "$on" "VMs 0 and 1 (two tenants) on hv1, VM 2 on hv2"
+assert_eq " hv1 hv1 hv2" "$on" "VMs $A and $B (two tenants) on hv1, VM $C on hv2"
 one_cloud_agrees "three VMs"
-one_partitions_agree "three VMs" 0 1
-assert_eq "0x0200000000000000 0x0200000000020000" "$(one_partition_members 0)" \
-	"alice's partition: VM 0 NIC 0 and VM 2 NIC 0"
-assert_eq "0x0200000000010000" "$(one_partition_members 1)" "bob's partition: VM 1 NIC 0"
+one_partitions_agree "three VMs" "$na" "$nb"
+assert_eq "$(guid_of "$A" 0) $(guid_of "$C" 0)" "$(one_partition_members "$na")" \
+	"alice's partition: VM $A NIC 0 and VM $C NIC 0"
+assert_eq "$(guid_of "$B" 0)" "$(one_partition_members "$nb")" "bob's partition: VM $B NIC 0"
 
 # --- what opensm programmed, read back over the fabric
 path_is() { [ "$(cloud_path_pkey "$1" "$2")" = "$3" ]; }
-wait_for 60 path_is vm0-nic0 vm2-nic0 "$pa" || say "no path in alice's partition yet"
-assert_eq "$pa" "$(cloud_path_pkey vm0-nic0 vm2-nic0)" \
-	"SA: alice's VMs 0 and 2 reach each other across the leaves, in her partition"
-assert_eq "" "$(cloud_path_pkey vm0-nic0 vm1-nic0)" "SA: no path between alice's VM 0 and bob's VM 1 on one host"
-assert_eq "" "$(cloud_path_pkey vm1-nic0 vm2-nic0)" "SA: no path between bob's VM 1 and alice's VM 2"
-assert_eq "0x7fff $pa" "$(cloud_pkeys vm0-nic0)" "VM 0's VF: the default partition (limited) and alice's"
-assert_eq "0x7fff $pb" "$(cloud_pkeys vm1-nic0)" "VM 1's VF: the default partition (limited) and bob's"
+wait_for 60 path_is vm$A-nic0 vm$C-nic0 "$pa" || say "no path in alice's partition yet"
+assert_eq "$pa" "$(cloud_path_pkey vm$A-nic0 vm$C-nic0)" \
+	"SA: alice's VMs $A and $C reach each other across the leaves, in her partition"
+assert_eq "" "$(cloud_path_pkey vm$A-nic0 vm$B-nic0)" "SA: no path between alice's VM $A and bob's VM $B on one host"
+assert_eq "" "$(cloud_path_pkey vm$B-nic0 vm$C-nic0)" "SA: no path between bob's VM $B and alice's VM $C"
+assert_eq "0x7fff $pa" "$(cloud_pkeys vm$A-nic0)" "VM $A's VF: the default partition (limited) and alice's"
+assert_eq "0x7fff $pb" "$(cloud_pkeys vm$B-nic0)" "VM $B's VF: the default partition (limited) and bob's"
 assert_ok "oneib-partitions verify: the fabric is what the file says" -- \
 	sim_client sm /usr/sbin/oneib-partitions verify --conf /etc/opensm/partitions.conf
 
 # --- alice's VM 2 powered off: out of her partition
-assert_ok "alice: poweroff VM 2" -- as_user alice onevm poweroff 2
-one_wait_vm 2 "^POWEROFF LCM_INIT$"
-one_cloud_agrees "VM 2 powered off"
-one_partitions_agree "VM 2 powered off" 0 1
-wait_for 60 path_is vm0-nic0 vm2-nic0 "" || say "a path to VM 2 is still there"
-assert_eq "" "$(cloud_path_pkey vm0-nic0 vm2-nic0)" "SA: VM 2's VF left alice's partition"
-assert_eq "$pa" "$(cloud_pkeys vm0-nic0 | cut -d' ' -f2)" "VM 0 keeps it"
+assert_ok "alice: poweroff VM $C" -- as_user alice onevm poweroff "$C"
+one_wait_vm "$C" "^POWEROFF LCM_INIT$"
+one_cloud_agrees "VM $C powered off"
+one_partitions_agree "VM $C powered off" "$na" "$nb"
+wait_for 60 path_is vm$A-nic0 vm$C-nic0 "" || say "a path to VM $C is still there"
+assert_eq "" "$(cloud_path_pkey vm$A-nic0 vm$C-nic0)" "SA: VM $C's VF left alice's partition"
+assert_eq "$pa" "$(cloud_pkeys vm$A-nic0 | cut -d' ' -f2)" "VM $A keeps it"
 assert_eq "" "$(one_hook_log | grep -v ' 0$')" "every hook run succeeded"
 test_done

@@ -18,8 +18,9 @@ one_sim
 one_frontend
 one_host hv1 cx5
 one_host_create hv1
-one_ib_network ib-tenant-a >/dev/null
-one_ib_network ib-tenant-b >/dev/null
+na=$(one_ib_network ib-tenant-a)
+nb=$(one_ib_network ib-tenant-b)
+V=$ONE_VM0 # alice's first VM's ID (0 on a front-end of its own)
 one_user alice
 
 # vm_tmpl NAME NETWORK [NIC ATTRIBUTES]: a small VM template for a user
@@ -59,18 +60,18 @@ assert_eq "$before" "$(pool)" "no VM or template created"
 vm_tmpl plain ib-tenant-a >"$TEST_TMP/plain.tmpl"
 chmod 0644 "$TEST_TMP/plain.tmpl"
 assert_ok "alice: a VM without IB_* in its NIC" -- as_user alice onevm create "$TEST_TMP/plain.tmpl"
-one_wait_vm 0 "^ACTIVE RUNNING$"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
 before=$(pool)
 for a in 'IB_PKEY = "0x8101"' 'IB_SL = "3"'; do
 	name=${a%% *}
 	printf 'NIC = [ NETWORK = "ib-tenant-a", NETWORK_UNAME = "oneadmin", %s ]\n' "$a" >"$TEST_TMP/nic-$name"
 	chmod 0644 "$TEST_TMP/nic-$name"
 	refused "alice: nic-attach of a NIC that sets $name" "restricted attribute $name" \
-		as_user alice onevm nic-attach 0 --file "$TEST_TMP/nic-$name"
+		as_user alice onevm nic-attach "$V" --file "$TEST_TMP/nic-$name"
 done
-one_wait_vm 0 "^ACTIVE RUNNING$"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
 assert_eq "$before" "$(pool)" "no NIC attached"
-assert_eq 1 "$(one_xml vm 0 | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the VM kept its one NIC"
+assert_eq 1 "$(one_xml vm "$V" | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the VM kept its one NIC"
 assert_eq 1 "$(one_leases hv1 | wc -l)" "and its one lease"
 
 # --- the networks are oneadmin's
@@ -78,10 +79,10 @@ before=$(pool)
 refused "alice: create an ib network" "Not authorized to perform CREATE NET" \
 	as_user alice onevnet create "$TEST_TMP/net-ib-tenant-a.tmpl" # one_ib_network's
 echo 'IB_PKEY = "0x8105"' >"$TEST_TMP/upd" && chmod 0644 "$TEST_TMP/upd"
-refused "alice: change a network's IB_PKEY" "Not authorized to perform MANAGE NET \[0\]" \
-	as_user alice onevnet update 0 "$TEST_TMP/upd" --append
+refused "alice: change a network's IB_PKEY" "Not authorized to perform MANAGE NET \[$na\]" \
+	as_user alice onevnet update "$na" "$TEST_TMP/upd" --append
 assert_eq "$before" "$(pool)" "no network created or changed"
-assert_eq 0x8100 "$(one_xml vnet 0 | one_xpath /VNET/TEMPLATE/IB_PKEY)" "its IB_PKEY as vnet_create gave it"
+assert_eq 0x8100 "$(one_xml vnet "$na" | one_xpath /VNET/TEMPLATE/IB_PKEY)" "its IB_PKEY as vnet_create gave it"
 
 # --- INSTALL 7: the default ACLs, and a tenant's own VDC
 assert_match '^ *[0-9]+ +@1 +--N-* +\* +u--- +#0$' "$(as_oneadmin oneacl list)" \
@@ -105,11 +106,11 @@ done <<<"$lines"
 vm_tmpl bob-a ib-tenant-a >"$TEST_TMP/bob-a.tmpl"
 vm_tmpl bob-b ib-tenant-b >"$TEST_TMP/bob-b.tmpl"
 chmod 0644 "$TEST_TMP/bob-a.tmpl" "$TEST_TMP/bob-b.tmpl"
-refused "bob (teamb, its own VDC): a VM on ib-tenant-a" "Not authorized to perform USE NET \[0\]" \
+refused "bob (teamb, its own VDC): a VM on ib-tenant-a" "Not authorized to perform USE NET \[$na\]" \
 	as_user bob onevm create "$TEST_TMP/bob-a.tmpl"
 assert_ok "bob: a VM on ib-tenant-b" -- as_user bob onevm create "$TEST_TMP/bob-b.tmpl"
 id=$(sed -n 's/^ID: //p' "$LAST_OUT")
 one_wait_vm "$id" "^ACTIVE RUNNING$"
-assert_eq "bob 1" "$(one_xml vm "$id" | one_xpath 'concat(/VM/UNAME, " ", /VM/TEMPLATE/NIC/NETWORK_ID)')" \
+assert_eq "bob $nb" "$(one_xml vm "$id" | one_xpath 'concat(/VM/UNAME, " ", /VM/TEMPLATE/NIC/NETWORK_ID)')" \
 	"bob's VM runs, on its network"
 test_done

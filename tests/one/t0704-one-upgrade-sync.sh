@@ -30,17 +30,18 @@ on hv1 cmp /var/tmp/one/ib/bin/oneib-vf "$ONE_IB_OLD/build/bin/oneib-vf" ||
 sed -i 's/^ONEIB_RECONCILE_GRACE=.*/ONEIB_RECONCILE_GRACE=900/' "$R/etc/vmm/kvm-ib/kvm-ibrc"
 
 one_ib_network ib-tenant-a >/dev/null
+V=$ONE_VM0 # the VM's ID (0 on a front-end of its own)
 one_user alice
 printf '%s\n' 'NAME = "vm"' 'CPU = "0.1"' 'MEMORY = "128"' \
 	'NIC = [ NETWORK = "ib-tenant-a", NETWORK_UNAME = "oneadmin" ]' \
 	'SCHED_REQUIREMENTS = "IB_SRIOV = \"YES\" & IB_VFS_FREE > 0"' >"$TEST_TMP/vm.tmpl"
 chmod 0644 "$TEST_TMP/vm.tmpl"
 as_user alice onevm create "$TEST_TMP/vm.tmpl" >/dev/null || die "onevm create"
-one_wait_vm 0 "^ACTIVE RUNNING$"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
 one_cloud_agrees "deployed by the old one-ib"
 lease=$(one_leases hv1)
-devs=$(one_domxml hv1 0 | grep -A3 '<hostdev')
-assert_match "^0 0 0000:3b:00\.[1-7] 0x0200000000000000 0x8100 [0-9]+$" "$lease" "the old one-ib's lease"
+devs=$(one_domxml hv1 "$V" | grep -A3 '<hostdev')
+assert_match "^$V 0 0000:3b:00\.[1-7] $(guid_of "$V" 0) 0x8100 [0-9]+$" "$lease" "the old one-ib's lease"
 
 # --- the upgrade: the new one-ib on the front-end, then onehost sync
 one_install_frontend
@@ -57,22 +58,22 @@ done
 assert_fail "no longer the old oneib-vf" -- on hv1 cmp -s "$ONE_IB_OLD/build/bin/oneib-vf" /var/tmp/one/ib/bin/oneib-vf
 
 # --- the VM kept its VF
-assert_eq "ACTIVE RUNNING" "$(one_vm_state 0)" "the VM still runs"
-assert_eq "$devs" "$(one_domxml hv1 0 | grep -A3 '<hostdev')" "with the same hostdev"
+assert_eq "ACTIVE RUNNING" "$(one_vm_state "$V")" "the VM still runs"
+assert_eq "$devs" "$(one_domxml hv1 "$V" | grep -A3 '<hostdev')" "with the same hostdev"
 assert_eq "$lease" "$(one_leases hv1)" "and the same lease (VF, GUID, P_Key, time)"
 one_cloud_agrees "after the sync"
 
 # --- the new one-ib takes over
-assert_ok "alice: poweroff" -- as_user alice onevm poweroff 0
-one_wait_vm 0 "^POWEROFF LCM_INIT$"
+assert_ok "alice: poweroff" -- as_user alice onevm poweroff "$V"
+one_wait_vm "$V" "^POWEROFF LCM_INIT$"
 one_cloud_agrees "poweroff after the upgrade"
 assert_eq "" "$(one_leases hv1)" "the new one-ib freed the old lease"
-assert_ok "alice: resume" -- as_user alice onevm resume 0
-one_wait_vm 0 "^ACTIVE RUNNING$"
+assert_ok "alice: resume" -- as_user alice onevm resume "$V"
+one_wait_vm "$V" "^ACTIVE RUNNING$"
 assert_eq 1 "$(one_leases hv1 | wc -l)" "resumed with a VF"
 one_cloud_agrees "resume after the upgrade"
-assert_ok "alice: terminate" -- as_user alice onevm terminate 0
-one_wait_vm 0 "^DONE "
+assert_ok "alice: terminate" -- as_user alice onevm terminate "$V"
+one_wait_vm "$V" "^DONE "
 one_cloud_agrees "terminate after the upgrade"
 assert_eq "" "$(one_leases hv1)" "terminated: nothing left"
 test_done

@@ -35,9 +35,10 @@ one_fabric 2
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
 	oneib-vm-boot-failure oneib-vm-prolog-failure oneib-api-vn-allocate oneib-vnet-ready \
 	oneib-api-host-allocate oneib-host-monitored oneib-api-vm-allocate oneib-api-template-instantiate
-one_host_create hv1
-one_host_create hv2
+one_host_create hv1 hv2
 one_ib_network ib-tenant-a >/dev/null
+# the burst's VM IDs (0 to 9 on a front-end of its own)
+V=$ONE_VM0 W=$((ONE_VM0 + 9))
 T=$ONE_DIR/share/one-ib/templates
 
 host_counts() { # HOST: USABLE USED AVAIL SYNC_VMS (of its template) VMS
@@ -62,7 +63,7 @@ assert_ok "ten VMs at once" -- as_oneadmin onetemplate instantiate "$tid" --mult
 
 states() { # the VMs' states, counted: "8 ACTIVE RUNNING|2 PENDING LCM_INIT"
 	local i
-	for i in $(seq 0 9); do one_vm_state "$i"; done | sort | uniq -c |
+	for i in $(seq "$V" "$W"); do one_vm_state "$i"; done | sort | uniq -c |
 		sed 's/^ *//' | paste -sd'|'
 }
 _states_are() { [ "$(states)" = "$1" ] || { sleep 1; return 1; }; }
@@ -72,14 +73,14 @@ counts_become "4 4 0 4 4|4 4 0 4 4" "hosts: 4 used, 0 available, the fingerprint
 sleep 8 # several scheduling cycles with the waiting VMs
 assert_eq "8 ACTIVE RUNNING|2 PENDING LCM_INIT" "$(states)" "the 2 still wait, none failed"
 one_cloud_agrees "8 of 10"
-waiting=$(for i in $(seq 0 9); do [ "$(one_vm_state "$i")" = "PENDING LCM_INIT" ] && echo "$i"; done)
+waiting=$(for i in $(seq "$V" "$W"); do [ "$(one_vm_state "$i")" = "PENDING LCM_INIT" ] && echo "$i"; done)
 for i in $waiting; do
 	assert_match "SCHED_MESSAGE" "$(one_xml vm "$i" | one_xpath 'name(/VM/USER_TEMPLATE/SCHED_MESSAGE)')" \
 		"VM $i: the scheduler says why it waits"
 done
 
 # --- two VMs end: the two waiting ones take their VFs
-running=$(for i in $(seq 0 9); do [ "$(one_vm_state "$i")" = "ACTIVE RUNNING" ] && echo "$i"; done)
+running=$(for i in $(seq "$V" "$W"); do [ "$(one_vm_state "$i")" = "ACTIVE RUNNING" ] && echo "$i"; done)
 gone="$(echo "$running" | sed -n 1p) $(echo "$running" | sed -n 5p)"
 for i in $gone; do assert_ok "VM $i terminated" -- as_oneadmin onevm terminate --hard "$i"; done
 for i in $gone; do one_wait_vm "$i" "^DONE" 60; done
@@ -87,7 +88,7 @@ for i in $waiting; do one_wait_vm "$i" "^ACTIVE RUNNING$" 120; done
 assert_eq "8 ACTIVE RUNNING|2 DONE LCM_INIT" "$(states)" "the waiting VMs run once VFs are free"
 counts_become "4 4 0 4 4|4 4 0 4 4" "hosts: 4 used again, 0 available"
 one_cloud_agrees "after the terminations"
-one_deployed_once 0 9 "no deploy attempted without a free VF: one host per VM, no failure"
+one_deployed_once "$V" "$W" "no deploy attempted without a free VF: one host per VM, no failure"
 
 # --- a VM from a template without the term: the hook adds it
 printf '%s\n' 'NAME = "plain"' 'CPU = "0.1"' 'MEMORY = "64"' \

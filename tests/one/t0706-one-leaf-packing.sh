@@ -33,7 +33,6 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
 ONE_SCHED_RETRY=3 # 7.0: waiting VMs placed again every 3 s, not 60
-ONE_SYSTEM_HOST=20 # the system probes (leaf, usable VFs) every 20 s, not 600
 one_sim
 one_frontend
 one_host hv1 cx5-four-ibsim --leaf 1
@@ -45,7 +44,10 @@ one_peer_ibsim
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
 	oneib-vm-boot-failure oneib-vm-prolog-failure oneib-api-vn-allocate oneib-vnet-ready \
 	oneib-api-host-allocate oneib-host-monitored oneib-api-vm-allocate oneib-api-template-instantiate
-for h in hv1 hv2 hv3 hv4; do one_host_create "$h"; done
+one_host_create hv1 hv2 hv3 hv4
+# the VMs' IDs: tenant a's from V, b's from V + 4, c's from V + 8 (0 on a
+# front-end of its own)
+V=$ONE_VM0 B=$((ONE_VM0 + 4)) C=$((ONE_VM0 + 8)) LAST=$((ONE_VM0 + 13))
 LEAF1=0x0002c90200000001
 LEAF2=0x0002c90200000002
 _leaves_known() {
@@ -105,31 +107,31 @@ leaf_counts() {
 
 ta=$(tenant_template a)
 assert_ok "tenant a: four VMs at once" -- as_oneadmin onetemplate instantiate "$ta" --multiple 4
-wait_for 180 _running 0 4
-assert_ok "tenant a: its 4 VMs run" -- _running 0 4
-assert_eq "4 0" "$(leaf_counts 0 4)" "tenant a: all four under leaf 1"
+wait_for 180 _running "$V" 4
+assert_ok "tenant a: its 4 VMs run" -- _running "$V" 4
+assert_eq "4 0" "$(leaf_counts "$V" 4)" "tenant a: all four under leaf 1"
 assert_match "IB_LEAVES = \"\\*,$LEAF1,\\*\"" \
-	"$(one_xml vm 0 | one_xpath /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)" \
-	"VM 0: its requirement names the leaf it is under"
+	"$(one_xml vm "$V" | one_xpath /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)" \
+	"VM $V: its requirement names the leaf it is under"
 
 tb=$(tenant_template b)
 assert_ok "tenant b: four VMs at once" -- as_oneadmin onetemplate instantiate "$tb" --multiple 4
-wait_for 180 _running 4 4
-assert_ok "tenant b: its 4 VMs run" -- _running 4 4
-assert_eq "0 4" "$(leaf_counts 4 4)" "tenant b: all four under the other leaf"
+wait_for 180 _running "$B" 4
+assert_ok "tenant b: its 4 VMs run" -- _running "$B" 4
+assert_eq "0 4" "$(leaf_counts "$B" 4)" "tenant b: all four under the other leaf"
 
 tc=$(tenant_template c)
 assert_ok "tenant c: six VMs at once" -- as_oneadmin onetemplate instantiate "$tc" --multiple 6
-wait_for 240 _running 8 6
-assert_ok "tenant c: its 6 VMs run" -- _running 8 6
-assert_eq "4 2" "$(leaf_counts 8 6)" "tenant c: fits under neither leaf, 4 under one, 2 across"
-[ "$(leaf_counts 8 6)" = "4 2" ] ||
-	for ((i = 8; i < 14; i++)); do # what went where, for the report
+wait_for 240 _running "$C" 6
+assert_ok "tenant c: its 6 VMs run" -- _running "$C" 6
+assert_eq "4 2" "$(leaf_counts "$C" 6)" "tenant c: fits under neither leaf, 4 under one, 2 across"
+[ "$(leaf_counts "$C" 6)" = "4 2" ] ||
+	for ((i = C; i <= LAST; i++)); do # what went where, for the report
 		say "VM $i: $(one_xml vm "$i" | one_xpath 'concat(/VM/HISTORY_RECORDS/HISTORY[last()]/HOSTNAME, " ", /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)' | grep -o '^[^ ]* \|IB_LEAVES = [^&]*' | tr '\n' ' ')"
 		say "VM $i log: $(one_vm_log "$i" | grep -c 'New state is') state changes, $(one_vm_log "$i" | grep -c 'New LCM state is POWEROFF\|POWEROFF') poweroff lines"
 	done
 
-one_deployed_once 0 13 "no deploy attempted without a free VF: one host per VM, no failure"
+one_deployed_once "$V" "$LAST" "no deploy attempted without a free VF: one host per VM, no failure"
 one_cloud_agrees "14 VMs in three clusters"
 
 # --- what each guest learns of its cluster (fabric/topology.h): the map
@@ -159,12 +161,12 @@ maps_true() { # FIRST N: each map is lines of the cluster's truth, its own among
 	done
 	echo "${bad:-ok}"
 }
-assert_eq ok "$(maps_true 0 4)" "tenant a: each VM's map names only its cluster's VMs, where they run, itself too"
-assert_eq ok "$(maps_true 4 4)" "tenant b: the same"
-assert_eq ok "$(maps_true 8 6)" "tenant c: the same, over both leaves"
-assert_eq "$(vm_truth 0 4)" "$(vm_map 3)" "tenant a's last VM knows the whole cluster"
-assert_eq "$(vm_truth 8 6)" "$(vm_map 13)" "tenant c's last VM knows the whole cluster: 4 under one leaf, 2 under the other"
-ctxf=$(find "$ONE_DIR/var" -path '*/13/context.sh' 2>/dev/null | head -n 1)
+assert_eq ok "$(maps_true "$V" 4)" "tenant a: each VM's map names only its cluster's VMs, where they run, itself too"
+assert_eq ok "$(maps_true "$B" 4)" "tenant b: the same"
+assert_eq ok "$(maps_true "$C" 6)" "tenant c: the same, over both leaves"
+assert_eq "$(vm_truth "$V" 4)" "$(vm_map $((V + 3)))" "tenant a's last VM knows the whole cluster"
+assert_eq "$(vm_truth "$C" 6)" "$(vm_map "$LAST")" "tenant c's last VM knows the whole cluster: 4 under one leaf, 2 under the other"
+ctxf=$(find "$ONE_DIR/var" -path "*/$LAST/context.sh" 2>/dev/null | head -n 1)
 assert_match "^ONEIB_TOPOLOGY='0x" "$(grep '^ONEIB_TOPOLOGY=' "${ctxf:-/dev/null}")" \
 	"the context OpenNebula made at deploy carries it ($ctxf)"
 
@@ -182,6 +184,9 @@ on hv4 sh -c 'printf "vf=0000:3b:00.4 pf=0000:3b:00.0 port=1 vm=7 nic=0 since=1 
 _damaged() {
 	[ "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_USABLE)" = 0 ] || { sleep 1; return 1; }
 }
+# (the system probes run when a host's monitoring starts, then every 600 s
+# by default: the operator starts hv4's again, `onehost forceupdate`)
+as_oneadmin onehost forceupdate hv4 >/dev/null || die "onehost forceupdate hv4"
 wait_for 90 _damaged
 assert_eq 0 "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_VFS_USABLE)" "hv4, ledger damaged: 0 usable VFs"
 assert_match "^ledger /var/lib/one/ib/leases line [0-9]+: " "$(one_xml host hv4 | one_xpath /HOST/TEMPLATE/IB_ERROR)" \

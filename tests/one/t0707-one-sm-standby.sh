@@ -20,7 +20,9 @@
 . "$TOP/tests/lib/one.sh"
 one_sim
 one_frontend
-one_host hv1 cx5 --leaf 1 --vfs "0/0 1/0"
+# alice's VMs' IDs (0 and 1 on a front-end of its own)
+A=$ONE_VM0 B=$((ONE_VM0 + 1))
+one_host hv1 cx5 --leaf 1 --vfs "$A/0 $B/0"
 one_host sm2 cx5 --leaf 2
 one_fabric 2
 
@@ -29,7 +31,7 @@ SMCONF="sweep_on_trap FALSE
 sminfo_polling_timeout 1000
 polling_retry_number 2"
 # the master: these options are re-read at SIGHUP
-printf '%s\nsm_priority 10\n' "$SMCONF" >>"$TEST_TMP/fabric/opensm.conf"
+printf '%s\nsm_priority 10\n' "$SMCONF" >>"$SIM_FABRIC/opensm.conf"
 sim_opensm_reread
 # the standby on sm2, reading sm2's own /etc/opensm, told as Debian's unit
 D2=$TEST_TMP/sm2-opensm
@@ -97,8 +99,8 @@ by_hand() {
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running \
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
 one_host_create hv1
-one_ib_network ib-tenant-a >/dev/null
-pa=$(one_xml vnet 0 | one_xpath /VNET/TEMPLATE/IB_PKEY)
+na=$(one_ib_network ib-tenant-a)
+pa=$(one_xml vnet "$na" | one_xpath /VNET/TEMPLATE/IB_PKEY)
 one_user alice
 vm() { # ID
 	printf '%s\n' 'NAME = "vm"' 'CPU = "0.1"' 'MEMORY = "64"' \
@@ -108,15 +110,15 @@ vm() { # ID
 	as_user alice onevm create "$TEST_TMP/vm.tmpl" >/dev/null || die "alice: onevm create"
 	one_wait_vm "$1" "^ACTIVE RUNNING$"
 }
-members() { partition_members_in 0 <"$1"; }
-G0=$(guid_of 0 0) G1=$(guid_of 1 0)
+members() { partition_members_in "$na" <"$1"; }
+G0=$(guid_of "$A" 0) G1=$(guid_of "$B" 0)
 
-vm 0
+vm "$A"
 assert_ok "a run by hand: both SMs" -- by_hand
 assert_match "^sm2: /etc/opensm/partitions.conf: (installed|unchanged) " "$(cat "$LAST_OUT")" "sm2 holds the file"
 assert_match "^localhost: /etc/opensm/partitions.conf: (installed|unchanged) " "$(cat "$LAST_OUT")" "so does the master"
-assert_file_eq "$TEST_TMP/fabric/partitions.conf" "$D2/partitions.conf" "the same file on both"
-assert_eq "$G0" "$(members "$D2/partitions.conf")" "VM 0 in alice's partition on sm2"
+assert_file_eq "$SIM_PARTITIONS" "$D2/partitions.conf" "the same file on both"
+assert_eq "$G0" "$(members "$D2/partitions.conf")" "VM $A in alice's partition on sm2"
 
 # --- sm2 down: VM 1 made meanwhile ----------------------------------------------
 # its name no longer reaches its sshd (nothing listens there)
@@ -124,10 +126,10 @@ sed 's/^\(127\.0\.2\.[0-9]*\) sm2$/127.0.3.1 sm2/' "$ONE_ETC_HOSTS" >"$TEST_TMP/
 cp "$ONE_ETC_HOSTS" "$TEST_TMP/hosts.up"
 cat "$TEST_TMP/hosts.down" >"$ONE_ETC_HOSTS"
 fails=$(one_hook_log | grep -vc ' 0$')
-vm 1
-wait_for 60 eval '[ "$(members "$TEST_TMP/fabric/partitions.conf")" = "$G0 $G1" ]' ||
-	say "the master's file does not have VM 1 yet"
-assert_eq "$G0 $G1" "$(members "$TEST_TMP/fabric/partitions.conf")" "the master has VM 1"
+vm "$B"
+wait_for 60 eval '[ "$(members "$SIM_PARTITIONS")" = "$G0 $G1" ]' ||
+	say "the master's file does not have VM $B yet"
+assert_eq "$G0 $G1" "$(members "$SIM_PARTITIONS")" "the master has VM $B"
 assert_eq "$G0" "$(members "$D2/partitions.conf")" "sm2 has not"
 assert_eq 1 "$(( $(one_hook_log | grep -vc ' 0$') > fails ))" "the hook's runs failed meanwhile"
 assert_fail "a run by hand while sm2 is down" -- by_hand
@@ -138,8 +140,8 @@ assert_match "^oneib-partitions: sm2: .*failed \(exit 255\): ssh: connect to hos
 cat "$TEST_TMP/hosts.up" >"$ONE_ETC_HOSTS"
 assert_ok "the next run (cron)" -- by_hand
 assert_match "^sm2: /etc/opensm/partitions.conf: installed " "$(cat "$LAST_OUT")" "sm2 gets the file it missed"
-assert_eq "$G0 $G1" "$(members "$D2/partitions.conf")" "VM 1 a member on sm2 too"
-assert_file_eq "$TEST_TMP/fabric/partitions.conf" "$D2/partitions.conf" "the same file on both"
+assert_eq "$G0 $G1" "$(members "$D2/partitions.conf")" "VM $B a member on sm2 too"
+assert_file_eq "$SIM_PARTITIONS" "$D2/partitions.conf" "the same file on both"
 
 # --- the master dies: sm2 takes over, VM 1's partition holds ---------------------
 keys() { # FROM NODE
@@ -150,15 +152,15 @@ path() { # FROM A B
 	sim_client "$1" saquery -p --src-to-dst "$(sim_lid "$2"):$(sim_lid "$3")" |
 		sed -n 's/^[[:space:]]*pkey\.*\(0x[0-9a-f]*\)$/\1/p'
 }
-assert_eq "0x7fff $pa" "$(keys sm vm1-nic0)" "VM 1's VF in alice's partition"
-assert_eq "$pa" "$(path sm vm0-nic0 vm1-nic0)" "a path between VMs 0 and 1 in it"
+assert_eq "0x7fff $pa" "$(keys sm vm$B-nic0)" "VM $B's VF in alice's partition"
+assert_eq "$pa" "$(path sm vm$A-nic0 vm$B-nic0)" "a path between VMs $A and $B in it"
 t0=$(date +%s.%N)
 disown "$(cat "$SIM_OPENSM_PID_FILE")" 2>/dev/null # no "Killed" notice
 kill -9 "$(cat "$SIM_OPENSM_PID_FILE")"
 wait_for 60 grep -qs "SUBNET UP" "$D2/opensm.log" || die "sm2 did not take over"
 say "sm2 took over $(echo "$(date +%s.%N) - $t0" | bc) s after kill -9 of the master"
 assert_eq SMINFO_MASTER "$(state hv1 sm2)" "sm2 masters the fabric"
-assert_eq "0x7fff $pa|0x7fff $pa" "$(keys sm2 vm0-nic0)|$(keys sm2 vm1-nic0)" \
-	"VMs 0 and 1 keep alice's key"
-assert_eq "$pa" "$(path sm2 vm0-nic0 vm1-nic0)" "the new master's SA: the same path"
+assert_eq "0x7fff $pa|0x7fff $pa" "$(keys sm2 vm$A-nic0)|$(keys sm2 vm$B-nic0)" \
+	"VMs $A and $B keep alice's key"
+assert_eq "$pa" "$(path sm2 vm$A-nic0 vm$B-nic0)" "the new master's SA: the same path"
 test_done
