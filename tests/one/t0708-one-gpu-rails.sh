@@ -17,6 +17,8 @@
 . "$TOP/tests/lib/one.sh"
 one_sim
 one_frontend
+# the VMs' IDs (0, 1, 2 on a front-end of its own)
+A=$ONE_VM0 B=$((ONE_VM0 + 1)) C=$((ONE_VM0 + 2))
 one_host hv1 hgx
 one_fabric 1
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
@@ -46,7 +48,7 @@ assert_eq "switch 0,1" "$(xp "concat(/HOST/TEMPLATE/IB_PCI[ADDRESS='0000:17:00.0
 # --- the network, without a PF pin
 sed -e 's/^NAME .*/NAME = "ib-gpu"/' "$ONE_DIR/share/one-ib/templates/ib-network.tmpl" >"$TEST_TMP/net.tmpl"
 assert_ok "oneadmin creates the network" -- as_oneadmin onevnet create "$TEST_TMP/net.tmpl"
-one_wait_vnet 0
+one_wait_vnet "$(one_xml vnet ib-gpu | one_xpath /VNET/ID)"
 
 one_user alice
 cat >"$TEST_TMP/vm.tmpl" <<'EOT'
@@ -62,14 +64,14 @@ SCHED_REQUIREMENTS = "IB_SRIOV = \"YES\""
 EOT
 chmod 0644 "$TEST_TMP/vm.tmpl"
 assert_ok "alice creates the template" -- as_user alice onetemplate create "$TEST_TMP/vm.tmpl"
-assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate 0
-one_wait_vm 0 "^ACTIVE RUNNING$"
-assert_eq "0000:17:00:0 0000:18:00:0" "$(one_xml vm 0 | one_xpath "concat(/VM/TEMPLATE/PCI[1]/ADDRESS, ' ', /VM/TEMPLATE/PCI[2]/ADDRESS)")" \
+assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate gpu-2x2
+one_wait_vm "$A" "^ACTIVE RUNNING$"
+assert_eq "0000:17:00:0 0000:18:00:0" "$(one_xml vm "$A" | one_xpath "concat(/VM/TEMPLATE/PCI[1]/ADDRESS, ' ', /VM/TEMPLATE/PCI[2]/ADDRESS)")" \
 	"oned gave it the first two GPUs (ADDRESS in oned's form)"
 pfs=$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib |
-	jq -r '[.leases[] | select(.vm == 0)] | sort_by(.nic) | map(.pf) | join(" ")')
+	jq -r --argjson v "$A" '[.leases[] | select(.vm == $v)] | sort_by(.nic) | map(.pf) | join(" ")')
 assert_eq "0000:19:00.0 0000:1a:00.0" "$pfs" "its NICs on rails 0 and 1, beside its GPUs"
-dom=$(one_domxml hv1 0)
+dom=$(one_domxml hv1 "$A")
 assert_eq 2 "$(grep -c "<alias name=.ua-oneib-sw[01]./>" <<<"$dom")" "two switches of kvm-ib's in the domain"
 gpu0=$(grep -A4 "bus=.0x17. slot=.0x00. function=.0x0." <<<"$dom" | sed -n "s/.*<address type=.pci. domain=.0x0000. bus=.\(0x[0-9a-f]*\).*/\1/p" | head -n 1)
 vf0=$(grep -A4 "bus=.0x19. slot=.0x00. function=.0x1." <<<"$dom" | sed -n "s/.*<address type=.pci. domain=.0x0000. bus=.\(0x[0-9a-f]*\).*/\1/p" | head -n 1)
@@ -78,9 +80,9 @@ assert_match '^0x[0-9a-f]+$' "$gpu0" "GPU 0000:17:00.0 on a guest port"
 assert_eq "$(up "$gpu0")" "$(up "$vf0")" "it and NIC 0's VF on downstream ports of one switch"
 assert_eq 4 "$(grep -c '<hostdev' <<<"$dom")" "the domain holds 2 GPUs and 2 VFs"
 
-assert_ok "alice terminates it" -- as_user alice onevm terminate --hard 0
-one_wait_vm 0 "^DONE"
-assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | select(.vm == 0) | .vf')" \
+assert_ok "alice terminates it" -- as_user alice onevm terminate --hard "$A"
+one_wait_vm "$A" "^DONE"
+assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r --argjson v "$A" '.leases[] | select(.vm == $v) | .vf')" \
 	"its leases are gone"
 
 # --- two VMs of 4 GPUs and 4 NICs on the host
@@ -101,10 +103,10 @@ SCHED_REQUIREMENTS = "IB_SRIOV = \"YES\""
 EOT
 chmod 0644 "$TEST_TMP/vm4.tmpl"
 assert_ok "alice creates the 4x4 template" -- as_user alice onetemplate create "$TEST_TMP/vm4.tmpl"
-assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate 1
-one_wait_vm 1 "^ACTIVE RUNNING$"
-assert_ok "and again" -- as_user alice onetemplate instantiate 1
-one_wait_vm 2 "^ACTIVE RUNNING$"
+assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate gpu-4x4
+one_wait_vm "$B" "^ACTIVE RUNNING$"
+assert_ok "and again" -- as_user alice onetemplate instantiate gpu-4x4
+one_wait_vm "$C" "^ACTIVE RUNNING$"
 rails_of() { # VM: its PFs by NIC, as rails (hgx: rails in PF address order)
 	on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r "
 		[.leases[] | select(.vm == $1)] | sort_by(.nic) | map(.pf) | map(
@@ -113,12 +115,12 @@ rails_of() { # VM: its PFs by NIC, as rails (hgx: rails in PF address order)
 		map(tostring) | join(\" \")"
 }
 gpus_of() { one_xml vm "$1" | one_xpath "concat(/VM/TEMPLATE/PCI[1]/ADDRESS, ' ', /VM/TEMPLATE/PCI[4]/ADDRESS)"; }
-assert_eq "0000:17:00:0 0000:3c:00:0" "$(gpus_of 1)" "VM 1: node 0's four GPUs (17 ... 3c)"
-assert_eq "0 1 2 3" "$(rails_of 1)" "VM 1: 4 distinct rails, each beside its GPU"
-assert_eq "0000:97:00:0 0000:bc:00:0" "$(gpus_of 2)" "VM 2: node 1's four (97 ... bc)"
-assert_eq "4 5 6 7" "$(rails_of 2)" "VM 2: 4 rails of its own, each beside its GPU"
+assert_eq "0000:17:00:0 0000:3c:00:0" "$(gpus_of "$B")" "VM $B: node 0's four GPUs (17 ... 3c)"
+assert_eq "0 1 2 3" "$(rails_of "$B")" "VM $B: 4 distinct rails, each beside its GPU"
+assert_eq "0000:97:00:0 0000:bc:00:0" "$(gpus_of "$C")" "VM $C: node 1's four (97 ... bc)"
+assert_eq "4 5 6 7" "$(rails_of "$C")" "VM $C: 4 rails of its own, each beside its GPU"
 
-for vm in 1 2; do
+for vm in $B $C; do
 	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard $vm
 	one_wait_vm $vm "^DONE"
 done
