@@ -53,6 +53,8 @@ ONE_RUN_PKGS := ruby ruby-xmlrpc ruby-nokogiri ruby-treetop ruby-parse-cron \
 
 # Debian 12 packages: build, tests, and the simulated cloud's real parts;
 # gdb: a test that times out shows where its libvirtds wait (test-lib.sh);
+# linux-image-amd64, busybox-static and cpio: the guest booted under QEMU
+# to read its own PCIe tree (tests/lib/guestboot.sh).
 # faketime: a hook run with its clock ahead (t0416).
 DEB_PKGS := gdb gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev \
             pci.ids libibumad-dev libibverbs-dev libcmocka-dev cppcheck \
@@ -60,7 +62,7 @@ DEB_PKGS := gdb gcc make pkg-config libc6-dev libvirt-dev libxml2-dev libpci-dev
             libumad2sim0 infiniband-diags iproute2 util-linux procps sudo \
             libvirt-daemon-driver-qemu qemu-system-x86 clang libclang-rt-14-dev \
             strace shellcheck debhelper dpkg-dev fakeroot lintian mmdebstrap \
-            libxml2-utils curl python3 faketime \
+            libxml2-utils curl python3 faketime linux-image-amd64 busybox-static cpio \
             $(ONE_BUILD_PKGS) $(ONE_RUN_PKGS)
 
 B       := build
@@ -345,6 +347,11 @@ $(B)/bench/slplanbench: tests/bench/slplanbench.c $(call archives,$(B),fabric ro
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-partitions)
 
+# The placement decision's own time (b21): 8 GPUs x 8 NICs, 8 x 127 VFs.
+$(B)/bench/placebench: tests/bench/placebench.c $(call archives,$(B),host root core)
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(pkg_cflags) -o $@ $^ $(libs_oneib-vf)
+
 # The front-end run's steps one at a time (b42, b43, the demo).
 $(B)/bench/poolbench: tests/bench/poolbench.c $(call archives,$(B),fabric root core)
 	@mkdir -p $(dir $@)
@@ -352,7 +359,7 @@ $(B)/bench/poolbench: tests/bench/poolbench.c $(call archives,$(B),fabric root c
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(B)/bench/runstat $(B)/bench/slplanbench \
-		$(B)/bench/poolbench
+		$(B)/bench/placebench $(B)/bench/poolbench
 	rm -rf $(B)/destdir
 	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(B)/destdir
 	sh tests/bench/run.sh

@@ -12,9 +12,14 @@
  *       [--domain-gone]   right after the stock shutdown/cancel ended
  *       the VM's domain: libvirt is not asked (deploy stays the gate)
  *   oneib-vf lease --vm 42 --vm-xml FILE [--nic N | --mac MAC] [--reserve]
+ *       [--rails 0=3,1=5]
  *       a VF for each InfiniBand NIC (or that one), programmed; with
- *       --reserve set aside for a migration and not programmed. Prints
- *       "<VF> <hostdev XML>" per NIC, the device virsh attach-device takes
+ *       --reserve set aside for a migration and not programmed; with
+ *       --rails each NIC on the rail it had, where this host has it.
+ *       Prints "<VF> <hostdev XML>" per NIC, the device virsh
+ *       attach-device takes
+ *   oneib-vf rails --vm 42
+ *       the rail each NIC's lease here is on, "0=3,1=5", for --rails
  *   oneib-vf hostdevs --vm 42 [--nic N | --vm-xml FILE --mac MAC]
  *       [--held | --not-held]   the same lines for the VM's leases, those
  *       its domain holds (with any IB VF it holds without one), or not
@@ -33,12 +38,15 @@
  * Common options: --ledger DIR (/var/lib/one/ib), --connect URI (libvirt,
  * default $LIBVIRT_URI as kvmrc sets it, else qemu:///system), --owner PID
  * (the action the leases taken are for: the kvm-ib script that runs
- * oneib-vf; reconcile never takes them while it runs).
+ * oneib-vf; reconcile never takes them while it runs), --rail-map MAP
+ * (ONEIB_RAIL_MAP: rails by leaf switch, host/rails.h).
  *
  * A VF is chosen among ACTIVE InfiniBand ports (or the IB_PF/IB_PORT the
  * network pins) whose VFs can get their GUIDs (the port-ready rule of
- * lib/host/hca.h), on the NUMA node of the VM's pinned vCPUs first, lowest
- * free VF index first; a VF any libvirt domain holds is never chosen.
+ * lib/host/hca.h), by lib/host/placement.h: a rail the NIC's siblings on
+ * its network do not hold (IB_RAILS), beside the GPU it pairs with
+ * (IB_AFFINITY), on the NUMA node of the VM's pinned vCPUs, lowest rail
+ * and free VF index first; a VF any libvirt domain holds is never chosen.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -55,6 +63,7 @@
 #include "core/command.h"
 #include "core/log.h"
 #include "host/onexml.h"
+#include "host/rails.h"
 #include "core/pkey.h"
 #include "core/strbuf.h"
 
@@ -71,6 +80,8 @@ struct ctx {
 	bool reserve;
 	enum leasing_which which;
 	bool domain_gone;
+	struct rail_hint *hints; /* --rails */
+	size_t nhints;
 };
 
 static int cmd_deploy(int argc, char **argv, void *arg)
@@ -243,8 +254,8 @@ static int cmd_lease(int argc, char **argv, void *arg)
 	if (!r && nic_id == NOT_IB)
 		r = -ENOENT; /* err says which */
 	if (!r)
-		r = leasing_lease(&c->cfg, &vm, nic_id, c->reserve, &out, err,
-				  sizeof(err));
+		r = leasing_lease(&c->cfg, &vm, nic_id, c->reserve, c->hints,
+				  c->nhints, &out, err, sizeof(err));
 	if (!r && (fwrite(sb_str(&out), 1, out.len, stdout) != out.len ||
 		   fflush(stdout))) {
 		/* Committed: the caller releases on failure. */
@@ -259,17 +270,38 @@ static int cmd_lease(int argc, char **argv, void *arg)
 	return r ? 1 : 0;
 }
 
-static int cmd_hostdevs(int argc, char **argv, void *arg)
+static int cmd_rails(int argc, char **argv, void *arg)
 {
 	const struct ctx *c = arg;
+	struct strbuf out = STRBUF_INIT;
+	char err[ERRLEN] = "";
+	int r;
 
 	(void)argc;
 	(void)argv;
+	if (c->vmid < 0) {
+		log_msg("rails needs --vm ID");
+		return 2;
+	}
+	r = leasing_rails(&c->cfg, c->vmid, &out, err, sizeof(err));
+	if (!r)
+		printf("%s\n", sb_str(&out));
+	else
+		log_msg("%s", err[0] ? err : strerror(-r));
+	sb_release(&out);
+	return r ? 1 : 0;
+}
+
+static int cmd_hostdevs(int argc, char **argv, void *arg)
+{
+	const struct ctx *c = arg;
 	struct strbuf out = STRBUF_INIT;
 	struct one_vm vm = { 0 };
 	char err[ERRLEN] = "";
 	int nic_id, r;
 
+	(void)argc;
+	(void)argv;
 	if (c->vmid < 0) {
 		log_msg("hostdevs needs --vm ID");
 		return 2;
@@ -277,12 +309,18 @@ static int cmd_hostdevs(int argc, char **argv, void *arg)
 	if (!selection_ok(c, "hostdevs"))
 		return 2;
 	r = which_nic(c, &vm, &nic_id, err, sizeof(err));
-	one_vm_free(&vm);
-	if (!r && nic_id == NOT_IB)
+	if (!r && nic_id == NOT_IB) {
+		one_vm_free(&vm);
 		return 0; /* not InfiniBand: no VF of ours */
+	}
+	/* the VM's NICs and GPUs, for the VFs beside their GPUs */
+	if (!r && !c->mac && c->vm_xml)
+		r = read_vm(c, &vm, err, sizeof(err));
 	if (!r)
-		r = leasing_hostdevs(&c->cfg, c->vmid, nic_id, c->which, &out,
-				     err, sizeof(err));
+		r = leasing_hostdevs(&c->cfg, c->vmid, nic_id, c->which,
+				     c->vm_xml ? &vm : NULL, &out, err,
+				     sizeof(err));
+	one_vm_free(&vm);
 	if (!r)
 		fwrite(sb_str(&out), 1, out.len, stdout);
 	if (r)
@@ -448,7 +486,9 @@ static const struct command commands[] = {
 	{ "release", cmd_release,
 	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--domain-gone]" },
 	{ "lease", cmd_lease,
-	  "--vm ID --vm-xml FILE [--nic N | --mac MAC] [--reserve]" },
+	  "--vm ID --vm-xml FILE [--nic N | --mac MAC] [--reserve]\n"
+	  "[--rails NIC=RAIL,...]" },
+	{ "rails", cmd_rails, "--vm ID" },
 	{ "hostdevs", cmd_hostdevs,
 	  "--vm ID [--nic N | --vm-xml FILE --mac MAC] [--held | --not-held]" },
 	{ "list", cmd_list, "[--format=table|json]" },
@@ -458,6 +498,7 @@ static const struct command commands[] = {
 
 static const char more[] = "options: --ledger DIR, --connect URI, --pkey-cmd "
 			   "COMMAND, --owner PID,\n"
+			   "         --rail-map MAP (ONEIB_RAIL_MAP),\n"
 			   "         --cloud-id N (0-255, the same on every "
 			   "host and the partitions renderer)\n";
 
@@ -479,6 +520,8 @@ int main(int argc, char **argv)
 		{ "held", no_argument, NULL, 'H' },
 		{ "not-held", no_argument, NULL, 'N' },
 		{ "domain-gone", no_argument, NULL, 'G' },
+		{ "rails", required_argument, NULL, 'r' },
+		{ "rail-map", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -491,8 +534,11 @@ int main(int argc, char **argv)
 		.nic_id = -1,
 		.which = LEASING_LEASED,
 	};
+	const char *rails = NULL, *rail_map = NULL;
+	struct rail_map map = { 0 };
 	const struct command *cmd;
-	int o, grace, owner;
+	char err[ERRLEN];
+	int o, grace, owner, rc;
 
 	o = command_help(argc, argv, "oneib-vf", commands, NCOMMANDS, more);
 	if (o >= 0)
@@ -574,6 +620,12 @@ int main(int argc, char **argv)
 		case 'G':
 			c.domain_gone = true;
 			break;
+		case 'r':
+			rails = optarg;
+			break;
+		case 'M':
+			rail_map = optarg;
+			break;
 		case 'h':
 			command_usage(stdout, "oneib-vf", commands, NCOMMANDS,
 				      more);
@@ -588,5 +640,20 @@ int main(int argc, char **argv)
 		log_msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	return cmd->run(argc, argv, &c);
+	/* Parsed after the other options, which may return early. */
+	if (rails &&
+	    rail_hints_parse(rails, &c.hints, &c.nhints, err, sizeof(err))) {
+		log_msg("%s", err);
+		return 2;
+	}
+	if (rail_map && rail_map_parse(rail_map, &map, err, sizeof(err))) {
+		log_msg("--rail-map: %s", err);
+		free(c.hints);
+		return 2;
+	}
+	c.cfg.rail_map = &map;
+	rc = cmd->run(argc, argv, &c);
+	free(c.hints);
+	rail_map_free(&map);
+	return rc;
 }

@@ -27,6 +27,7 @@ done
 : "${ONEIB_CLOUD_ID:=0}"
 ONEIB_PKEY=${ONEIB_PKEY-} # empty: this host programs no VF
 ONEIB_PEER=${ONEIB_PEER-} # empty: no leaf switch is asked
+ONEIB_RAIL_MAP=${ONEIB_RAIL_MAP-} # empty: rails by PCI address
 : "${ONEIB_RECONCILE_GRACE:=600}"
 : "${ONEIB_DETACH_TIMEOUT:=30}"
 : "${ONEIB_REMOTE_DIR:=/var/tmp/one}"
@@ -42,7 +43,7 @@ ONEIB_BIN=$ONEIB_REMOTES/ib/bin
 # --- the helpers, with this host's settings -----------------------------------
 
 # oneib_vf CMD [ARGS...]: oneib-vf with this host's ledger, libvirt,
-# oneib-pkey command and cloud id (every command takes all four), and the
+# oneib-pkey command, cloud id and rail map (every command takes all), and the
 # action the leases it takes are for, when the caller set ONEIB_OWNER (its
 # pid: reconcile never takes them while that process runs).
 oneib_vf() {
@@ -50,19 +51,21 @@ oneib_vf() {
 	shift
 	"$ONEIB_BIN/oneib-vf" "$_oneib_cmd" --ledger "$ONEIB_LEDGER_DIR" \
 		--connect "$LIBVIRT_URI" --pkey-cmd "$ONEIB_PKEY" \
-		--cloud-id "$ONEIB_CLOUD_ID" ${ONEIB_OWNER:+--owner "$ONEIB_OWNER"} "$@"
+		--cloud-id "$ONEIB_CLOUD_ID" --rail-map "$ONEIB_RAIL_MAP" \
+		${ONEIB_OWNER:+--owner "$ONEIB_OWNER"} "$@"
 }
 
 # oneib_discover FORMAT: this host's InfiniBand as a probe reports it
-# (one, one-system, one-monitor, json, table), with the ledger's leases and
-# each port's leaf switch (through ONEIB_PEER); a port whose VFs cannot get
-# GUIDs counts as not ready only where the host programs VFs (ONEIB_PKEY
-# set).
+# (one, one-system, one-monitor, json, table), with the ledger's leases,
+# each port's leaf switch (through ONEIB_PEER) and rail (ONEIB_RAIL_MAP);
+# a port whose VFs cannot get GUIDs counts as not ready only where the
+# host programs VFs (ONEIB_PKEY set).
 oneib_discover() {
 	_oneib_guids=on
 	[ -n "$ONEIB_PKEY" ] || _oneib_guids=off
 	"$ONEIB_BIN/oneib-discover" --format="$1" --guids=$_oneib_guids \
-		--ledger "$ONEIB_LEDGER_DIR" --peer-cmd "$ONEIB_PEER"
+		--ledger "$ONEIB_LEDGER_DIR" --peer-cmd "$ONEIB_PEER" \
+		--rail-map "$ONEIB_RAIL_MAP"
 }
 
 # oneib_static_file: the operator's static partitions file to hand on

@@ -15,7 +15,10 @@ assert_eq 'IB_SRIOV="NO"
 IB_NOT_READY=""
 IB_LEAVES=""
 IB_NO_LEAF=""
+IB_RAILS=0
+IB_NO_RAIL=""
 IB_VFS_FREE=0
 IB_VFS_USABLE=0
-IB_ERROR=""' "$(cat "$TEST_TMP/one")" "monitoring attributes"
+IB_ERROR=""
+IB_RAILS_FREE=0' "$(cat "$TEST_TMP/one")" "monitoring attributes"
 test_done

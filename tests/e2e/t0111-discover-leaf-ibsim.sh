@@ -40,7 +40,7 @@ for spec in "hv1 $leaf1 2 leaf1" "hv2 $leaf1 5 leaf1" "hv3 $leaf2 3 leaf2" "hv4 
 		"$node: PF A port 1 is cabled to $name port $port"
 	discover "$node" one-system >"$TEST_TMP/$node.one" 2>/dev/null
 	tmpl_vectors "$TEST_TMP/$node.one" IB_PF >"$TEST_TMP/$node.pf"
-	assert_match "^ADDRESS=0000:3b:00.0\|.*\|LEAF_GUID=$guid\|LEAF_PORT=$port\|LEAF_DESC=MF0;$name:MQM8700/U1\|PEER_TYPE=switch$" \
+	assert_match "^ADDRESS=0000:3b:00.0\|.*\|LEAF_GUID=$guid\|LEAF_PORT=$port\|LEAF_DESC=MF0;$name:MQM8700/U1\|PEER_TYPE=switch\|RAIL=0\|PCIE_SWITCH=\|PCIE_ROOT_PORT=0000:3a:00.0$" \
 		"$(cat "$TEST_TMP/$node.pf")" "$node: IB_PF of PF A names its leaf"
 	assert_eq ",$guid," "$(tmpl_value "$TEST_TMP/$node.one" IB_LEAVES)" "$node: IB_LEAVES"
 done
@@ -53,7 +53,7 @@ assert_eq "$(jq -r '.hcas[0].ports[0].peer.node_guid' "$TEST_TMP/hv1.json")" \
 assert_eq "null" "$(jq -c '.hcas[1].ports[0].peer' "$TEST_TMP/hv1.json")" "PF B: no peer"
 assert_match '^PF 0000:af:00.0 port 1: cannot open its umad device' \
 	"$(jq -r '.hcas[1].ports[0].peer_error' "$TEST_TMP/hv1.json")" "PF B: why, from oneib-peer"
-assert_match '^ADDRESS=0000:af:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=$' \
+assert_match '^ADDRESS=0000:af:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=\|RAIL=1\|PCIE_SWITCH=\|PCIE_ROOT_PORT=0000:ae:00.0$' \
 	"$(cat "$TEST_TMP/hv1.pf")" "PF B: LEAF_* empty"
 assert_match '^IB_NO_LEAF="PF 0000:af:00.0 port 1: cannot open its umad device: ' \
 	"$(cat "$TEST_TMP/hv1.one")" "IB_NO_LEAF says why, for PF B alone"
@@ -62,7 +62,7 @@ assert_match '^IB_NO_LEAF="PF 0000:af:00.0 port 1: cannot open its umad device: 
 discover hv5 one-system >"$TEST_TMP/hv5.one" 2>/dev/null
 assert_eq 0 $? "hv5: exit status"
 tmpl_vectors "$TEST_TMP/hv5.one" IB_PF >"$TEST_TMP/hv5.pf"
-assert_match '^ADDRESS=0000:3b:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=CA$' \
+assert_match '^ADDRESS=0000:3b:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=CA\|RAIL=0\|PCIE_SWITCH=\|PCIE_ROOT_PORT=0000:3a:00.0$' \
 	"$(cat "$TEST_TMP/hv5.pf")" "hv5: PF A's peer is a CA, no leaf"
 assert_match '^IB_NO_LEAF="PF 0000:3b:00.0 port 1: cabled to a CA, not a switch \(0x0002c90300006000 port 1, \\"stor1 HCA-1\\"\); PF 0000:af:00.0 port 1: ' \
 	"$(cat "$TEST_TMP/hv5.one")" "hv5: IB_NO_LEAF says what it is cabled to"

@@ -17,7 +17,7 @@ assert_eq "kvm" "$(tmpl_value "$TEST_TMP/sys" HYPERVISOR)" "stock probe ran in t
 assert_eq YES "$(tmpl_value "$TEST_TMP/sys" IB_SRIOV)" "IB_SRIOV"
 tmpl_vectors "$TEST_TMP/sys" IB_PF >"$TEST_TMP/pf"
 assert_eq 2 "$(grep -c . "$TEST_TMP/pf")" "one IB_PF per PF port"
-exp=$(jq -r '.hcas[] | "ADDRESS=\(.address)|IBDEV=\(.ibdev)|PORT=\(.ports[0].port)|PORT_GUID=\(.ports[0].port_guid)|SUBNET_PREFIX=0xfe80000000000000|STATE=\(.ports[0].state)|RATE=\(.ports[0].rate)|LINK_LAYER=\(.ports[0].link_layer)|NUMA_NODE=\(.numa_node)|VFS_TOTAL=\(.sriov_totalvfs)|VFS_ENABLED=\(.vfs | length)|DRIVER=\(.driver)|PKEY_CAP=\(.ports[0].pkey_cap)|PKEY_USED=\(.ports[0].pkeys | length)|LEAF_GUID=|LEAF_PORT=|LEAF_DESC=|PEER_TYPE="' "$SIM_HOST_DIR/expect.json")
+exp=$(jq -r '.hcas[] | "ADDRESS=\(.address)|IBDEV=\(.ibdev)|PORT=\(.ports[0].port)|PORT_GUID=\(.ports[0].port_guid)|SUBNET_PREFIX=0xfe80000000000000|STATE=\(.ports[0].state)|RATE=\(.ports[0].rate)|LINK_LAYER=\(.ports[0].link_layer)|NUMA_NODE=\(.numa_node)|VFS_TOTAL=\(.sriov_totalvfs)|VFS_ENABLED=\(.vfs | length)|DRIVER=\(.driver)|PKEY_CAP=\(.ports[0].pkey_cap)|PKEY_USED=\(.ports[0].pkeys | length)|LEAF_GUID=|LEAF_PORT=|LEAF_DESC=|PEER_TYPE=|RAIL=\(.ports[0].rail)|PCIE_SWITCH=\(.pcie_switch // "")|PCIE_ROOT_PORT=\(.pcie_root_port)"' "$SIM_HOST_DIR/expect.json")
 assert_eq "$exp" "$(cat "$TEST_TMP/pf")" "IB_PF vectors carry the fixture's facts"
 # No oneib-peer on this machine: the leaves stay empty and one attribute
 # says why, port by port; the class still succeeds (above).

@@ -42,10 +42,10 @@ set_peer "$TEST_TMP/peer"
 probe
 assert_eq 0 $? "the class succeeds"
 tmpl_vectors "$TEST_TMP/sys" IB_PF >"$TEST_TMP/pf"
-assert_match '^ADDRESS=0000:3b:00.0\|IBDEV=ibsim0\|.*\|PKEY_CAP=128\|PKEY_USED=1\|LEAF_GUID=0x0002c90200000a00\|LEAF_PORT=5\|LEAF_DESC=MF0;leaf1:MQM8700/U1\|PEER_TYPE=switch$' \
+assert_match '^ADDRESS=0000:3b:00.0\|IBDEV=ibsim0\|.*\|PKEY_CAP=128\|PKEY_USED=1\|LEAF_GUID=0x0002c90200000a00\|LEAF_PORT=5\|LEAF_DESC=MF0;leaf1:MQM8700/U1\|PEER_TYPE=switch\|RAIL=0\|PCIE_SWITCH=\|PCIE_ROOT_PORT=0000:3a:00.0$' \
 	"$(cat "$TEST_TMP/pf")" "PF A: room in its P_Key table, and its leaf: leaf1 port 5"
 assert_eq ",0x0002c90200000a00," "$(one_value IB_LEAVES)" "IB_LEAVES: leaf1"
-assert_match '^ADDRESS=0000:af:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=$' \
+assert_match '^ADDRESS=0000:af:00.0\|.*\|LEAF_GUID=\|LEAF_PORT=\|LEAF_DESC=\|PEER_TYPE=\|RAIL=1\|PCIE_SWITCH=\|PCIE_ROOT_PORT=0000:ae:00.0$' \
 	"$(cat "$TEST_TMP/pf")" "PF B (no simulated port): LEAF_* empty"
 assert_match '^PF 0000:af:00.0 port 1: cannot open its umad device: ' "$(one_value IB_NO_LEAF)" \
 	"IB_NO_LEAF: why, for PF B only"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The oned.conf fragment keeps every IB_* attribute that reaches a NIC out
 # of a tenant's hands the same way: each one INHERIT_VNET_ATTR carries into
-# the NICs is restricted in the NIC (VM_RESTRICTED_ATTR NIC/X), in the
+# the NICs that decides a partition or a PF is restricted in the NIC (VM_RESTRICTED_ATTR NIC/X), in the
 # network (VNET_RESTRICTED_ATTR X) and in its address ranges (AR/X, whose
 # attributes reach the NICs of their leases too), IB_PF and IB_PORT exactly
 # like IB_PKEY; and the fabric-wide ones, IB_SL and IB_RATE (in the
@@ -15,8 +15,14 @@ values() { # NAME: the values of NAME = "..." lines, one per line
 	sed -n "s/^$1[[:space:]]*=[[:space:]]*\"\\([^\"]*\\)\".*/\\1/p" "$conf" | sort -u
 }
 inherited=$(values INHERIT_VNET_ATTR)
-assert_eq "IB_PF IB_PKEY IB_PORT" "$(echo $inherited)" "the NICs inherit IB_PKEY, IB_PF, IB_PORT"
-for a in $inherited; do
+assert_eq "IB_AFFINITY IB_PF IB_PKEY IB_PORT IB_RAILS" "$(echo $inherited)" \
+	"the NICs inherit IB_PKEY, IB_PF, IB_PORT, IB_RAILS, IB_AFFINITY"
+# IB_RAILS and IB_AFFINITY place only the VM's own NICs (rails, the side
+# of its GPUs): a tenant may set them in a NIC.
+for a in IB_RAILS IB_AFFINITY; do
+	assert_eq "" "$(values VM_RESTRICTED_ATTR | grep -x "NIC/$a")" "$a: a tenant's to set in a NIC"
+done
+for a in IB_PKEY IB_PF IB_PORT; do
 	assert_match "^NIC/$a$" "$(values VM_RESTRICTED_ATTR)" "$a: restricted in a VM's NIC"
 	assert_match "^$a$" "$(values VNET_RESTRICTED_ATTR)" "$a: restricted in the network"
 	assert_match "^AR/$a$" "$(values VNET_RESTRICTED_ATTR)" "$a: restricted in an address range"

@@ -16,7 +16,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct domxml_vf map = { 0x0200c0a80105ULL, { 0, 0x3b, 0, 1 }, -1 };
+	struct domxml_vf map = { .mac = 0x0200c0a80105ULL,
+				 .vf = { 0, 0x3b, 0, 1 },
+				 .node = -1 };
 	struct one_vm vm;
 	struct pci_addr *pcis = NULL;
 	struct domxml *d;

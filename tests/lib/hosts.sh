@@ -304,6 +304,11 @@ _history_xml() { # HOST
 # vm_pin VMID NODE CPUS: oned pinned VM VMID's vCPUs to CPUS ("4,5") of
 # host NUMA node NODE (PIN_POLICY CORE, one virtual node).
 vm_pin() { _vm_set "$1" pin "$2 $3"; }
+# vm_gpus VMID "ADDR@NODE ...": OpenNebula's PCI devices of the VM (GPUs),
+# host address and host NUMA node each: TEMPLATE/PCI ADDRESS in its XML,
+# PCI hostdevs in its q35 deployment where oned puts them (oneib.sh,
+# DOMAIN_XML_Q35_PCI)
+vm_gpus() { _vm_set "$1" gpus "$2"; }
 # vm_q35 VMID: its deployment is domain_xml_q35's 7.0 layout (oneib.sh), a
 # q35 VM with two guest NUMA nodes, one PCIe expander bus each.
 vm_q35() { _vm_set "$1" q35 numa; }
@@ -320,6 +325,13 @@ _vm_xml() { # VMID
 		printf '<NUMA_NODE><CPUS><![CDATA[%s]]></CPUS><MEMORY><![CDATA[1048576]]></MEMORY>' "$cpus"
 		printf '<MEMORY_NODE_ID><![CDATA[%s]]></MEMORY_NODE_ID><NODE_ID><![CDATA[%s]]></NODE_ID>' "$node" "$node"
 		printf '<TOTAL_CPUS><![CDATA[1]]></TOTAL_CPUS></NUMA_NODE>\n'
+	fi
+	if [ -r "$(_vmd "$vmid")/gpus" ]; then
+		for node in $(cat "$(_vmd "$vmid")/gpus"); do
+			node=${node%@*}
+			printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS></PCI>\n' \
+				"${node%.*}:${node##*.}"
+		done
 	fi
 	_nics_xml "$vmid"
 	printf '<CONTEXT><NETWORK><![CDATA[YES]]></NETWORK><TARGET><![CDATA[hda]]></TARGET></CONTEXT></TEMPLATE>'
@@ -452,7 +464,8 @@ one_deploy_vm() { # VMID HOST
 	mkdir -p "$TEST_TMP/shared-ds/0/$vmid"
 	_vm_xml "$vmid" >"$TEST_TMP/shared-ds/0/$vmid/vm.xml"
 	if [ -r "$(_vmd "$vmid")/q35" ]; then
-		domain_xml_q35 "$vmid" numa "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
+		DOMAIN_XML_Q35_PCI=$(cat "$(_vmd "$vmid")/gpus" 2>/dev/null) \
+			domain_xml_q35 "$vmid" numa "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
 	else
 		domain_xml "$vmid" "${macs[@]}" >"$SIM_STEP_DIR/deployment.xml"
 	fi

@@ -254,20 +254,30 @@ EOS
 }
 
 # vm_xml VMID NIC...: the <VM> OpenNebula writes as vm.xml; each NIC is
-# TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT]]] with TYPE ib or bridge, e.g.
-# ib/0/02:00:c0:a8:01:05/0x8101.
+# TYPE/ID/MAC[/PKEY[/IB_PF[/IB_PORT[/IB_RAILS[/IB_AFFINITY[/NETWORK_ID]]]]]]
+# with TYPE ib or bridge, e.g. ib/0/02:00:c0:a8:01:05/0x8101 (NETWORK_ID
+# ID+10 unless given: each NIC on a network of its own). VM_XML_PCI="A B"
+# adds a TEMPLATE/PCI with ADDRESS per host address (0000:17:00.0), as
+# oned assigns them and writes them ("0000:17:00:0").
 vm_xml() {
-	local vmid=$1 n t id mac pkey pf port
+	local vmid=$1 n t id mac pkey pf port rails aff net a i=0
 	shift
 	printf '<VM><ID>%s</ID><NAME><![CDATA[vm-%s]]></NAME><TEMPLATE>\n' "$vmid" "$vmid"
+	for a in ${VM_XML_PCI:-}; do
+		a=${a%.*}:${a##*.} # oned's form: 0000:17:00:0
+		printf '<PCI><ADDRESS><![CDATA[%s]]></ADDRESS><CLASS><![CDATA[0302]]></CLASS><PCI_ID><![CDATA[%d]]></PCI_ID></PCI>\n' "$a" $i
+		i=$((i + 1))
+	done
 	for n in "$@"; do
-		IFS=/ read -r t id mac pkey pf port <<<"$n"
+		IFS=/ read -r t id mac pkey pf port rails aff net <<<"$n"
 		printf '<NIC><NIC_ID><![CDATA[%s]]></NIC_ID><MAC><![CDATA[%s]]></MAC><NETWORK_ID><![CDATA[%s]]></NETWORK_ID><TARGET><![CDATA[one-%s-%s]]></TARGET>' \
-			"$id" "$mac" "$((id + 10))" "$vmid" "$id"
+			"$id" "$mac" "${net:-$((id + 10))}" "$vmid" "$id"
 		if [ "$t" = ib ]; then
 			printf '<VN_MAD><![CDATA[ib]]></VN_MAD><IB_PKEY><![CDATA[%s]]></IB_PKEY>' "${pkey:-0x8101}"
 			[ -n "$pf" ] && printf '<IB_PF><![CDATA[%s]]></IB_PF>' "$pf"
 			[ -n "$port" ] && printf '<IB_PORT><![CDATA[%s]]></IB_PORT>' "$port"
+			[ -n "$rails" ] && printf '<IB_RAILS><![CDATA[%s]]></IB_RAILS>' "$rails"
+			[ -n "$aff" ] && printf '<IB_AFFINITY><![CDATA[%s]]></IB_AFFINITY>' "$aff"
 		else
 			printf '<VN_MAD><![CDATA[bridge]]></VN_MAD><BRIDGE><![CDATA[br0]]></BRIDGE>'
 		fi
@@ -277,9 +287,11 @@ vm_xml() {
 }
 
 # domain_xml VMID MAC...: an OpenNebula-shaped KVM deployment file with one
-# bridge <interface> per MAC (NIC ids in order).
+# bridge <interface> per MAC (NIC ids in order), and after them one PCI
+# <hostdev> per host address of DOMAIN_XML_PCI="A B" (OpenNebula's
+# PCI=[...] passthrough, LibVirtDriverKVM.cc: managed, the source address).
 domain_xml() {
-	local vmid=$1 i=0 mac
+	local vmid=$1 i=0 mac a b
 	shift
 	cat <<EOS
 <domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
@@ -302,6 +314,13 @@ EOS
 EOS
 		i=$((i + 1))
 	done
+	for a in ${DOMAIN_XML_PCI:-}; do
+		b=${a#*:} # 0000:17:00.0 -> 17:00.0
+		printf "\t\t<hostdev mode='subsystem' type='pci' managed='yes'>\n\t\t\t<source>\n"
+		printf "\t\t\t\t<address domain='0x%s' bus='0x%s' slot='0x%s' function='0x%s'/>\n" \
+			"${a%%:*}" "${b%%:*}" "${b:3:2}" "${b:6:1}"
+		printf "\t\t\t</source>\n\t\t</hostdev>\n"
+	done
 	cat <<EOS
 	</devices>
 	<metadata>
@@ -312,6 +331,30 @@ EOS
 	</metadata>
 </domain>
 EOS
+}
+
+# DOMAIN_XML_Q35_PCI="ADDR@NODE ...": domain_xml_q35 adds one PCI hostdev
+# per host address (NODE: the device's host NUMA node), where OpenNebula
+# puts its PCI devices (HostSharePCI.cc, set_pci_address): numa, the next
+# free downstream port of the switch of expander 20 + 14 NODE (index
+# 20 + 14 NODE + 6 + k); flat, root port PCI_ID + 1.
+_q35_hostdevs() { # LAYOUT
+	local a n b i=0 used0=0 used1=0 bus
+	for a in ${DOMAIN_XML_Q35_PCI:-}; do
+		n=${a#*@} a=${a%@*} b=${a#*:}
+		if [ "$1" = flat ]; then
+			bus=$((i + 1))
+		elif [ "$n" = 0 ]; then
+			bus=$((20 + 6 + used0)) used0=$((used0 + 1))
+		else
+			bus=$((34 + 6 + used1)) used1=$((used1 + 1))
+		fi
+		printf "\t\t<hostdev mode='subsystem' type='pci' managed='yes'>\n\t\t\t<source>\n"
+		printf "\t\t\t\t<address domain='0x%s' bus='0x%s' slot='0x%s' function='0x%s'/>\n" \
+			"${a%%:*}" "${b%%:*}" "${b:3:2}" "${b:6:1}"
+		printf "\t\t\t</source>\n\t\t\t<address type='pci' domain='0x0000' bus='%d' slot='0' function='0'/>\n\t\t</hostdev>\n" "$bus"
+		i=$((i + 1))
+	done
 }
 
 # domain_xml_q35 VMID LAYOUT MAC...: OpenNebula's deployment of a q35 VM
@@ -341,6 +384,9 @@ domain_xml_q35() {
 	<os>
 		<type arch='x86_64' machine='q35'>hvm</type>
 	</os>
+	<features>
+		<acpi/>
+	</features>
 	<cpu>
 		<topology sockets='1' cores='2' threads='2'/>
 		<numa>
@@ -362,6 +408,7 @@ EOS
 		printf "\t\t\t<target dev='one-%s-%d'/>\n\t\t\t<model type='virtio'/>\n\t\t</interface>\n" "$vmid" $i
 		i=$((i + 1))
 	done
+	_q35_hostdevs "$layout"
 	printf "\t</devices>\n\t<devices>\n\t\t<controller index='0' type='pci' model='pcie-root'/>\n"
 	if [ "$layout" = flat ]; then
 		for j in $(seq 16); do printf "\t\t<controller type='pci' model='pcie-root-port'/>\n"; done

@@ -1083,6 +1083,220 @@ static void numa_ports_full_or_flat(void **state)
 	free(xml);
 }
 
+/*
+ * GPUs and their VFs under switches of their own (design decision 15), on
+ * 7.0's layout: the OpenNebula PCI device 0000:81:00.0 (host node 1, guest
+ * cell 0: expander 20) gets root port 48 at slot 1 of expander 20 (slot 0
+ * has OpenNebula's four root ports), upstream port 49, downstream ports
+ * 50 (the GPU), 51 (its VF) and 52 (free); an unpaired VF goes by the NUMA
+ * rule, never on 52; a hot-plugged VF beside the GPU takes 52.
+ */
+static void pair_under_switches(void **state)
+{
+	struct domxml_vf map[] = {
+		vf_on(0x0200c0a80105ULL, "0000:af:00.1", 1),
+		vf_on(0x0200c0a80106ULL, "0000:af:00.2", 1),
+	};
+	struct domxml_gpu gpu = { .node = 1 };
+	struct strbuf out = STRBUF_INIT;
+	struct domxml_ports *p;
+	struct domxml *d;
+	char err[256] = "", bus[16];
+	size_t len;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len);
+
+	(void)state;
+	assert_int_equal(pci_addr_parse("0000:81:00.0", &gpu.addr), 0);
+	map[0].has_gpu = true;
+	map[0].gpu = gpu.addr;
+	assert_int_equal(domxml_parse(xml, len, &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_pair(d, &gpu, 1, map, 2, err, sizeof(err)), 0);
+	assert_true(map[0].has_bus);
+	assert_int_equal(map[0].bus, 51);
+	assert_false(map[1].has_bus);
+	assert_int_equal(domxml_rewrite(d, map, 2, &out, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb_str(&out), "<controller type=\"pci\" "
+					     "index=\"48\" "
+					     "model=\"pcie-root-port\"><alias "
+					     "name=\"ua-oneib-sw0-rp\"/"
+					     "><address type=\"pci\" "
+					     "domain=\"0x0000\" bus=\"0x14\" "
+					     "slot=\"0x01\" "
+					     "function=\"0x0\"/></"
+					     "controller>"));
+	assert_non_null(strstr(sb_str(&out), "index=\"49\" "
+					     "model=\"pcie-switch-upstream-"
+					     "port\""
+					     "><alias "
+					     "name=\"ua-oneib-sw0\"/><address "
+					     "type=\"pci\" domain=\"0x0000\" "
+					     "bus=\"0x30\""));
+	assert_non_null(strstr(sb_str(&out), "index=\"52\" "
+					     "model=\"pcie-switch-downstream-"
+					     "port\"><alias "
+					     "name=\"ua-oneib-sw0-p2\"/"
+					     "><address "
+					     "type=\"pci\" domain=\"0x0000\" "
+					     "bus=\"0x31\" "
+					     "slot=\"0x02\""));
+	guest_bus(sb_str(&out), "bus=\"0x81\" slot=\"0x00\" function=\"0x0\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x32"); /* the GPU, moved from 26 */
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x1\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x33"); /* beside it */
+	guest_bus(sb_str(&out), "bus=\"0xaf\" slot=\"0x00\" function=\"0x2\"",
+		  bus, sizeof(bus));
+	assert_string_equal(bus, "0x17"); /* the NUMA rule: root port 23 */
+	/* the expanders' bus numbers still fit: unchanged */
+	assert_non_null(strstr(sb_str(&out), "busNr=\"0x0020\""));
+	assert_non_null(strstr(sb_str(&out), "busNr=\"0x0040\""));
+	domxml_free(d);
+
+	/* the running domain: a VF hot-plugged beside the GPU gets 52 */
+	assert_int_equal(
+		domxml_parse(sb_str(&out), out.len, &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_ports_new(d, &p), 0);
+	assert_int_equal(domxml_ports_beside(p, &gpu.addr), 52);
+	assert_int_equal(domxml_ports_beside(p, &gpu.addr), -1);
+	/* beside a device not under one of ours: none */
+	assert_int_equal(domxml_ports_beside(p, &map[1].vf), -1);
+	/* the NUMA rule never takes our ports: 24, then OpenNebula's */
+	assert_int_equal(domxml_ports_take(p, 1), 24);
+	assert_int_equal(domxml_ports_take(p, 1), 33);
+	domxml_ports_free(p);
+	domxml_free(d);
+	sb_release(&out);
+	free(xml);
+}
+
+/* Eight GPUs on guest cell 0: its expander's 32 bus numbers no longer
+ * hold its ports, so the next expander's busNr is raised; a machine
+ * without PCIe (6.10's pc) gets no switch at all. */
+static void pair_bus_numbers_and_pc(void **state)
+{
+	struct domxml_gpu gpus[8];
+	struct domxml_vf map[1] = { vf_on(0x0200c0a80105ULL, "0000:af:00.1",
+					  1) };
+	struct strbuf out = STRBUF_INIT, doc = STRBUF_INIT;
+	struct domxml *d;
+	char err[256] = "", *at;
+	size_t len, i;
+	char *xml = unit_read_data("deployment-q35-numa.xml", &len);
+
+	(void)state;
+	/* seven more OpenNebula PCI devices like 0000:81:00.0 */
+	at = strstr(xml, "\t\t<hostdev");
+	assert_non_null(at);
+	sb_add(&doc, xml, (size_t)(at - xml));
+	for (i = 0; i < 8; i++) {
+		gpus[i].node = 1;
+		gpus[i].addr =
+			(struct pci_addr){ 0, (uint8_t)(0x81 + i), 0, 0 };
+		if (i)
+			sb_addf(&doc,
+				"<hostdev mode='subsystem' type='pci' "
+				"managed='yes'><source><address "
+				"domain='0x0000' bus='0x%02zx' slot='0x00' "
+				"function='0x0'/></source></hostdev>\n",
+				0x81 + i);
+	}
+	sb_adds(&doc, at);
+	assert_int_equal(
+		domxml_parse(sb_str(&doc), doc.len, &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_pair(d, gpus, 8, map, 0, err, sizeof(err)), 0);
+	assert_int_equal(domxml_rewrite(d, map, 0, &out, err, sizeof(err)), 0);
+	/* cell 0: 14 bridges of OpenNebula's + 8 x (1 + 1 + 2) = 46, so the
+	 * next expander from 0x20 + 1 + 46 = 0x4f */
+	assert_non_null(strstr(sb_str(&out), "busNr=\"0x0020\""));
+	assert_non_null(strstr(sb_str(&out), "busNr=\"0x004f\""));
+	assert_null(strstr(sb_str(&out), "busNr=\"0x0040\""));
+	domxml_free(d);
+	sb_release(&out);
+	sb_release(&doc);
+	free(xml);
+
+	/* pc: nothing changes */
+	xml = unit_read_data("deployment.0", &len);
+	assert_int_equal(domxml_parse(xml, len, &d, err, sizeof(err)), 0);
+	gpus[0].addr = (struct pci_addr){ 0, 0x81, 0, 0 };
+	map[0].has_gpu = true;
+	map[0].gpu = gpus[0].addr;
+	assert_int_equal(domxml_pair(d, gpus, 1, map, 1, err, sizeof(err)), 0);
+	assert_false(map[0].has_bus);
+	domxml_free(d);
+	free(xml);
+}
+
+/* The NICs' rails for the guest: an SMBIOS OEM string, replaced when
+ * given again, never forced over the operator's own SMBIOS mode. */
+static void oem_strings(void **state)
+{
+	const char *plain = "<domain type='kvm'><name>one-5</name><os><type "
+			    "arch='x86_64'>hvm</type></os><devices/></domain>";
+	const char *host = "<domain type='kvm'><name>one-6</name><os><type "
+			   "arch='x86_64'>hvm</type><smbios mode='host'/>"
+			   "</os><devices/></domain>";
+	const char *own = "<domain type='kvm'><name>one-7</name><os><smbios "
+			  "mode='sysinfo'/></os><sysinfo type='smbios'><system>"
+			  "<entry name='product'>x</entry></system><oemStrings>"
+			  "<entry>site 1</entry></oemStrings></sysinfo>"
+			  "<devices/></domain>";
+	struct strbuf out = STRBUF_INIT;
+	struct domxml *d;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+		domxml_parse(plain, strlen(plain), &d, err, sizeof(err)), 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=3,1=5", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_string_equal(sb_str(&out), "<domain "
+					  "type=\"kvm\"><name>one-5</"
+					  "name><os><type "
+					  "arch=\"x86_64\">hvm</type><smbios "
+					  "mode=\"sysinfo\"/></os><devices/"
+					  "><sysinfo "
+					  "type=\"smbios\"><oemStrings><entry>"
+					  "one-ib rails "
+					  "0=3,1=5</entry></oemStrings></"
+					  "sysinfo></domain>\n");
+	domxml_free(d);
+	sb_reset(&out);
+	/* the operator's host SMBIOS: nothing added */
+	assert_int_equal(domxml_parse(host, strlen(host), &d, err, sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_null(strstr(sb_str(&out), "oemStrings"));
+	domxml_free(d);
+	sb_reset(&out);
+	/* a sysinfo of its own: ours joins its OEM strings, theirs kept */
+	assert_int_equal(domxml_parse(own, strlen(own), &d, err, sizeof(err)),
+			 0);
+	assert_int_equal(domxml_oem_string(d, "one-ib rails ",
+					   "one-ib rails 0=1", err,
+					   sizeof(err)),
+			 0);
+	assert_int_equal(domxml_rewrite(d, NULL, 0, &out, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb_str(&out), "<oemStrings><entry>site "
+					     "1</entry><entry>one-ib "
+					     "rails 0=1</entry></oemStrings>"));
+	assert_non_null(strstr(sb_str(&out), "<entry name=\"product\">x"));
+	domxml_free(d);
+	sb_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1103,6 +1317,9 @@ int main(void)
 		cmocka_unit_test(one_parse_pinning_then_rewrite),
 		cmocka_unit_test(numa_expander_ports),
 		cmocka_unit_test(numa_ports_full_or_flat),
+		cmocka_unit_test(pair_under_switches),
+		cmocka_unit_test(pair_bus_numbers_and_pc),
+		cmocka_unit_test(oem_strings),
 		cmocka_unit_test(numa_ports_hotplug),
 	};
 

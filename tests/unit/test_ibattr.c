@@ -270,6 +270,35 @@ static void placement_attribute(void **state)
 	assert_int_equal(ibattr_by_name("IB_PLACEMENT"), IBA_PLACEMENT);
 }
 
+/* Rails and GPUs (design decision 15): how a network's NICs take rails and
+ * how strictly each stays beside its GPU; the defaults are the zero value. */
+static void rails_and_affinity(void **state)
+{
+	struct ib_attrs o = { 0 };
+
+	(void)state;
+	assert_int_equal(o.rails, IB_RAILS_SPREAD);
+	assert_int_equal(o.affinity, IB_AFFINITY_PREFERRED);
+	accepted(IBA_RAILS, "pack", &o);
+	assert_int_equal(o.rails, IB_RAILS_PACK);
+	accepted(IBA_RAILS, "spread", &o);
+	assert_int_equal(o.rails, IB_RAILS_SPREAD);
+	accepted(IBA_AFFINITY, "required", &o);
+	assert_int_equal(o.affinity, IB_AFFINITY_REQUIRED);
+	accepted(IBA_AFFINITY, "none", &o);
+	assert_int_equal(o.affinity, IB_AFFINITY_NONE);
+	accepted(IBA_AFFINITY, "preferred", &o);
+	assert_int_equal(o.affinity, IB_AFFINITY_PREFERRED);
+	refused(IBA_RAILS, "Spread",
+		"VNET 7: IB_RAILS 'Spread' is not spread or pack");
+	refused(IBA_RAILS, "", "VNET 7: IB_RAILS '' is not spread or pack");
+	refused(IBA_AFFINITY, "strict",
+		"VNET 7: IB_AFFINITY 'strict' is not preferred, required or "
+		"none");
+	assert_int_equal(ibattr_by_name("IB_RAILS"), IBA_RAILS);
+	assert_int_equal(ibattr_by_name("IB_AFFINITY"), IBA_AFFINITY);
+}
+
 static void from_xml(void **state)
 {
 	struct ib_attrs a;
@@ -323,6 +352,7 @@ int main(void)
 		cmocka_unit_test(mode_pf_port),
 		cmocka_unit_test(service_attributes),
 		cmocka_unit_test(placement_attribute),
+		cmocka_unit_test(rails_and_affinity),
 		cmocka_unit_test(from_xml),
 	};
 

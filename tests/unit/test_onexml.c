@@ -185,6 +185,8 @@ static void refused(const char *xml, const char *want)
 		assert_string_equal(err, want);
 	assert_int_equal(vm.n, 0);
 	assert_null(vm.nics);
+	assert_null(vm.pci);
+	assert_int_equal(vm.npci, 0);
 	assert_false(vm.attach_other);
 }
 
@@ -454,6 +456,57 @@ static void numa_nodes(void **state)
 		"VM 7: NUMA_NODE CPUS '(given twice)' is not a CPU list");
 }
 
+/* Rails and GPUs (design decision 15): IB_RAILS and IB_AFFINITY inherited
+ * into the NIC, and the PCI devices oned assigned (ADDRESS), in order. */
+static void rails_affinity_pci(void **state)
+{
+	const char *xml = vm_doc("<PCI><ADDRESS><![CDATA[0000:18:00.0]]></"
+				 "ADDRESS>"
+				 "<CLASS>0302</CLASS><PCI_ID>0</PCI_ID></PCI>"
+				 "<NIC>" IB NIC1 MAC1 PK1 "<IB_RAILS>pack</"
+				 "IB_RAILS>"
+				 "<IB_AFFINITY>required</IB_AFFINITY></NIC>"
+				 "<PCI><CLASS>0302</CLASS></PCI>"
+				 "<NIC>" IB "<NIC_ID>2</"
+				 "NIC_ID><MAC>02:00:c0:a8:01:06</"
+				 "MAC>" PK1 "</NIC>"
+				 "<PCI><ADDRESS>0000:17:00.0</ADDRESS></PCI>");
+	char err[256] = "", buf[PCI_ADDR_STRLEN];
+	struct one_vm vm;
+
+	(void)state;
+	assert_int_equal(onexml_parse_vm(xml, strlen(xml), &vm, err, 256), 0);
+	assert_int_equal(vm.n, 2);
+	assert_int_equal(vm.nics[0].rails, IB_RAILS_PACK);
+	assert_int_equal(vm.nics[0].affinity, IB_AFFINITY_REQUIRED);
+	assert_int_equal(vm.nics[1].rails, IB_RAILS_SPREAD);
+	assert_int_equal(vm.nics[1].affinity, IB_AFFINITY_PREFERRED);
+	/* oned's form and the kernel's; the PCI without ADDRESS (not
+	 * assigned) adds nothing */
+	assert_int_equal(vm.npci, 2);
+	pci_addr_fmt(&vm.pci[0], buf);
+	assert_string_equal(buf, "0000:18:00.0");
+	pci_addr_fmt(&vm.pci[1], buf);
+	assert_string_equal(buf, "0000:17:00.0");
+	one_vm_free(&vm);
+	assert_null(vm.pci);
+	refused(vm_doc("<NIC>" IB NIC1 MAC1 PK1 "<IB_AFFINITY>strict</"
+		       "IB_AFFINITY></NIC>"),
+		"VM 42 NIC 1: IB_AFFINITY 'strict' is not preferred, required "
+		"or none");
+	refused(vm_doc("<NIC>" IB NIC1 MAC1 PK1 "<IB_RAILS>all</IB_RAILS>"
+		       "</NIC>"),
+		"VM 42 NIC 1: IB_RAILS 'all' is not spread or pack");
+	refused(vm_doc("<PCI><ADDRESS>0000:17:00</ADDRESS></PCI>"),
+		"VM 42: PCI ADDRESS '0000:17:00' is not a PCI address");
+	refused(vm_doc("<PCI><ADDRESS>0000:17:00:x</ADDRESS></PCI>"),
+		"VM 42: PCI ADDRESS '0000:17:00:x' is not a PCI address");
+	refused(vm_doc("<PCI><ADDRESS>0000:17:00.0</ADDRESS></PCI>"
+		       "<PCI><ADDRESS>0000:18:00.0</ADDRESS>"
+		       "<ADDRESS>0000:19:00.0</ADDRESS></PCI>"),
+		"VM 42: PCI ADDRESS '(given twice)' is not a PCI address");
+}
+
 static void sanitize(void **state)
 {
 	struct san_str long_one;
@@ -484,6 +537,7 @@ int main(void)
 		cmocka_unit_test(hostile_values),
 		cmocka_unit_test(nic_by_mac),
 		cmocka_unit_test(numa_nodes),
+		cmocka_unit_test(rails_affinity_pci),
 		cmocka_unit_test(sanitize),
 	};
 

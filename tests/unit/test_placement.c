@@ -10,6 +10,14 @@
  *   0000:5e:00.0 node 1, ports 1 and 2 ACTIVE IB   VFs 5e:00.1 .. 5e:00.4
  *   0000:af:00.0 node 1, port 1 Ethernet           VFs af:00.1 .. af:00.2
  *   ibsim0, no PCI address, port 1 ACTIVE IB
+ *
+ * Rails by address: 3b port 1 rail 0, 5e ports 1 and 2 rails 1 and 2.
+ * For GPU pairing (design decision 15), where the PFs and GPUs sit:
+ *   3b:00.0  on root port 3a:00.0, node 0
+ *   5e:00.0  under the switch 5b:00.0 (root port 5a:01.0), node 1
+ *   GPU 5d:00.0 under that switch too, node 1         (gpu_a)
+ *   GPU 23:00.0 under a switch of its own, node 0     (gpu_b)
+ *   GPU 93:00.0 on node 3, where no PF is             (gpu_c)
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -98,6 +106,7 @@ static int setup(void **state)
 	doms.n = 0;
 	err[0] = '\0';
 	guids = true;
+	rails_assign(&hcas, NULL);
 	return 0;
 }
 
@@ -148,7 +157,9 @@ static void domain_holds(const char *name, struct pci_addr *pcis, size_t n)
 
 static int choose(const struct ib_nic *n, uint64_t nodes, struct placement *out)
 {
-	struct placement_request rq = { 42, n, nodes, guids };
+	struct placement_request rq = {
+		.vmid = 42, .nic = n, .numa_nodes = nodes, .guids = guids
+	};
 
 	err[0] = '\0';
 	return placement_choose(&hcas, &l, &doms, &rq, out, err, sizeof(err));
@@ -156,7 +167,7 @@ static int choose(const struct ib_nic *n, uint64_t nodes, struct placement *out)
 
 static bool fits(const struct lease *x, const struct ib_nic *n)
 {
-	struct placement_request rq = { 42, n, 0, guids };
+	struct placement_request rq = { .vmid = 42, .nic = n, .guids = guids };
 
 	return placement_lease_fits(&hcas, &doms, x, &rq);
 }
@@ -567,6 +578,262 @@ static void not_ready_port_refused(void **state)
 	assert_string_equal(err, not_ready);
 }
 
+/* --- rails and GPUs (design decision 15) ---------------------------------- */
+
+static struct placement_gpu gpu_a, gpu_b, gpu_c;
+
+static void place(const char *target, unsigned bus, int node,
+		  struct pci_place *out)
+{
+	struct pci_addr a = addr(bus, 0);
+
+	assert_int_equal(pci_place_parse(target, &a, out), 0);
+	out->numa_node = node;
+}
+
+static int setup_gpus(void **state)
+{
+	setup(state);
+	place("../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0", 0x3b, 0,
+	      &hv[0].place);
+	place("../../../devices/pci0000:5a/0000:5a:01.0/0000:5b:00.0/"
+	      "0000:5c:01.0/0000:5e:00.0",
+	      0x5e, 1, &hv[1].place);
+	gpu_a.addr = addr(0x5d, 0);
+	place("../../../devices/pci0000:5a/0000:5a:01.0/0000:5b:00.0/"
+	      "0000:5c:00.0/0000:5d:00.0",
+	      0x5d, 1, &gpu_a.place);
+	gpu_b.addr = addr(0x23, 0);
+	place("../../../devices/pci0000:20/0000:20:01.0/0000:21:00.0/"
+	      "0000:22:00.0/0000:23:00.0",
+	      0x23, 0, &gpu_b.place);
+	gpu_c.addr = addr(0x93, 0);
+	place("../../../devices/pci0000:90/0000:90:01.0/0000:93:00.0", 0x93, 3,
+	      &gpu_c.place);
+	return 0;
+}
+
+/* A lease of VM vmid's NIC nic_id on VF bus:00.fn, port. */
+static void lease_nic(unsigned bus, unsigned fn, int port, int vmid, int nic_id)
+{
+	lease_vf(bus, fn, vmid);
+	l.v[l.n - 1].port = port;
+	l.v[l.n - 1].nic_id = nic_id;
+	l.v[l.n - 1].mac += (uint64_t)nic_id << 8;
+	l.v[l.n - 1].guid += (uint64_t)nic_id;
+}
+
+static const int sibs[] = { 0, 1, 2, 3 };
+
+/* The VF for NIC n of VM 42 with the given context. */
+static int choose_ctx(const struct ib_nic *n, const struct placement_gpu *g,
+		      int hint, uint64_t nodes, struct placement *out)
+{
+	struct placement_request rq = { .vmid = 42,
+					.nic = n,
+					.numa_nodes = nodes,
+					.guids = guids,
+					.gpu = g,
+					.siblings = sibs,
+					.nsiblings = 4,
+					.has_hint = hint >= 0,
+					.hint_rail = hint };
+
+	err[0] = '\0';
+	return placement_choose(&hcas, &l, &doms, &rq, out, err, sizeof(err));
+}
+
+static void spread_over_rails(void **state)
+{
+	struct ib_nic n0 = nic(0), n1 = nic(1), n2 = nic(2), n3 = nic(3);
+	struct placement p;
+
+	(void)state;
+	assert_int_equal(hv[0].ports[0].rail, 0);
+	assert_int_equal(hv[1].ports[0].rail, 1);
+	assert_int_equal(hv[1].ports[1].rail, 2);
+	assert_int_equal(choose_ctx(&n0, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	lease_nic(0x3b, 1, 1, 42, 0);
+	/* NIC 1 on the same network: the next rail, though rail 0 has room */
+	assert_int_equal(choose_ctx(&n1, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	lease_nic(0x5e, 1, 1, 42, 1);
+	assert_int_equal(choose_ctx(&n2, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 2, 2);
+	lease_nic(0x5e, 2, 2, 42, 2);
+	/* every rail taken once: rail order again, from rail 0 */
+	assert_int_equal(choose_ctx(&n3, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	/* pack: the first PF with a free VF, as before rails */
+	n3.rails = IB_RAILS_PACK;
+	l.n = 1;
+	assert_int_equal(choose_ctx(&n3, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	/* a NIC of another network has no siblings here */
+	n3.rails = IB_RAILS_SPREAD;
+	assert_int_equal(choose(&n3, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+	/* another VM's leases are not siblings */
+	l.v[0].vmid = 7;
+	assert_int_equal(choose_ctx(&n1, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+}
+
+static void spread_while_rails_have_room(void **state)
+{
+	struct ib_nic n1 = nic(1);
+	struct placement p;
+	unsigned fn;
+
+	(void)state;
+	lease_nic(0x3b, 1, 1, 42, 0);
+	/* rails 1 and 2 (the two ports of 5e) full with other VMs */
+	for (fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose_ctx(&n1, NULL, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 2, 1);
+}
+
+static void keeps_its_rail(void **state)
+{
+	struct ib_nic n0 = nic(0);
+	struct placement p;
+
+	(void)state;
+	assert_int_equal(choose_ctx(&n0, NULL, 2, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 2);
+	/* the hint outranks spreading: a sibling already on rail 2 */
+	lease_nic(0x5e, 1, 2, 42, 1);
+	assert_int_equal(choose_ctx(&n0, NULL, 2, 0, &p), 0);
+	assert_choice(&p, 0x5e, 2, 2);
+	/* a rail this host lacks: as if no hint */
+	l.n = 0;
+	assert_int_equal(choose_ctx(&n0, NULL, 9, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	/* the hinted rail full: the others, by the rule */
+	for (unsigned fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose_ctx(&n0, NULL, 2, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+}
+
+static void beside_its_gpu(void **state)
+{
+	struct ib_nic n0 = nic(0);
+	struct placement p;
+
+	(void)state;
+	/* under the GPU's switch, before the lower rail and address */
+	assert_int_equal(choose_ctx(&n0, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	assert_int_equal(p.near, PCI_NEAR_SWITCH);
+	assert_string_equal(p.warning, "");
+	/* and before the NUMA node of the pinned vCPUs */
+	assert_int_equal(choose_ctx(&n0, &gpu_a, -1, 1u << 0, &p), 0);
+	assert_choice(&p, 0x5e, 1, 1);
+	/* a GPU whose switch has no PF: its NUMA node's */
+	assert_int_equal(choose_ctx(&n0, &gpu_b, -1, 1u << 1, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	assert_int_equal(p.near, PCI_NEAR_NODE);
+	/* nothing near: the rule without it */
+	assert_int_equal(choose_ctx(&n0, &gpu_c, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	assert_int_equal(p.near, PCI_NEAR_NONE);
+	assert_string_equal(p.warning, "");
+	/* IB_AFFINITY none: not paired */
+	n0.affinity = IB_AFFINITY_NONE;
+	assert_int_equal(choose_ctx(&n0, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	assert_int_equal(p.near, PCI_NEAR_NONE);
+}
+
+static void preferred_falls_back(void **state)
+{
+	struct ib_nic n1 = nic(1);
+	struct placement p;
+	unsigned fn;
+
+	(void)state;
+	for (fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose_ctx(&n1, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	assert_string_equal(p.warning, "VM 42 NIC 1: rail 0 (0000:3b:00.0 port "
+				       "1) is not "
+				       "beside GPU 0000:5d:00.0: no free VF "
+				       "under its "
+				       "PCIe switch 0000:5b:00.0 (IB_AFFINITY "
+				       "preferred)");
+}
+
+static void required_refuses(void **state)
+{
+	struct ib_nic n1 = nic(1);
+	struct placement p;
+	unsigned fn;
+
+	(void)state;
+	n1.affinity = IB_AFFINITY_REQUIRED;
+	for (fn = 1; fn <= NVF; fn++)
+		lease_vf(0x5e, fn, 100 + (int)fn);
+	assert_int_equal(choose_ctx(&n1, &gpu_a, -1, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: no free VF beside GPU "
+				 "0000:5d:00.0 (IB_AFFINITY required, under "
+				 "its PCIe switch 0000:5b:00.0: rail 1 4 of 4 "
+				 "leased, rail 2 4 of 4 leased)");
+	/* one freed: that one */
+	l.n--;
+	assert_int_equal(choose_ctx(&n1, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 4, 1);
+	/* by NUMA node: GPU B's node has rail 0 only */
+	for (fn = 1; fn <= NVF; fn++)
+		lease_vf(0x3b, fn, 200 + (int)fn);
+	assert_int_equal(choose_ctx(&n1, &gpu_b, -1, 0, &p), -EBUSY);
+	assert_string_equal(err, "VM 42 NIC 1: no free VF beside GPU "
+				 "0000:23:00.0 (IB_AFFINITY required, on its "
+				 "NUMA node 0: rail 0 4 of 4 leased)");
+	/* nothing is near GPU C: required asks nothing more */
+	assert_int_equal(choose_ctx(&n1, &gpu_c, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 4, 1);
+}
+
+/* The VM's own NICs on the rails under its GPU's switch make a farther
+ * port beside it: required is not refused for the VM's shape. */
+static void beside_counts_siblings(void **state)
+{
+	struct ib_nic n2 = nic(2);
+	struct placement p;
+
+	(void)state;
+	n2.affinity = IB_AFFINITY_REQUIRED;
+	lease_nic(0x5e, 1, 1, 42, 0);
+	lease_nic(0x5e, 2, 2, 42, 1);
+	assert_int_equal(choose_ctx(&n2, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x3b, 1, 1);
+	assert_string_equal(p.warning, "");
+	/* pack: no siblings count, the switch's rails are beside */
+	n2.rails = IB_RAILS_PACK;
+	assert_int_equal(choose_ctx(&n2, &gpu_a, -1, 0, &p), 0);
+	assert_choice(&p, 0x5e, 3, 1);
+}
+
+static void pairing(void **state)
+{
+	(void)state;
+	/* as many: NIC k with GPU k */
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(placement_pair((size_t)k, 8, 8), k);
+	/* 8 NICs on 2 GPUs: 0-3 with GPU 0, 4-7 with GPU 1 */
+	assert_int_equal(placement_pair(3, 8, 2), 0);
+	assert_int_equal(placement_pair(4, 8, 2), 1);
+	/* 2 NICs on 8 GPUs: GPUs 0 and 4 */
+	assert_int_equal(placement_pair(0, 2, 8), 0);
+	assert_int_equal(placement_pair(1, 2, 8), 4);
+	assert_int_equal(placement_pair(0, 2, 0), -1);
+	assert_int_equal(placement_pair(2, 2, 8), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -585,6 +852,21 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lease_fits, setup, teardown),
 		cmocka_unit_test_setup_teardown(not_ready_port_refused, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(spread_over_rails, setup_gpus,
+						teardown),
+		cmocka_unit_test_setup_teardown(spread_while_rails_have_room,
+						setup_gpus, teardown),
+		cmocka_unit_test_setup_teardown(keeps_its_rail, setup_gpus,
+						teardown),
+		cmocka_unit_test_setup_teardown(beside_its_gpu, setup_gpus,
+						teardown),
+		cmocka_unit_test_setup_teardown(preferred_falls_back,
+						setup_gpus, teardown),
+		cmocka_unit_test_setup_teardown(required_refuses, setup_gpus,
+						teardown),
+		cmocka_unit_test_setup_teardown(beside_counts_siblings,
+						setup_gpus, teardown),
+		cmocka_unit_test(pairing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,8 @@ const char *const ib_attr_name[IBA_COUNT] = {
 	[IBA_SERVICE_GUIDS] = "IB_SERVICE_GUIDS",
 	[IBA_SERVICE_PARTITION] = "IB_SERVICE_PARTITION",
 	[IBA_PLACEMENT] = "IB_PLACEMENT",
+	[IBA_RAILS] = "IB_RAILS",
+	[IBA_AFFINITY] = "IB_AFFINITY",
 };
 
 static int refuse(enum ib_attr a, const char *v, const char *why,
@@ -261,6 +263,29 @@ int ibattr_parse(enum ib_attr a, const char *v, struct ib_attrs *out,
 		} else {
 			snprintf(why, sizeof(why),
 				 "is not pack, spread or none");
+			r = -EINVAL;
+		}
+		break;
+	case IBA_RAILS:
+		if (!strcmp(v, "spread")) {
+			t.rails = IB_RAILS_SPREAD;
+		} else if (!strcmp(v, "pack")) {
+			t.rails = IB_RAILS_PACK;
+		} else {
+			snprintf(why, sizeof(why), "is not spread or pack");
+			r = -EINVAL;
+		}
+		break;
+	case IBA_AFFINITY:
+		if (!strcmp(v, "preferred")) {
+			t.affinity = IB_AFFINITY_PREFERRED;
+		} else if (!strcmp(v, "required")) {
+			t.affinity = IB_AFFINITY_REQUIRED;
+		} else if (!strcmp(v, "none")) {
+			t.affinity = IB_AFFINITY_NONE;
+		} else {
+			snprintf(why, sizeof(why),
+				 "is not preferred, required or none");
 			r = -EINVAL;
 		}
 		break;

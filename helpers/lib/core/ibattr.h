@@ -31,6 +31,14 @@
  *                            under the leaf switches it already uses,
  *                            then those with the most room), spread (the
  *                            leaves it uses least) or none (anywhere)
+ *   IB_RAILS "spread"        a VM's NICs on the network get VFs on distinct
+ *                            rails while rails have free VFs (spread, the
+ *                            default), or as before rails (pack: the first
+ *                            PF with a free VF; host/placement.h)
+ *   IB_AFFINITY "preferred"  each NIC's VF beside the VM's GPU it is paired
+ *                            with: preferred (the default: else the next
+ *                            nearest, with a warning), required (else the
+ *                            deploy is refused) or none (not paired)
  *
  * A limited-member key ("0x0101", "257") is refused, never quietly read as
  * full membership: the VFs of a tenant network must reach each other, and
@@ -60,6 +68,8 @@ enum ib_attr {
 	IBA_SERVICE_GUIDS,
 	IBA_SERVICE_PARTITION,
 	IBA_PLACEMENT,
+	IBA_RAILS,
+	IBA_AFFINITY,
 	IBA_COUNT,
 };
 
@@ -79,6 +89,17 @@ enum ib_placement {
 	IB_PLACE_PACK, /* the default */
 	IB_PLACE_SPREAD,
 	IB_PLACE_NONE,
+};
+
+enum ib_rails {
+	IB_RAILS_SPREAD, /* the default */
+	IB_RAILS_PACK,
+};
+
+enum ib_affinity {
+	IB_AFFINITY_PREFERRED, /* the default */
+	IB_AFFINITY_REQUIRED,
+	IB_AFFINITY_NONE,
 };
 
 /* Opensm's rate= and sl= ranges, which IB_RATE and IB_SL are. */
@@ -102,6 +123,8 @@ struct ib_attrs {
 	size_t nsvc;
 	char svc_part[IB_PARTITION_NAME_MAX + 1]; /* IB_SERVICE_PARTITION */
 	enum ib_placement placement;
+	enum ib_rails rails;
+	enum ib_affinity affinity;
 };
 
 static inline bool ibattr_has(const struct ib_attrs *a, enum ib_attr x)

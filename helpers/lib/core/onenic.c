@@ -174,6 +174,7 @@ void one_nic_read(const xmlNode *nic, int vm_id, size_t nth,
 	nic_mac(nic, who, out);
 	nic_ip(nic, out);
 	xml_ib_attrs(nic,
-		     IBA_BIT(IBA_PKEY) | IBA_BIT(IBA_PF) | IBA_BIT(IBA_PORT), 0,
-		     &out->a, who, out->why_attr, sizeof(out->why_attr));
+		     IBA_BIT(IBA_PKEY) | IBA_BIT(IBA_PF) | IBA_BIT(IBA_PORT) |
+			     IBA_BIT(IBA_RAILS) | IBA_BIT(IBA_AFFINITY),
+		     0, &out->a, who, out->why_attr, sizeof(out->why_attr));
 }

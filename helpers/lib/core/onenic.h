@@ -21,8 +21,8 @@
  * renderer leaves that NIC out of the partitions (design decision 7). The
  * rules are the stricter of what the two readers had: every element of a
  * NIC at most once (oned writes each once), NIC_ID a decimal number, MAC
- * six hex bytes, NETWORK_ID a decimal number when given, IB_PKEY, IB_PF
- * and IB_PORT by ibattr.h.
+ * six hex bytes, NETWORK_ID a decimal number when given, IB_PKEY, IB_PF,
+ * IB_PORT, IB_RAILS and IB_AFFINITY by ibattr.h.
  *
  * Also here: the IB_* attributes of any element (a NIC, a VNET's
  * TEMPLATE), read the same way by every reader.
@@ -62,7 +62,8 @@ struct one_nic {
 	uint64_t mac; /* MAC, low 48 bits */
 	bool has_ip; /* IP, an IPv4 address (not a rule: none is fine) */
 	uint32_t ip; /* host byte order */
-	struct ib_attrs a; /* IB_PKEY, IB_PF, IB_PORT as far as given */
+	struct ib_attrs a; /* IB_PKEY, IB_PF, IB_PORT, IB_RAILS, IB_AFFINITY
+			    * as far as given */
 	/*
 	 * The rules the NIC breaks, "" for each it keeps, e.g.
 	 *   why_id    VM 42 (NIC element 2): no NIC_ID

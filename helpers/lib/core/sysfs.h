@@ -20,11 +20,13 @@
  * the tests mounts its trees over these same paths):
  *   SYS_PCI "/0000:3b:00.0/virtfn2"   SYS_IB "/mlx5_0/ports/1/state"
  *   SYS_NET "/ib0/address"            SYS_NODE "/node1/cpulist"
+ *   SYS_DMI "/entries/11-0/raw"       (a guest's SMBIOS OEM strings)
  */
 #define SYS_PCI "/sys/bus/pci/devices"
 #define SYS_IB "/sys/class/infiniband"
 #define SYS_NET "/sys/class/net"
 #define SYS_NODE "/sys/devices/system/node"
+#define SYS_DMI "/sys/firmware/dmi"
 
 /* Longest attribute we ever need to read whole (GIDs are 39 characters). */
 #define SYSFS_VALUE_MAX 256

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "core/atomicfile.h"
+#include "core/sysfs.h"
 #include "guest/context.h"
 #include "guest/guest.h"
+#include "guest/guestnccl.h"
 #include "guest/guestapply.h"
 #include "guest/guestplan.h"
 #include "guest/guestsl.h"
@@ -330,6 +332,48 @@ static int write_topology(const struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * NCCL's files (guestnccl.h): the topology file written, or removed when no
+ * NIC has a GPU beside it, and its lines added to the environment file's
+ * text. Best effort: a file that cannot be written is one line, 0;
+ * -ENOMEM.
+ */
+static int nccl_files(struct run *r, char *err, size_t errlen)
+{
+	struct strbuf topo = STRBUF_INIT;
+	struct rail_hint *h = NULL;
+	struct nccl_nic *v = NULL;
+	char path[512];
+	size_t nh = 0, n = 0;
+	bool wrote = false;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" GUEST_NCCL_FILE, r->o->state_dir);
+	ret = nccl_oem_rails(SYS_DMI "/entries", &h, &nh);
+	if (!ret)
+		ret = nccl_read(r->plans, r->nplans, h, nh, &v, &n);
+	if (!ret) {
+		ret = nccl_topology(v, n, &topo);
+		if (!ret && !atomic_replace(path, NULL, topo.buf, topo.len,
+					    0644, err, errlen))
+			wrote = true;
+		else if (!ret)
+			log_msg("%s", err);
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	if (!wrote)
+		unlink(path); /* a pairing of the past would mislead */
+	if (!ret)
+		ret = nccl_environment(v, n, wrote ? path : NULL, &r->env);
+	if (ret == -ENOMEM)
+		err_set(err, errlen, "out of memory");
+	sb_release(&topo);
+	free(v);
+	free(h);
+	return ret;
+}
+
 static int run(struct run *r, FILE *out, char *err, size_t errlen)
 {
 	char path[512];
@@ -371,6 +415,8 @@ static int run(struct run *r, FILE *out, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	fflush(out);
+	if (nccl_files(r, err, errlen) == -ENOMEM)
+		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/" GUEST_ENV_FILE, r->o->state_dir);
 	if (atomic_replace(path, NULL, r->env.buf, r->env.len, 0644, err,
 			   errlen)) {

@@ -365,12 +365,30 @@ enum pci_ctl { NO_CTL, EXPANDER, ROOT_PORT, SWITCH_UP, SWITCH_DOWN };
 /* Host NUMA nodes told apart: those of a 64-bit mask, as placement. */
 #define HOST_NODES 64
 
+/* Hostdevs a scan remembers the guest bus of, by host address. */
+#define PORTS_HOSTDEVS 64
+/* The aliases of domxml_pair's controllers begin so. */
+#define OUR_ALIAS "ua-oneib-"
+
 struct domxml_ports {
 	int cell[HOST_NODES]; /* the guest node with memory on host node n */
 	enum pci_ctl model[PCI_BUSES];
 	int parent[PCI_BUSES];
 	int node[PCI_BUSES]; /* an expander's guest NUMA node */
 	bool used[PCI_BUSES];
+	bool ours[PCI_BUSES]; /* domxml_pair's (alias ua-oneib-...) */
+	uint32_t slots[PCI_BUSES]; /* bit s: slot s of the bus taken */
+	xmlNodePtr ctl[PCI_BUSES]; /* the controller element */
+	int max_index; /* highest index given, 0 */
+	int nctl; /* <controller type='pci'>, with an index or not */
+	int noindex; /* ... without one (6.10's root ports) */
+	int noindex_bus[PCI_BUSES]; /* where each of those is, -1 unknown */
+	bool pcie; /* a pcie-root, or a q35 machine */
+	struct {
+		struct pci_addr src;
+		int bus;
+	} hd[PORTS_HOSTDEVS];
+	size_t nhd;
 };
 
 /* A number as libvirt reads one ("34", "0x22"), 0..255; -1 otherwise. */
@@ -417,23 +435,90 @@ static int target_node(const xmlNode *c)
 	return node;
 }
 
-/* One device (or controller) of <devices>: the bus its guest address takes,
- * and what it is when it is a PCI controller. */
-static void scan_device(struct domxml_ports *p, const xmlNode *dev)
+static const xmlNode *pci_source(const xmlNode *dev, bool need_type);
+static bool is_pci_hostdev(const xmlNode *c);
+
+/* A hostdev's host address, read as libvirt reads one; false if odd. */
+static bool source_addr(const xmlNode *dev, struct pci_addr *out)
+{
+	const xmlNode *a = pci_source(dev, false);
+	unsigned long v[4];
+
+	if (!a || addr_attr(a, "domain", 0xffff, &v[0]) ||
+	    addr_attr(a, "bus", 0xff, &v[1]) ||
+	    addr_attr(a, "slot", 0x1f, &v[2]) ||
+	    addr_attr(a, "function", 7, &v[3]))
+		return false;
+	out->domain = (uint16_t)v[0];
+	out->bus = (uint8_t)v[1];
+	out->slot = (uint8_t)v[2];
+	out->func = (uint8_t)v[3];
+	return true;
+}
+
+/* <alias name='ua-oneib-sw0-p1'/>: one of domxml_pair's controllers. */
+static bool is_ours(const xmlNode *ctl)
+{
+	const xmlNode *al = xml_child(ctl, "alias", NULL);
+	xmlChar *v = al ? xmlGetNoNsProp(al, BAD_CAST "name") : NULL;
+	bool ours = v &&
+		    !xmlStrncmp(v, BAD_CAST OUR_ALIAS, (int)strlen(OUR_ALIAS));
+
+	xmlFree(v);
+	return ours;
+}
+
+/* One device (or controller) of <devices>: the bus and slot its guest
+ * address takes, what it is when it is a PCI controller, and where a PCI
+ * hostdev is in the guest. */
+static void scan_device(struct domxml_ports *p, xmlNode *dev)
 {
 	const xmlNode *a = guest_pci_address(dev);
 	int bus = a ? bus_number(a, "bus") : -1, idx;
 
-	if (bus >= 0)
+	if (bus >= 0) {
+		int slot = bus_number(a, "slot");
+
 		p->used[bus] = true;
+		if (slot >= 0 && slot < 32)
+			p->slots[bus] |= (uint32_t)1 << slot;
+		else if (!xmlHasNsProp(a, BAD_CAST "slot", NULL))
+			p->slots[bus] |= 1; /* absent is slot 0 */
+	}
+	if (is_pci_hostdev(dev) && bus >= 0 && p->nhd < PORTS_HOSTDEVS &&
+	    source_addr(dev, &p->hd[p->nhd].src))
+		p->hd[p->nhd++].bus = bus;
 	if (!xml_is_elem(dev, "controller") || !attr_is(dev, "type", "pci"))
 		return;
+	p->nctl++;
+	if (attr_is(dev, "model", "pcie-root"))
+		p->pcie = true;
 	idx = bus_number(dev, "index");
-	if (idx < 0)
+	if (idx < 0) {
+		if (p->noindex < PCI_BUSES &&
+		    !attr_is(dev, "model", "pcie-root"))
+			p->noindex_bus[p->noindex++] = bus;
 		return;
+	}
+	if (idx > p->max_index)
+		p->max_index = idx;
 	p->model[idx] = ctl_model(dev);
 	p->parent[idx] = bus;
 	p->node[idx] = p->model[idx] == EXPANDER ? target_node(dev) : -1;
+	p->ours[idx] = is_ours(dev);
+	p->ctl[idx] = dev;
+}
+
+/* <os><type machine='pc-q35-7.2'>: a PCIe machine. */
+static bool machine_q35(const xmlNode *root)
+{
+	const xmlNode *os = xml_child(root, "os", NULL);
+	const xmlNode *t = os ? xml_child(os, "type", NULL) : NULL;
+	xmlChar *m = t ? xmlGetNoNsProp(t, BAD_CAST "machine") : NULL;
+	bool q35 = m && strstr((const char *)m, "q35");
+
+	xmlFree(m);
+	return q35;
 }
 
 /* For each host node, the (first) guest NUMA cell whose memory numatune
@@ -464,16 +549,17 @@ static void guest_cells(const xmlNode *root, int cell[HOST_NODES])
 
 static void ports_scan(const struct domxml *d, struct domxml_ports *p)
 {
-	const xmlNode *devs, *c;
+	xmlNode *devs, *c;
 	int i;
 
+	memset(p, 0, sizeof(*p));
 	guest_cells(d->root, p->cell);
 	for (i = 0; i < PCI_BUSES; i++) {
 		p->model[i] = NO_CTL;
 		p->parent[i] = -1;
 		p->node[i] = -1;
-		p->used[i] = false;
 	}
+	p->pcie = machine_q35(d->root);
 	/* OpenNebula 7.0 writes its q35 controllers in a second <devices> */
 	for (devs = d->root->children; devs; devs = devs->next)
 		for (c = xml_is_elem(devs, "devices") ? devs->children : NULL;
@@ -489,15 +575,15 @@ static int take_port(struct domxml_ports *p, int e)
 
 	for (i = 0; i < PCI_BUSES; i++)
 		if (p->model[i] == ROOT_PORT && p->parent[i] == e &&
-		    !p->used[i]) {
+		    !p->used[i] && !p->ours[i]) {
 			p->used[i] = true;
 			return i;
 		}
 	for (i = PCI_BUSES - 1; i >= 0; i--) {
 		int up = p->parent[i];
 
-		if (p->model[i] != SWITCH_DOWN || p->used[i] || up < 0 ||
-		    p->model[up] != SWITCH_UP)
+		if (p->model[i] != SWITCH_DOWN || p->used[i] || p->ours[i] ||
+		    up < 0 || p->model[up] != SWITCH_UP)
 			continue;
 		rp = p->parent[up];
 		if (rp >= 0 && p->model[rp] == ROOT_PORT &&
@@ -522,6 +608,26 @@ int domxml_ports_take(struct domxml_ports *p, int node)
 	return -1;
 }
 
+int domxml_ports_beside(struct domxml_ports *p, const struct pci_addr *gpu)
+{
+	size_t k;
+	int i, b = -1, up;
+
+	for (k = 0; k < p->nhd && b < 0; k++)
+		if (!pci_addr_cmp(&p->hd[k].src, gpu))
+			b = p->hd[k].bus;
+	if (b < 0 || p->model[b] != SWITCH_DOWN || !p->ours[b])
+		return -1;
+	up = p->parent[b];
+	for (i = 0; up >= 0 && i < PCI_BUSES; i++)
+		if (p->model[i] == SWITCH_DOWN && p->parent[i] == up &&
+		    !p->used[i]) {
+			p->used[i] = true;
+			return i;
+		}
+	return -1;
+}
+
 int domxml_ports_new(const struct domxml *d, struct domxml_ports **out)
 {
 	*out = malloc(sizeof(**out));
@@ -534,6 +640,387 @@ int domxml_ports_new(const struct domxml *d, struct domxml_ports **out)
 void domxml_ports_free(struct domxml_ports *p)
 {
 	free(p);
+}
+
+/* --- GPUs and their VFs under switches of their own ------------------------ */
+
+/* The first <devices>, where domxml_pair adds its controllers. */
+static xmlNodePtr first_devices(const struct domxml *d)
+{
+	xmlNodePtr c;
+
+	for (c = d->root->children; c; c = c->next)
+		if (xml_is_elem(c, "devices"))
+			return c;
+	return NULL;
+}
+
+/* The PCI hostdev whose source is a, or NULL. */
+static xmlNodePtr find_hostdev(const struct domxml *d, const struct pci_addr *a)
+{
+	struct pci_addr x;
+	xmlNodePtr dv, c;
+
+	for (dv = d->root->children; dv; dv = dv->next)
+		for (c = xml_is_elem(dv, "devices") ? dv->children : NULL; c;
+		     c = c->next)
+			if (is_pci_hostdev(c) && source_addr(c, &x) &&
+			    !pci_addr_cmp(&x, a))
+				return c;
+	return NULL;
+}
+
+/* Adds element children; oom is sticky, like struct build. */
+struct adder {
+	xmlDocPtr doc;
+	xmlNodePtr devices;
+	xmlNodePtr before; /* the trailing blank text of <devices>, or NULL */
+	char indent[INDENT_MAX];
+	bool pretty;
+	bool oom;
+};
+
+static void adder_init(struct adder *a, xmlDocPtr doc, xmlNodePtr devices)
+{
+	xmlNodePtr c, last = NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->doc = doc;
+	a->devices = devices;
+	for (c = devices->children; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE)
+			last = c;
+	a->pretty = last && indent_of(last->prev, a->indent, INDENT_MAX);
+	c = devices->last;
+	if (c && c->type == XML_TEXT_NODE && c != last)
+		a->before = c;
+}
+
+/* <address type="pci" domain="0x0000" bus="0x.." slot="0x.." function="0x0"/> */
+static xmlNodePtr pci_address(struct adder *a, int bus, int slot)
+{
+	xmlNodePtr e = xmlNewDocNode(a->doc, NULL, BAD_CAST "address", NULL);
+	char v[12];
+
+	if (!e) {
+		a->oom = true;
+		return NULL;
+	}
+	snprintf(v, sizeof(v), "0x%02x", (unsigned)bus);
+	if (!xmlNewProp(e, BAD_CAST "type", BAD_CAST "pci") ||
+	    !xmlNewProp(e, BAD_CAST "domain", BAD_CAST "0x0000") ||
+	    !xmlNewProp(e, BAD_CAST "bus", BAD_CAST v))
+		a->oom = true;
+	snprintf(v, sizeof(v), "0x%02x", (unsigned)slot);
+	if (!xmlNewProp(e, BAD_CAST "slot", BAD_CAST v) ||
+	    !xmlNewProp(e, BAD_CAST "function", BAD_CAST "0x0"))
+		a->oom = true;
+	return e;
+}
+
+/* <controller type="pci" index="I" model="M"><alias name="A"/><address
+ * bus slot/></controller>, at the end of <devices>; bus -1: no address. */
+static void add_controller(struct adder *a, int index, const char *model,
+			   const char *alias, int bus, int slot)
+{
+	xmlNodePtr c = xmlNewDocNode(a->doc, NULL, BAD_CAST "controller", NULL);
+	xmlNodePtr al, ad, t;
+	char v[12];
+
+	if (!c) {
+		a->oom = true;
+		return;
+	}
+	snprintf(v, sizeof(v), "%d", index);
+	if (!xmlNewProp(c, BAD_CAST "type", BAD_CAST "pci") ||
+	    !xmlNewProp(c, BAD_CAST "index", BAD_CAST v) ||
+	    !xmlNewProp(c, BAD_CAST "model", BAD_CAST model))
+		a->oom = true;
+	al = xmlNewChild(c, NULL, BAD_CAST "alias", NULL);
+	if (!al || !xmlNewProp(al, BAD_CAST "name", BAD_CAST alias))
+		a->oom = true;
+	if (bus >= 0) {
+		ad = pci_address(a, bus, slot);
+		if (ad)
+			xmlAddChild(c, ad);
+	}
+	if (a->pretty) {
+		char text[INDENT_MAX + 2];
+
+		snprintf(text, sizeof(text), "\n%s", a->indent);
+		t = xmlNewDocText(a->doc, BAD_CAST text);
+		if (!t)
+			a->oom = true;
+		else if (a->before)
+			xmlAddPrevSibling(a->before, t);
+		else
+			xmlAddChild(a->devices, t);
+	}
+	if (a->before)
+		xmlAddPrevSibling(a->before, c);
+	else
+		xmlAddChild(a->devices, c);
+}
+
+/* The hostdev's guest address now bus:00.0 (its own replaced). */
+static void move_hostdev(struct adder *a, xmlNodePtr hd, int bus)
+{
+	xmlNodePtr old = guest_pci_address(hd), ad = pci_address(a, bus, 0);
+
+	if (!ad)
+		return;
+	if (old) {
+		xmlReplaceNode(old, ad);
+		xmlFreeNode(old);
+	} else {
+		xmlAddChild(hd, ad);
+	}
+}
+
+/* The root bus controller i's buses are numbered under: the expander it
+ * hangs from, else pcie-root (0). */
+static int subtree_root(const struct domxml_ports *p, int i)
+{
+	int hops;
+
+	for (hops = 0; hops < PCI_BUSES && i > 0 && i < PCI_BUSES; hops++) {
+		if (p->model[i] == EXPANDER)
+			return i;
+		if (p->parent[i] < 0)
+			break;
+		i = p->parent[i];
+	}
+	return 0;
+}
+
+/* <target busNr='0x20'/> of an expander; -1 without. */
+static int expander_busnr(const xmlNode *ctl, xmlNodePtr *target)
+{
+	unsigned long v;
+
+	*target = xml_child(ctl, "target", NULL);
+	if (!*target || !xmlHasNsProp(*target, BAD_CAST "busNr", NULL) ||
+	    addr_attr(*target, "busNr", 254, &v))
+		return -1;
+	return (int)v;
+}
+
+/*
+ * Every expander's busNr high enough for the buses of pcie-root's ports
+ * and of the expanders below it (each bridge a bus of its own), in busNr
+ * order, raised only where it must be.
+ */
+static int fit_bus_numbers(const struct domxml *d, struct domxml_ports *p,
+			   char *err, size_t errlen)
+{
+	int need[PCI_BUSES] = { 0 }, order[PCI_BUSES], nx = 0, next, i, j;
+	xmlNodePtr t;
+
+	for (i = 1; i < PCI_BUSES; i++)
+		if (p->model[i] != NO_CTL && p->model[i] != EXPANDER)
+			need[subtree_root(p, i)]++;
+	/* those without an index: where their address puts them, else on
+	 * pcie-root (libvirt's choice for a root port) */
+	for (i = 0; i < p->noindex; i++)
+		need[p->noindex_bus[i] > 0 ? subtree_root(p, p->noindex_bus[i])
+					   : 0]++;
+	for (i = 1; i < PCI_BUSES; i++)
+		if (p->model[i] == EXPANDER &&
+		    expander_busnr(p->ctl[i], &t) >= 0)
+			order[nx++] = i;
+	for (i = 1; i < nx; i++) /* by busNr, as they number the buses */
+		for (j = i;
+		     j > 0 && expander_busnr(p->ctl[order[j - 1]], &t) >
+				      expander_busnr(p->ctl[order[j]], &t);
+		     j--) {
+			int x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	next = need[0] + 1;
+	for (i = 0; i < nx; i++) {
+		int e = order[i], nr = expander_busnr(p->ctl[e], &t);
+
+		if (nr < next) {
+			char v[12];
+
+			nr = next;
+			if (nr > 254)
+				break;
+			snprintf(v, sizeof(v), "0x%04x", (unsigned)nr);
+			if (!xmlSetProp(t, BAD_CAST "busNr", BAD_CAST v))
+				return -ENOMEM;
+		}
+		next = nr + 1 + need[e];
+	}
+	if (next > PCI_BUSES || i < nx) {
+		err_set(err, errlen,
+			"domain %s: more PCIe buses needed than QEMU's 256",
+			d->name.s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int domxml_pair(struct domxml *d, const struct domxml_gpu *gpus, size_t ngpus,
+		struct domxml_vf *map, size_t n, char *err, size_t errlen)
+{
+	struct domxml_ports *p;
+	struct adder a;
+	xmlNodePtr devs, hd;
+	size_t g, i;
+	int next, r = 0;
+
+	if (!ngpus)
+		return 0;
+	p = malloc(sizeof(*p));
+	if (!p) {
+		err_set(err, errlen, "domain %s: out of memory", d->name.s);
+		return -ENOMEM;
+	}
+	ports_scan(d, p);
+	devs = first_devices(d);
+	if (!p->pcie || !devs)
+		goto out; /* no PCIe: no switch to put them under */
+	/* libvirt numbers the controllers without an index from 1 up */
+	next = (p->max_index > p->nctl ? p->max_index : p->nctl) + 1;
+	adder_init(&a, d->doc, devs);
+	for (g = 0; g < ngpus && !a.oom; g++) {
+		int cell = gpus[g].node >= 0 && gpus[g].node < HOST_NODES
+				   ? p->cell[gpus[g].node]
+				   : -1;
+		int parent = -1, slot = -1, rp, up, k, nports = 2;
+		char alias[64];
+
+		hd = find_hostdev(d, &gpus[g].addr);
+		if (!hd)
+			continue;
+		for (i = 0; i < n; i++)
+			nports += map[i].has_gpu &&
+				  !pci_addr_cmp(&map[i].gpu, &gpus[g].addr);
+		for (i = 0; cell >= 0 && i < PCI_BUSES; i++)
+			if (p->model[i] == EXPANDER && p->node[i] == cell)
+				parent = (int)i;
+		for (k = 1; parent >= 0 && k < 32 && slot < 0; k++)
+			if (!(p->slots[parent] >> k & 1))
+				slot = k;
+		if (parent >= 0 && slot < 0)
+			parent = -1; /* the expander is full: pcie-root */
+		if (next + 1 + nports >= PCI_BUSES) {
+			err_set(err, errlen,
+				"domain %s: no PCI controller index left for "
+				"the switch of GPU %zu",
+				d->name.s, g);
+			r = -EINVAL;
+			goto out;
+		}
+		rp = next++;
+		up = next++;
+		snprintf(alias, sizeof(alias), OUR_ALIAS "sw%zu-rp", g);
+		add_controller(&a, rp, "pcie-root-port", alias, parent, slot);
+		if (parent >= 0)
+			p->slots[parent] |= (uint32_t)1 << slot;
+		snprintf(alias, sizeof(alias), OUR_ALIAS "sw%zu", g);
+		add_controller(&a, up, "pcie-switch-upstream-port", alias, rp,
+			       0);
+		p->model[rp] = ROOT_PORT;
+		p->parent[rp] = parent >= 0 ? parent : 0;
+		p->model[up] = SWITCH_UP;
+		p->parent[up] = rp;
+		for (k = 0; k < nports; k++) {
+			int dsp = next++;
+
+			snprintf(alias, sizeof(alias), OUR_ALIAS "sw%zu-p%d", g,
+				 k);
+			add_controller(&a, dsp, "pcie-switch-downstream-port",
+				       alias, up, k);
+			p->model[dsp] = SWITCH_DOWN;
+			p->parent[dsp] = up;
+			if (k == 0)
+				move_hostdev(&a, hd, dsp);
+		}
+		/* the VFs paired with it on ports 1.., the last port free */
+		for (i = 0, k = 1; i < n; i++)
+			if (map[i].has_gpu &&
+			    !pci_addr_cmp(&map[i].gpu, &gpus[g].addr)) {
+				map[i].has_bus = true;
+				map[i].bus = up + 1 + k++;
+			}
+	}
+	if (a.oom) {
+		err_set(err, errlen, "domain %s: out of memory", d->name.s);
+		r = -ENOMEM;
+		goto out;
+	}
+	r = fit_bus_numbers(d, p, err, errlen);
+out:
+	free(p);
+	return r;
+}
+
+/* --- SMBIOS OEM strings ----------------------------------------------------- */
+
+/* The first child of parent named name with attribute attr = value (attr
+ * NULL: any), made at the end when there is none; NULL on ENOMEM. */
+static xmlNodePtr child_or_new(xmlNodePtr parent, const char *name,
+			       const char *attr, const char *value)
+{
+	xmlNodePtr c;
+
+	for (c = parent->children; c; c = c->next)
+		if (xml_is_elem(c, name) && (!attr || attr_is(c, attr, value)))
+			return c;
+	c = xmlNewChild(parent, NULL, BAD_CAST name, NULL);
+	if (c && attr && !xmlNewProp(c, BAD_CAST attr, BAD_CAST value))
+		return NULL;
+	return c;
+}
+
+int domxml_oem_string(struct domxml *d, const char *prefix, const char *entry,
+		      char *err, size_t errlen)
+{
+	xmlNodePtr os = xml_child(d->root, "os", NULL), sm, si, oem, e, next;
+	xmlChar *mode;
+
+	if (!os)
+		os = xmlNewChild(d->root, NULL, BAD_CAST "os", NULL);
+	if (!os)
+		goto oom;
+	sm = xml_child(os, "smbios", NULL);
+	if (sm) {
+		mode = xmlGetNoNsProp(sm, BAD_CAST "mode");
+		next = mode && xmlStrcmp(mode, BAD_CAST "sysinfo") ? sm : NULL;
+		xmlFree(mode);
+		if (next)
+			return 0; /* the operator's SMBIOS: left alone */
+	} else if (!xmlNewProp(xmlNewChild(os, NULL, BAD_CAST "smbios", NULL),
+			       BAD_CAST "mode", BAD_CAST "sysinfo")) {
+		goto oom;
+	}
+	si = child_or_new(d->root, "sysinfo", "type", "smbios");
+	oem = si ? child_or_new(si, "oemStrings", NULL, NULL) : NULL;
+	if (!oem)
+		goto oom;
+	for (e = oem->children; e; e = next) {
+		xmlChar *v = xmlNodeGetContent(e);
+
+		next = e->next;
+		if (xml_is_elem(e, "entry") && v &&
+		    !xmlStrncmp(v, BAD_CAST prefix, (int)strlen(prefix))) {
+			xmlUnlinkNode(e);
+			xmlFreeNode(e);
+		}
+		xmlFree(v);
+	}
+	e = xmlNewChild(oem, NULL, BAD_CAST "entry", NULL);
+	if (!e)
+		goto oom;
+	xmlNodeAddContent(e, BAD_CAST entry);
+	return 0;
+oom:
+	err_set(err, errlen, "domain %s: out of memory", d->name.s);
+	return -ENOMEM;
 }
 
 /* The map itself: one MAC per NIC, one NIC per VF. */
@@ -568,7 +1055,7 @@ static int check_map(const struct domxml *d, const struct domxml_vf *map,
 int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		   struct strbuf *out, char *err, size_t errlen)
 {
-	struct domxml_ports ports;
+	struct domxml_ports *ports = NULL;
 	xmlNodePtr *hit = NULL;
 	char mac[MAC_STRLEN];
 	size_t i, count;
@@ -601,18 +1088,37 @@ int domxml_rewrite(struct domxml *d, const struct domxml_vf *map, size_t n,
 		r = -EINVAL;
 		goto out;
 	}
-	ports_scan(d, &ports);
-	for (i = 0; i < n && !r; i++)
-		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf,
-				     guest_pci_address(hit[i])
-					     ? -1
-					     : domxml_ports_take(&ports,
-								 map[i].node));
+	ports = malloc(sizeof(*ports));
+	if (!ports) {
+		r = -ENOMEM;
+		err_set(err, errlen, "domain %s: out of memory", d->name.s);
+		goto out;
+	}
+	ports_scan(d, ports);
+	for (i = 0; i < n && !r; i++) {
+		int bus = -1;
+
+		if (map[i].has_bus)
+			bus = map[i].bus;
+		else if (!guest_pci_address(hit[i]))
+			bus = domxml_ports_take(ports, map[i].node);
+		/* domxml_pair's port wins over the interface's own */
+		if (map[i].has_bus) {
+			xmlNodePtr own = guest_pci_address(hit[i]);
+
+			if (own) {
+				xmlUnlinkNode(own);
+				xmlFreeNode(own);
+			}
+		}
+		r = iface_to_hostdev(d->doc, hit[i], &map[i].vf, bus);
+	}
 	if (!r)
 		r = doc_append(d->doc, out);
 	if (r)
 		err_set(err, errlen, "domain %s: out of memory", d->name.s);
 out:
+	free(ports);
 	free(hit);
 	return r;
 }

@@ -12,6 +12,7 @@
 
 #include "core/grow.h"
 #include "host/hca.h"
+#include "host/rails.h"
 #include "root/ibdev.h"
 #include "core/log.h"
 #include "core/sysfs.h"
@@ -127,6 +128,7 @@ static int copy_port(const char *ibdev, const umad_port_t *u, struct ib_port *p)
 	unsigned i, n = 0;
 
 	p->num = u->portnum;
+	p->rail = -1;
 	p->state = check_port_attr(ibdev, u->portnum, "state", u->state,
 				   ib_state_parse, 1, 5);
 	p->phys_state = check_port_attr(ibdev, u->portnum, "phys_state",
@@ -340,6 +342,8 @@ static int read_pci(struct hca *h)
 	h->device_id = (uint16_t)read_expected_long(bdf, "device", 0);
 	read_link(bdf, "driver", h->driver, sizeof(h->driver));
 	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	pci_place_read(&h->addr, &h->place);
+	h->place.numa_node = h->numa_node;
 	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
 	h->sriov_numvfs = (int)read_optional_long(bdf, "sriov_numvfs", -1);
 	r = read_vfs(h, bdf);
@@ -487,6 +491,7 @@ int hca_discover(struct hca_list *out)
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	rails_assign(out, NULL);
 	return 0;
 }
 
@@ -512,6 +517,7 @@ static int inventory_ports(struct hca *h)
 			continue;
 		memset(p, 0, sizeof(*p));
 		p->num = (int)n;
+		p->rail = -1;
 		p->phys_state = -1;
 		p->state = -1;
 		if (!path_fmt(path, sizeof(path), "%s/%ld/state", dir, n) &&
@@ -608,6 +614,8 @@ static int inventory_ibdev(struct hca_list *out, size_t *cap, const char *ibdev)
 	h->sriov_totalvfs = -1;
 	h->sriov_numvfs = -1;
 	h->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	pci_place_read(&h->addr, &h->place);
+	h->place.numa_node = h->numa_node;
 	inventory_ports(h);
 	read_link(bdf, "driver", h->driver, sizeof(h->driver));
 	r = inventory_vfs(h, bdf);
@@ -638,6 +646,7 @@ int hca_inventory(struct hca_list *out)
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), hca_cmp);
+	rails_assign(out, NULL);
 	return 0;
 }
 
@@ -680,4 +689,32 @@ void hca_list_free(struct hca_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	return pci_addr_cmp(a, b);
+}
+
+int hca_pci_devs(const struct hca_list *l, struct pt_dev_list *out)
+{
+	struct pci_addr *skip;
+	size_t n = 0, i, j;
+	int r;
+
+	for (i = 0; i < l->n; i++)
+		n += 1 + l->v[i].nvfs;
+	skip = calloc(n ? n : 1, sizeof(*skip));
+	if (!skip)
+		return -ENOMEM;
+	for (i = n = 0; i < l->n; i++) {
+		if (l->v[i].has_pci)
+			skip[n++] = l->v[i].addr;
+		for (j = 0; j < l->v[i].nvfs; j++)
+			skip[n++] = l->v[i].vfs[j].addr;
+	}
+	qsort(skip, n, sizeof(*skip), addr_cmp);
+	r = pt_dev_scan(skip, n, out);
+	free(skip);
+	return r;
 }

@@ -24,6 +24,7 @@
 
 #include "core/pci.h"
 #include "core/smp.h"
+#include "host/pcitopo.h"
 #include "root/ibdev.h"
 
 #define HCA_NAME_MAX IBDEV_NAME_MAX
@@ -67,6 +68,9 @@ struct ib_port {
 	bool peer_known;
 	struct smp_peer peer;
 	char peer_why[256];
+	/* Its rail (host/rails.h): by address once read, by leaf when
+	 * rails_assign is given a map; -1: none. */
+	int rail;
 };
 
 struct vf {
@@ -91,6 +95,7 @@ struct hca {
 	uint64_t node_guid;
 	char fw_ver[32];
 	int numa_node;
+	struct pci_place place; /* its PCIe switch (host/pcitopo.h) */
 	int sriov_totalvfs, sriov_numvfs;
 	struct ib_port ports[HCA_MAX_PORTS];
 	int nports;
@@ -127,6 +132,12 @@ void hca_vf_probe(struct vf *vf);
 /* Every unprobed VF of l probed; how many were. */
 size_t hca_probe_all(struct hca_list *l);
 void hca_list_free(struct hca_list *l);
+
+/*
+ * The host's PCI devices OpenNebula can pass through (pt_dev_scan), but
+ * the PFs and VFs of l: one-ib's own. 0, -ENOMEM or -errno.
+ */
+int hca_pci_devs(const struct hca_list *l, struct pt_dev_list *out);
 
 const char *ib_state_name(int state);
 const char *ib_phys_state_name(int phys_state);

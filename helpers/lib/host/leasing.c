@@ -43,6 +43,22 @@ static enum virt_read need_xml(const char *name, int vmid, void *ctx)
 							  : VIRT_SKIP;
 }
 
+/*
+ * The rails of the host's ports by cfg's map: from the leaves the probe
+ * kept (host/rails.h). A leaves file that cannot be read leaves the
+ * ports without rails, logged: a deploy still gets VFs.
+ */
+static void host_rails(const struct leasing_cfg *cfg, struct hca_list *hcas)
+{
+	char why[ERRLEN];
+
+	if (!cfg->rail_map || !cfg->rail_map->n)
+		return;
+	if (leaves_read(cfg->ledger_dir, hcas, why, sizeof(why)))
+		log_msg("%s", why);
+	rails_assign(hcas, cfg->rail_map);
+}
+
 int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 		 size_t errlen)
 {
@@ -58,6 +74,7 @@ int leasing_open(struct leasing *s, const struct leasing_cfg *cfg, char *err,
 		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
 		return r;
 	}
+	host_rails(cfg, &s->hcas);
 	r = ledger_open(&s->l, cfg->ledger_dir, err, errlen);
 	/* What libvirt says, shared with the deploys queued behind on the
 	 * lock (domview.h). */
@@ -154,30 +171,76 @@ static int unmap_unfit(const struct leasing *s, const struct lease *x,
 	return -EBUSY;
 }
 
-int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
-		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
-		    char *err, size_t errlen)
+/* NIC nic's place among vm's NICs: its siblings (NIC IDs of the others on
+ * its network) into sib, the GPU it pairs with, its hint. */
+static void nic_context(const struct leasing_vm *vm, const struct ib_nic *nic,
+			int *sib, struct placement_request *rq)
 {
-	struct ledger *l = &s->l;
-	size_t i;
+	size_t i, k = 0, npair = 0, ns = 0;
+	int g, hint;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < vm->nall; i++) {
+		const struct ib_nic *o = &vm->all[i];
+
+		if (o->nic_id != nic->nic_id && o->network_id >= 0 &&
+		    o->network_id == nic->network_id)
+			sib[ns++] = o->nic_id;
+		if (o->affinity == IB_AFFINITY_NONE)
+			continue;
+		if (o->nic_id == nic->nic_id)
+			k = npair;
+		npair++;
+	}
+	rq->siblings = sib;
+	rq->nsiblings = ns;
+	g = nic->affinity == IB_AFFINITY_NONE
+		    ? -1
+		    : placement_pair(k, npair, vm->ngpus);
+	rq->gpu = g >= 0 ? &vm->gpus[g] : NULL;
+	hint = rail_hint_find(vm->hints, vm->nhints, nic->nic_id);
+	rq->has_hint = hint >= 0;
+	rq->hint_rail = hint;
+}
+
+int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
+		    size_t n, uint64_t numa_nodes, const struct leasing_vm *vm,
+		    struct domxml_vf *map, char *err, size_t errlen)
+{
+	const struct leasing_vm alone = { .all = nics, .nall = n };
+	struct ledger *l = &s->l;
+	int *sib;
+	size_t i;
+	int r = 0;
+
+	if (!vm)
+		vm = &alone;
+	sib = calloc(vm->nall ? vm->nall : 1, sizeof(*sib));
+	if (!sib) {
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n && !r; i++) {
 		const struct ib_nic *nic = &nics[i];
-		const struct placement_request rq = { vmid, nic, numa_nodes,
-						      programs(s->cfg) };
+		struct placement_request rq = { .vmid = vmid,
+						.nic = nic,
+						.numa_nodes = numa_nodes,
+						.guids = programs(s->cfg) };
 		long k = ledger_find_nic(l, vmid, nic->nic_id);
 		struct vf *own = k >= 0 ? host_vf(&s->hcas, &l->v[k].vf) : NULL;
 		struct lease x = { 0 };
 		struct placement ch;
 		uint64_t guid;
-		int r;
 
+		nic_context(vm, nic, sib, &rq);
+		map[i].has_gpu = rq.gpu != NULL;
+		if (rq.gpu)
+			map[i].gpu = rq.gpu->addr;
 		r = guid_for_nic_checked((int)s->cfg->cloud_id, vmid,
 					 nic->nic_id, &guid, err, errlen);
 		if (!r)
 			r = guid_free(l, vmid, nic->nic_id, guid, err, errlen);
 		if (r)
-			return r;
+			break;
 		if (own && own->unprobed)
 			hca_vf_probe(own);
 		if (k >= 0 &&
@@ -198,12 +261,14 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		if (k >= 0) {
 			r = unmap_unfit(s, &l->v[k], own, err, errlen);
 			if (r)
-				return r;
+				break;
 			ledger_remove(l, (size_t)k);
 		}
 		r = choose(s, &rq, &ch, err, errlen);
 		if (r)
-			return r;
+			break;
+		if (ch.warning[0])
+			log_msg("%s", ch.warning);
 		x.vf = ch.vf->addr;
 		x.pf = ch.pf->addr;
 		x.port = ch.port->num;
@@ -217,12 +282,49 @@ int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
 		if (r) {
 			snprintf(err, errlen, "VM %d NIC %d: %s", vmid,
 				 nic->nic_id, strerror(-r));
-			return r;
+			break;
 		}
 		map[i].mac = nic->mac;
 		map[i].vf = x.vf;
 		map[i].node = ch.vf->numa_node;
 	}
+	free(sib);
+	return r;
+}
+
+int leasing_gpus(int vmid, const struct pci_addr *a, size_t n,
+		 struct placement_gpu **out, size_t *nout, char *err,
+		 size_t errlen)
+{
+	struct placement_gpu *g;
+	char bdf[PCI_ADDR_STRLEN];
+	size_t i;
+
+	*out = NULL;
+	*nout = 0;
+	g = calloc(n ? n : 1, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct pt_dev d;
+
+		if (pt_dev_read(&a[i], &d)) {
+			pci_addr_fmt(&a[i], bdf);
+			snprintf(err, errlen,
+				 "VM %d: PCI device %s is not on this host",
+				 vmid, bdf);
+			free(g);
+			return -ENODEV;
+		}
+		if (!pci_class_is_gpu(d.class_code))
+			continue;
+		g[*nout].addr = d.addr;
+		g[*nout].place = d.place;
+		(*nout)++;
+	}
+	*out = g;
 	return 0;
 }
 
@@ -333,6 +435,72 @@ out:
 	return r;
 }
 
+/* Each NIC's rail, for the guest (core/railhint.h: RAIL_OEM_PREFIX in its
+ * SMBIOS OEM strings, what oneib-context orders NCCL's NICs by). */
+static int tell_rails(const struct leasing *s, const struct one_vm *vm,
+		      const struct domxml_vf *map, struct domxml *d, char *err,
+		      size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rail_hint *h;
+	size_t i, n = 0;
+	int r = 0;
+
+	h = calloc(vm->n ? vm->n : 1, sizeof(*h));
+	if (!h) {
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+		return -ENOMEM;
+	}
+	for (i = 0; i < vm->n; i++) {
+		long k = ledger_find_vf(&s->l, &map[i].vf);
+		int rail = k >= 0 ? rail_of_port(&s->hcas, &s->l.v[k].pf,
+						 s->l.v[k].port)
+				  : -1;
+
+		if (rail >= 0) {
+			h[n].nic_id = vm->nics[i].nic_id;
+			h[n++].rail = rail;
+		}
+	}
+	if (n)
+		r = sb_adds(&sb, RAIL_OEM_PREFIX);
+	if (n && !r)
+		r = rail_hints_fmt(h, n, &sb);
+	if (r)
+		snprintf(err, errlen, "VM %d: out of memory", vm->id);
+	else if (n)
+		r = domxml_oem_string(d, RAIL_OEM_PREFIX, sb_str(&sb), err,
+				      errlen);
+	sb_release(&sb);
+	free(h);
+	return r;
+}
+
+/* domxml_pair for the VM's GPUs (with their host nodes) and map. */
+static int pair_switches(struct domxml *d, const struct leasing_vm *ctx,
+			 struct domxml_vf *map, size_t n, char *err,
+			 size_t errlen)
+{
+	struct domxml_gpu *g;
+	size_t i;
+	int r;
+
+	if (!ctx->ngpus)
+		return 0;
+	g = calloc(ctx->ngpus, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < ctx->ngpus; i++) {
+		g[i].addr = ctx->gpus[i].addr;
+		g[i].node = ctx->gpus[i].place.numa_node;
+	}
+	r = domxml_pair(d, g, ctx->ngpus, map, n, err, errlen);
+	free(g);
+	return r;
+}
+
 int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 		   const char *dom, size_t domlen, struct strbuf *out,
 		   char *err, size_t errlen)
@@ -340,17 +508,28 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	struct leasing s = { .l.lock_fd = -1 };
 	struct domxml_vf *map = NULL;
 	uint64_t cpus[CPULIST_WORDS], nodes = 0;
+	struct leasing_vm ctx = { .all = vm->nics, .nall = vm->n };
+	struct placement_gpu *gpus = NULL;
+	struct pci_addr *pcis = NULL;
+	size_t npcis = 0;
 	struct domxml *d;
 	bool pinned = false;
 	int r;
 
-	/* Parsed once: read for the pinning, rewritten below. */
+	/* Parsed once: read for the pinning and the GPUs (OpenNebula's own
+	 * PCI hostdevs, design decision 15), rewritten below. */
 	r = domxml_parse(dom, domlen, &d, err, errlen);
 	if (r)
 		return r;
 	r = domxml_pinned_cpus(d, cpus, &pinned, err, errlen);
+	if (!r)
+		r = domxml_pci_hostdevs(d, &pcis, &npcis, err, errlen);
+	if (!r)
+		r = leasing_gpus(vm->id, pcis, npcis, &gpus, &ctx.ngpus, err,
+				 errlen);
 	if (r)
 		goto out;
+	ctx.gpus = gpus;
 	if (pinned)
 		nodes = placement_numa_nodes(cpus);
 	map = calloc(vm->n ? vm->n : 1, sizeof(*map));
@@ -360,10 +539,15 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	}
 	r = leasing_open(&s, cfg, err, errlen);
 	if (!r)
-		r = leasing_acquire(&s, vm->id, vm->nics, vm->n, nodes, map,
-				    err, errlen);
+		r = leasing_acquire(&s, vm->id, vm->nics, vm->n, nodes, &ctx,
+				    map, err, errlen);
 	/* Rewrite before committing: a domain XML we cannot rewrite leaves
-	 * the ledger as it was. */
+	 * the ledger as it was. The GPUs and their VFs first go under
+	 * switches of their own (design decision 15). */
+	if (!r)
+		r = pair_switches(d, &ctx, map, vm->n, err, errlen);
+	if (!r)
+		r = tell_rails(&s, vm, map, d, err, errlen);
 	if (!r)
 		r = domxml_rewrite(d, map, vm->n, out, err, errlen);
 	if (!r)
@@ -371,6 +555,8 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	leasing_close(&s);
 out:
 	free(map);
+	free(pcis);
+	free(gpus);
 	domxml_free(d);
 	return r;
 }
@@ -403,9 +589,13 @@ static int hostdev_line(const struct pci_addr *vf, int guest_bus,
 }
 
 int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
-		  int nic_id, bool reserve, struct strbuf *out, char *err,
-		  size_t errlen)
+		  int nic_id, bool reserve, const struct rail_hint *hints,
+		  size_t nhints, struct strbuf *out, char *err, size_t errlen)
 {
+	struct leasing_vm ctx = {
+		.all = vm->nics, .nall = vm->n, .hints = hints, .nhints = nhints
+	};
+	struct placement_gpu *gpus = NULL;
 	struct leasing s = { .l.lock_fd = -1 };
 	const struct ib_nic *sel = vm->nics;
 	struct domxml_vf *map = NULL;
@@ -427,6 +617,11 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	}
 	if (n == 0)
 		return 0;
+	r = leasing_gpus(vm->id, vm->pci, vm->npci, &gpus, &ctx.ngpus, err,
+			 errlen);
+	if (r)
+		return r;
+	ctx.gpus = gpus;
 	map = calloc(n, sizeof(*map));
 	had = calloc(n, sizeof(*had));
 	if (!map || !had) {
@@ -447,7 +642,7 @@ int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
 	/* The NUMA node of the pinned vCPUs first, by deploy's rule. */
 	r = leasing_acquire(&s, vm->id, sel, n,
 			    vm->pinned ? placement_numa_nodes(vm->cpus) : 0,
-			    map, err, errlen);
+			    &ctx, map, err, errlen);
 	if (r)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -470,6 +665,52 @@ out:
 	leasing_close(&s);
 	free(map);
 	free(had);
+	free(gpus);
+	return r;
+}
+
+int leasing_rails(const struct leasing_cfg *cfg, int vmid, struct strbuf *out,
+		  char *err, size_t errlen)
+{
+	struct ledger l = { .lock_fd = -1 };
+	struct hca_list hcas = { 0 };
+	struct rail_hint *h = NULL;
+	size_t i, n = 0;
+	int r;
+
+	r = ledger_read(&l, cfg->ledger_dir, err, errlen);
+	if (r)
+		return r;
+	r = hca_inventory(&hcas);
+	if (r) {
+		snprintf(err, errlen, "cannot read /sys: %s", strerror(-r));
+		goto out;
+	}
+	host_rails(cfg, &hcas);
+	h = calloc(l.n ? l.n : 1, sizeof(*h));
+	if (!h) {
+		r = -ENOMEM;
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+		goto out;
+	}
+	for (i = 0; i < l.n; i++) {
+		int rail;
+
+		if (l.v[i].vmid != vmid || vmid < 0)
+			continue;
+		rail = rail_of_port(&hcas, &l.v[i].pf, l.v[i].port);
+		if (rail < 0 || rail_hint_find(h, n, l.v[i].nic_id) >= 0)
+			continue;
+		h[n].nic_id = l.v[i].nic_id;
+		h[n++].rail = rail;
+	}
+	r = rail_hints_fmt(h, n, out);
+	if (r)
+		snprintf(err, errlen, "VM %d: out of memory", vmid);
+out:
+	free(h);
+	hca_list_free(&hcas);
+	ledger_close(&l);
 	return r;
 }
 
@@ -540,19 +781,49 @@ static void guest_ports(const struct virt_domain *d,
 	domxml_free(dx);
 }
 
-/* The guest bus for VF a, on its host node's guest NUMA node; -1: none. */
+/* The guest bus for VF a: beside the GPU at gpu (NULL: none) if its
+ * switch has a free port, else on its host node's guest NUMA node; -1:
+ * none. */
 static int guest_port(struct domxml_ports *ports, struct hca_list *hcas,
-		      const struct pci_addr *a)
+		      const struct pci_addr *a, const struct pci_addr *gpu)
 {
 	const struct vf *vf = ports ? host_vf(hcas, a) : NULL;
+	int b = ports && gpu ? domxml_ports_beside(ports, gpu) : -1;
 
+	if (b >= 0)
+		return b;
 	return vf ? domxml_ports_take(ports, vf->numa_node) : -1;
 }
 
-int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
-		     enum leasing_which which, struct strbuf *out, char *err,
-		     size_t errlen)
+/* The GPU the NIC nic_id of vm pairs with, into *g; false: none. */
+static bool paired_gpu(const struct one_vm *vm,
+		       const struct placement_gpu *gpus, size_t ngpus,
+		       int nic_id, struct pci_addr *g)
 {
+	const struct leasing_vm ctx = { .all = vm ? vm->nics : NULL,
+					.nall = vm ? vm->n : 0,
+					.gpus = gpus,
+					.ngpus = ngpus };
+	struct placement_request rq = { 0 };
+	int sib[64];
+	size_t i;
+
+	for (i = 0; vm && i < vm->n && vm->n <= 64; i++)
+		if (vm->nics[i].nic_id == nic_id) {
+			nic_context(&ctx, &vm->nics[i], sib, &rq);
+			if (rq.gpu)
+				*g = rq.gpu->addr;
+			return rq.gpu != NULL;
+		}
+	return false;
+}
+
+int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
+		     enum leasing_which which, const struct one_vm *vm,
+		     struct strbuf *out, char *err, size_t errlen)
+{
+	struct placement_gpu *gpus = NULL;
+	size_t ngpus = 0;
 	struct domxml_ports *ports = NULL;
 	struct hca_list hcas = { 0 };
 	struct virt_domains doms = { 0 };
@@ -574,8 +845,15 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 	if (r)
 		goto out;
 	d = virt_find_vm(&doms, vmid);
-	if (which == LEASING_NOT_HELD && d && d->xml)
+	if (which == LEASING_NOT_HELD && d && d->xml) {
 		guest_ports(d, &ports, &hcas);
+		/* where the VM's GPUs are: best effort, as the ports */
+		if (vm && leasing_gpus(vmid, vm->pci, vm->npci, &gpus, &ngpus,
+				       err, errlen)) {
+			err[0] = '\0';
+			ngpus = 0;
+		}
+	}
 	if (which == LEASING_HELD && nic_id == LEASING_ALL_NICS) {
 		if (d)
 			r = held_vfs(&l, d, vmid, out, err, errlen);
@@ -591,12 +869,21 @@ int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
 		if ((which == LEASING_HELD && !in) ||
 		    (which == LEASING_NOT_HELD && in))
 			continue;
-		r = hostdev_line(&x->vf, guest_port(ports, &hcas, &x->vf), out);
+		{
+			struct pci_addr g;
+			bool has = paired_gpu(vm, gpus, ngpus, x->nic_id, &g);
+
+			r = hostdev_line(&x->vf,
+					 guest_port(ports, &hcas, &x->vf,
+						    has ? &g : NULL),
+					 out);
+		}
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "VM %d: out of memory", vmid);
 out:
 	domxml_ports_free(ports);
+	free(gpus);
 	hca_list_free(&hcas);
 	ledger_close(&l);
 	virt_domains_free(&doms);

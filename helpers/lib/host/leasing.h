@@ -30,6 +30,8 @@
 #include "host/hca.h"
 #include "host/lease.h"
 #include "host/onexml.h"
+#include "host/placement.h"
+#include "host/rails.h"
 #include "core/strbuf.h"
 #include "host/virt.h"
 
@@ -44,6 +46,23 @@ struct leasing_cfg {
 	 * runs oneib-vf): while it runs reconcile never takes them. pid 0:
 	 * none outlives the command. */
 	struct proc_id owner;
+	/* ONEIB_RAIL_MAP (host/rails.h); NULL or empty: rails by address */
+	const struct rail_map *rail_map;
+};
+
+/*
+ * What places a VM's NICs besides their own attributes (design decision
+ * 15): all its InfiniBand NICs (the siblings on each network, and which
+ * NICs pair with the GPUs), its GPUs in deployment order, and the rail
+ * each NIC had (hints, from a migration's source or a save).
+ */
+struct leasing_vm {
+	const struct ib_nic *all;
+	size_t nall;
+	const struct placement_gpu *gpus;
+	size_t ngpus;
+	const struct rail_hint *hints;
+	size_t nhints;
 };
 
 struct leasing {
@@ -68,13 +87,29 @@ void leasing_close(struct leasing *s);
  * A VF for each of the n NICs of VM vmid: map[i] = { nics[i].mac, VF }. A
  * NIC keeps its leased VF while it fits (placement_lease_fits; the grace
  * period starts again and an old lease gets the VM/NIC GUID), else gets
- * the one placement_choose picks, PFs on `numa_nodes` first. Refusals:
- * placement_choose's line, or a GUID another NIC holds in the ledger
- * (-EEXIST; only a cloud id set differently on two front-ends gets there).
+ * the one placement_choose picks, PFs on `numa_nodes` first, with vm's
+ * siblings, pairing and hints (NULL: the n NICs are all, no GPU, no hint);
+ * map[i].gpu is the GPU it pairs with (has_gpu).
+ * A NIC that preferred its GPU's side and could not have it: one warning
+ * line (log_msg). Refusals: placement_choose's line, or a GUID another NIC
+ * holds in the ledger (-EEXIST; only a cloud id set differently on two
+ * front-ends gets there).
  */
 int leasing_acquire(struct leasing *s, int vmid, const struct ib_nic *nics,
-		    size_t n, uint64_t numa_nodes, struct domxml_vf *map,
-		    char *err, size_t errlen);
+		    size_t n, uint64_t numa_nodes, const struct leasing_vm *vm,
+		    struct domxml_vf *map, char *err, size_t errlen);
+
+/*
+ * The GPUs a VM's NICs pair with, from the n host addresses of its PCI
+ * devices (the deployment's hostdevs, or vm.xml's PCI ADDRESS), in that
+ * order: those of GPU class (host/pcitopo.h); a device that is not a GPU
+ * is not paired with. *out malloc'd. A device this host does not have:
+ *   VM 42: PCI device 0000:17:00.0 is not on this host
+ * -ENODEV, nothing read.
+ */
+int leasing_gpus(int vmid, const struct pci_addr *a, size_t n,
+		 struct placement_gpu **out, size_t *nout, char *err,
+		 size_t errlen);
 /*
  * The ledger written, then GUID and P_Key on each VF of map through the
  * pkey command. A refusal unmaps the VFs programmed here again and writes
@@ -103,7 +138,10 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * oneib-vf lease (NIC hot-attach, restore, the two ends of a live
  * migration): a VF for each InfiniBand NIC of vm (nic_id: only that NIC),
  * taken as deploy takes them (a NIC keeps its VF while it fits, a
- * reservation becomes its lease), programmed with the NIC's GUID and P_Key,
+ * reservation becomes its lease; a new VF on the rail hints give it, where
+ * this host has that rail, beside the GPU it pairs with among vm->pci, on a
+ * rail its siblings' leases here do not hold), programmed with the NIC's
+ * GUID and P_Key,
  * and committed. With reserve: recorded as reservations and not programmed
  * (the source of the migration still uses the GUIDs); a NIC that already
  * holds an ordinary lease here keeps it as it is, and a NIC that keeps the
@@ -118,8 +156,17 @@ int leasing_deploy(const struct leasing_cfg *cfg, const struct one_vm *vm,
  * command's line) leaves the ledger and the VFs as they were.
  */
 int leasing_lease(const struct leasing_cfg *cfg, const struct one_vm *vm,
-		  int nic_id, bool reserve, struct strbuf *out, char *err,
-		  size_t errlen);
+		  int nic_id, bool reserve, const struct rail_hint *hints,
+		  size_t nhints, struct strbuf *out, char *err, size_t errlen);
+
+/*
+ * oneib-vf rails: the rail each NIC of VM vmid has on this host, by its
+ * lease (a reservation too), in rail_hints_fmt's form ("0=3,1=5"), for a
+ * migration's destination or a restore (lease --rails). A NIC whose port
+ * has no rail is left out. Reads the ledger without the lock.
+ */
+int leasing_rails(const struct leasing_cfg *cfg, int vmid, struct strbuf *out,
+		  char *err, size_t errlen);
 
 /* Which of a VM's VFs leasing_hostdevs lists. */
 enum leasing_which {
@@ -134,12 +181,16 @@ enum leasing_which {
  * says. LEASING_HELD also lists an InfiniBand VF of this host the VM's
  * domain ("one-<vmid>") holds without a lease of the VM, so that nothing
  * the domain holds is left in it before a save or a migration; with a
- * nic_id only the VF of that NIC's lease. Reads the ledger without the
- * lock (it is always whole) and libvirt; changes nothing.
+ * nic_id only the VF of that NIC's lease. LEASING_NOT_HELD (the VFs to
+ * attach) gives each VF's line the guest port it goes on: with vm (its
+ * action data; NULL: not known), a free downstream port beside the GPU
+ * its NIC pairs with (domxml_pair's switch), else a port on the guest
+ * NUMA node of its host node. Reads the ledger without the lock (it is
+ * always whole) and libvirt; changes nothing.
  */
 int leasing_hostdevs(const struct leasing_cfg *cfg, int vmid, int nic_id,
-		     enum leasing_which which, struct strbuf *out, char *err,
-		     size_t errlen);
+		     enum leasing_which which, const struct one_vm *vm,
+		     struct strbuf *out, char *err, size_t errlen);
 
 struct leasing_counts {
 	int kept, released, adopted;

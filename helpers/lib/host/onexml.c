@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "core/guid.h"
 #include "core/log.h"
 #include "core/onenic.h"
@@ -45,6 +46,8 @@ static int parse_nic(const xmlNode *nic, int vm_id, size_t nth,
 	out->pf = x.a.pf;
 	out->port = ibattr_has(&x.a, IBA_PORT) ? x.a.port : 0;
 	out->attach = x.attach;
+	out->rails = x.a.rails;
+	out->affinity = x.a.affinity;
 	return 0;
 }
 
@@ -161,9 +164,51 @@ static int parse_numa_node(const xmlNode *n, struct one_vm *vm, char *err,
 	return 0;
 }
 
+/* TEMPLATE/PCI's ADDRESS ("0000:17:00:0" as oned writes it, or the
+ * kernel's "0000:17:00.0"), appended to vm->pci; a PCI without one (not
+ * assigned yet) adds nothing. */
+static int parse_pci(const xmlNode *n, struct one_vm *vm, size_t *cap,
+		     char *err, size_t errlen)
+{
+	struct pci_addr a;
+	char *v = NULL;
+	int r;
+
+	r = xml_only_leaf(n, "ADDRESS", &v);
+	if (r == -ENOENT || (!r && !*v)) {
+		free(v);
+		return 0;
+	}
+	/* oned writes "0000:17:00:0" (HostSharePCI: domain:bus:slot:func),
+	 * the kernel "0000:17:00.0": either */
+	if (!r) {
+		char k[PCI_ADDR_STRLEN];
+
+		snprintf(k, sizeof(k), "%s", v);
+		if (strlen(v) == 12 && k[10] == ':')
+			k[10] = '.';
+		r = pci_addr_parse(k, &a);
+	}
+	if (r) {
+		err_set(err, errlen,
+			"VM %d: PCI ADDRESS '%s' is not a PCI address", vm->id,
+			v ? str_sanitize(v).s : "(given twice)");
+		free(v);
+		return -EINVAL;
+	}
+	free(v);
+	if (ALLOC_GROW(vm->pci, vm->npci + 1, *cap)) {
+		err_set(err, errlen, "VM %d: out of memory", vm->id);
+		return -ENOMEM;
+	}
+	vm->pci[vm->npci++] = a;
+	return 0;
+}
+
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 		    size_t errlen)
 {
+	size_t pcicap = 0;
 	struct one_vm res = { .id = -1 };
 	xmlNodePtr vmn, tmpl, c;
 	size_t count = 0, nth = 0;
@@ -199,6 +244,12 @@ int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,
 				goto out;
 			continue;
 		}
+		if (xml_is_elem(c, "PCI")) {
+			r = parse_pci(c, &res, &pcicap, err, errlen);
+			if (r)
+				goto out;
+			continue;
+		}
 		if (!xml_is_elem(c, "NIC"))
 			continue;
 		nth++;
@@ -216,6 +267,7 @@ out:
 	xmlFreeDoc(doc);
 	if (r) {
 		free(res.nics);
+		free(res.pci);
 		return r;
 	}
 	*vm = res;
@@ -244,4 +296,7 @@ void one_vm_free(struct one_vm *vm)
 	free(vm->nics);
 	vm->nics = NULL;
 	vm->n = 0;
+	free(vm->pci);
+	vm->pci = NULL;
+	vm->npci = 0;
 }

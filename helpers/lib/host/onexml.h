@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/cpulist.h"
+#include "core/ibattr.h"
 #include "core/pci.h"
 #include "core/pkey.h"
 
@@ -40,6 +41,8 @@ struct ib_nic {
 	struct pci_addr pf; /* "0000:3b:00.0" */
 	int port; /* IB_PORT: 0 = any port, else 1..9 */
 	bool attach; /* ATTACH="YES": the NIC a hot-plug action is about */
+	enum ib_rails rails; /* IB_RAILS, inherited from the vnet */
+	enum ib_affinity affinity; /* IB_AFFINITY, likewise */
 };
 
 struct one_vm {
@@ -53,6 +56,11 @@ struct one_vm {
 	 * when no NUMA_NODE has CPUS. */
 	bool pinned;
 	uint64_t cpus[CPULIST_WORDS];
+	/* The host addresses of its PCI passthrough devices (TEMPLATE/PCI/
+	 * ADDRESS, oned's choice on the host it runs on), in PCI_ID order:
+	 * the GPUs its NICs pair with (design decision 15). */
+	struct pci_addr *pci;
+	size_t npci;
 };
 
 /*
@@ -61,12 +69,16 @@ struct one_vm {
  * and the CPUS of every VM/TEMPLATE/NUMA_NODE: what oned pinned the vCPUs
  * to (its HostShareNUMA writes them, and the domain's <vcpupin> is made
  * from them: LibVirtDriverKVM.cc, vcpin), so that NIC hot-plug, restore and
- * a migration's destination prefer the NUMA node deploy prefers. Other
- * NICs, NIC_ALIAS, PCI, USER_TEMPLATE and CONTEXT are never read, so a
- * P_Key the VM owner writes there has no effect. Returns 0, -EINVAL (or
- * -ENOMEM) with one line in err, e.g.
+ * a migration's destination prefer the NUMA node deploy prefers, and the
+ * ADDRESS of every TEMPLATE/PCI (oned writes it when it assigns the
+ * device), so that a hot-plugged NIC pairs with the VM's GPUs as deploy
+ * pairs them. Other NICs, NIC_ALIAS, the rest of PCI, USER_TEMPLATE and
+ * CONTEXT are never read, so a P_Key the VM owner writes there has no
+ * effect. Returns 0, -EINVAL (or -ENOMEM) with one line in err, e.g.
  *   VM 42 NIC 1: IB_PKEY 0x7fff is the default partition
  *   VM 42: NUMA_NODE CPUS '4-x' is not a CPU list
+ *   VM 42: PCI ADDRESS '0000:17:00' is not a PCI address
+ * (oned writes ADDRESS as "0000:17:00:0"; the kernel's form is read too)
  * On error *vm is left empty ({ 0, NULL, 0 }, one_vm_free is harmless).
  */
 int onexml_parse_vm(const char *xml, size_t len, struct one_vm *vm, char *err,

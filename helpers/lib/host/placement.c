@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "host/placement.h"
+#include "core/strbuf.h"
 #include "core/sysfs.h"
+#include "host/placement.h"
 
 uint64_t placement_numa_nodes(const uint64_t cpus[CPULIST_WORDS])
 {
@@ -78,7 +80,9 @@ static bool pf_eligible(const struct placement_request *rq, const struct hca *h)
 long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids)
 {
 	const struct ib_nic any = { .network_id = -1 };
-	const struct placement_request rq = { -1, &any, 0, guids };
+	const struct placement_request rq = { .vmid = -1,
+					      .nic = &any,
+					      .guids = guids };
 	const struct virt_domains none = { 0 };
 	long n = 0;
 	size_t j;
@@ -96,7 +100,9 @@ long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids)
 static long pf_leased(const struct hca *h, const struct ledger *l, bool guids)
 {
 	const struct ib_nic any = { .network_id = -1 };
-	const struct placement_request rq = { -1, &any, 0, guids };
+	const struct placement_request rq = { .vmid = -1,
+					      .nic = &any,
+					      .guids = guids };
 	long n = 0;
 	size_t j;
 	long k;
@@ -124,8 +130,18 @@ void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 		long n = placement_pf_free(h, l, guids);
 		bool ready = false;
 
-		for (p = 0; p < h->nports; p++)
-			ready = ready || ib_port_ready(&h->ports[p], guids);
+		for (p = 0; p < h->nports; p++) {
+			int r = h->ports[p].rail;
+
+			if (!ib_port_ready(&h->ports[p], guids))
+				continue;
+			ready = true;
+			if (r < 0 || r > RAIL_MAX)
+				continue;
+			if (!rail_set_has(&out->rails, r))
+				rail_set_add(&out->rails, r);
+			out->rail[r] += n;
+		}
 		out->total += n;
 		out->usable += n + pf_leased(h, l, guids);
 		if (!h->has_pci || !ready || h->numa_node < 0 ||
@@ -134,6 +150,9 @@ void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 		out->node[h->numa_node] += n;
 		out->nodes |= (uint64_t)1 << h->numa_node;
 	}
+	for (i = 0; i <= RAIL_MAX; i++)
+		out->rails_free += rail_set_has(&out->rails, (int)i) &&
+				   out->rail[i] > 0;
 }
 
 static void count(const struct hca_list *hcas,
@@ -222,42 +241,361 @@ static void refusal(const struct placement_request *rq, const struct tally *t,
 		 where, rq->vmid, t->taken, t->total);
 }
 
+int placement_pair(size_t k, size_t n, size_t g)
+{
+	if (!g || !n || k >= n)
+		return -1;
+	return (int)(k * g / n);
+}
+
+/* Where the NIC's siblings hold VFs: per rail, and the unrailed ports. */
+#define SIB_UNRAILED_MAX 16
+struct siblings {
+	unsigned char rail[RAIL_MAX + 1];
+	struct {
+		struct pci_addr pf;
+		int port;
+	} other[SIB_UNRAILED_MAX];
+	size_t nother;
+};
+
+static bool is_sibling(const struct placement_request *rq, int nic_id)
+{
+	size_t i;
+
+	for (i = 0; i < rq->nsiblings; i++)
+		if (rq->siblings[i] == nic_id && nic_id != rq->nic->nic_id)
+			return true;
+	return false;
+}
+
+static void siblings_read(const struct hca_list *hcas, const struct ledger *l,
+			  const struct placement_request *rq,
+			  struct siblings *sb)
+{
+	size_t k;
+
+	memset(sb, 0, sizeof(*sb));
+	for (k = 0; rq->nsiblings && k < l->n; k++) {
+		const struct lease *x = &l->v[k];
+		int r;
+
+		if (x->vmid != rq->vmid || !is_sibling(rq, x->nic_id))
+			continue;
+		r = rail_of_port(hcas, &x->pf, x->port);
+		if (r >= 0 && sb->rail[r] < UCHAR_MAX)
+			sb->rail[r]++;
+		else if (r == -1 && sb->nother < SIB_UNRAILED_MAX) {
+			sb->other[sb->nother].pf = x->pf;
+			sb->other[sb->nother++].port = x->port;
+		}
+	}
+}
+
+/* How many siblings' VFs the port's rail holds. */
+static int sibling_use(const struct siblings *sb, const struct hca *h,
+		       const struct ib_port *pt)
+{
+	size_t i;
+	int n = 0;
+
+	if (pt->rail >= 0)
+		return sb->rail[pt->rail];
+	for (i = 0; i < sb->nother; i++)
+		n += !pci_addr_cmp(&sb->other[i].pf, &h->addr) &&
+		     sb->other[i].port == pt->num;
+	return n;
+}
+
+/* A port's rank, compared key by key, lower first (placement.h). */
+#define RANK_KEYS 7
+struct rank {
+	long k[RANK_KEYS];
+};
+
+static int rank_cmp(const struct rank *a, const struct rank *b)
+{
+	int i;
+
+	for (i = 0; i < RANK_KEYS; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i] ? -1 : 1;
+	return 0;
+}
+
+static bool pairs(const struct placement_request *rq)
+{
+	return rq->gpu && rq->nic->affinity != IB_AFFINITY_NONE;
+}
+
+static bool spreads(const struct placement_request *rq)
+{
+	return rq->nic->rails == IB_RAILS_SPREAD;
+}
+
+static enum pci_near near_of(const struct placement_request *rq,
+			     const struct hca *h)
+{
+	return pairs(rq) ? pci_near(&rq->gpu->place, &h->place) : PCI_NEAR_NONE;
+}
+
+static void rank_of(const struct placement_request *rq,
+		    const struct siblings *sb, const struct hca *h,
+		    const struct ib_port *pt, struct rank *out)
+{
+	bool local = h->numa_node >= 0 && h->numa_node < 64 &&
+		     (rq->numa_nodes >> h->numa_node & 1);
+
+	out->k[0] = rq->has_hint && pt->rail == rq->hint_rail ? 0 : 1;
+	out->k[1] = spreads(rq) ? sibling_use(sb, h, pt) : 0;
+	out->k[2] = near_of(rq, h);
+	out->k[3] = pairs(rq) ? -(long)pci_shared_bridges(&rq->gpu->place,
+							  &h->place)
+			      : 0;
+	out->k[4] = rq->numa_nodes && !local;
+	out->k[5] = pt->rail >= 0 ? pt->rail : RAIL_MAX + 1;
+	out->k[6] = 0; /* address order: the first of equals wins */
+}
+
+/*
+ * The VFs the ledger and the domains hold, sorted, looked up by bsearch: a
+ * host of 8 x 127 VFs with hundreds of leases is asked once per VF of
+ * every PF a NIC may use, and the ledger's own lookup is a scan.
+ */
+struct taken {
+	struct pci_addr *v;
+	size_t n;
+};
+
+static int addr_cmp(const void *a, const void *b)
+{
+	return pci_addr_cmp(a, b);
+}
+
+static int taken_build(const struct ledger *l, const struct virt_domains *d,
+		       struct taken *t)
+{
+	size_t n = l->n, i, j;
+
+	for (i = 0; i < d->n; i++)
+		n += d->v[i].npcis;
+	t->n = 0;
+	t->v = malloc((n ? n : 1) * sizeof(*t->v));
+	if (!t->v)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		t->v[t->n++] = l->v[i].vf;
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < d->v[i].npcis; j++)
+			t->v[t->n++] = d->v[i].pcis[j];
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), addr_cmp);
+	return 0;
+}
+
+static bool taken_has(const struct taken *t, const struct pci_addr *a)
+{
+	return t->n && bsearch(a, t->v, t->n, sizeof(*t->v), addr_cmp);
+}
+
+/* The first VF of h a NIC can be given now, or NULL. */
+static const struct vf *free_vf(const struct hca *h, const struct taken *t)
+{
+	size_t j;
+
+	for (j = 0; j < h->nvfs; j++) {
+		const struct vf *vf = &h->vfs[j];
+
+		/* Unprobed: the caller probes it and asks again
+		 * (hca_inventory reads drivers only when asked). */
+		if ((!vf->unprobed && !vf_assignable(vf)) ||
+		    taken_has(t, &vf->addr))
+			continue;
+		return vf;
+	}
+	return NULL;
+}
+
+/*
+ * How near the NIC's GPU the host's ports come that have the fewest
+ * siblings, free VFs or not: what "beside" means for this NIC.
+ */
+static enum pci_near beside(const struct hca_list *hcas,
+			    const struct placement_request *rq,
+			    const struct siblings *sb)
+{
+	enum pci_near best = PCI_NEAR_NONE;
+	int fewest = INT_MAX, u, pass;
+	size_t i;
+	int p;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < hcas->n; i++) {
+			const struct hca *h = &hcas->v[i];
+
+			if (!pf_eligible(rq, h))
+				continue;
+			for (p = 0; p < h->nports; p++) {
+				if (!port_eligible(rq, &h->ports[p]))
+					continue;
+				u = spreads(rq)
+					    ? sibling_use(sb, h, &h->ports[p])
+					    : 0;
+				if (pass == 0 && u < fewest)
+					fewest = u;
+				if (pass == 1 && u == fewest &&
+				    near_of(rq, h) < best)
+					best = near_of(rq, h);
+			}
+		}
+	return best;
+}
+
+/* "under its PCIe switch 0000:15:00.0", "on its NUMA node 0" */
+static void where_near(const struct placement_request *rq, enum pci_near n,
+		       char *buf, size_t len)
+{
+	if (n == PCI_NEAR_SWITCH) {
+		char sw[PCI_ADDR_STRLEN];
+
+		pci_addr_fmt(&rq->gpu->place.sw, sw);
+		snprintf(buf, len, "under its PCIe switch %s", sw);
+	} else {
+		snprintf(buf, len, "on its NUMA node %d",
+			 rq->gpu->place.numa_node);
+	}
+}
+
+/* "rail 0 8 of 8 leased, rail 1 8 of 8 leased": the ports at least as
+ * near as n, for the refusal of required. */
+static void tally_near(const struct hca_list *hcas,
+		       const struct placement_request *rq,
+		       const struct ledger *l, const struct virt_domains *doms,
+		       enum pci_near n, struct strbuf *out)
+{
+	char pf[PCI_ADDR_STRLEN];
+	size_t i, j;
+	int p;
+
+	for (i = 0; i < hcas->n; i++) {
+		const struct hca *h = &hcas->v[i];
+		int total = 0, taken = 0;
+
+		if (!pf_eligible(rq, h) || near_of(rq, h) > n)
+			continue;
+		for (j = 0; j < h->nvfs; j++) {
+			if (!vf_assignable(&h->vfs[j]))
+				continue;
+			total++;
+			taken += vf_taken(l, doms, &h->vfs[j]);
+		}
+		pci_addr_fmt(&h->addr, pf);
+		for (p = 0; p < h->nports; p++) {
+			const struct ib_port *pt = &h->ports[p];
+
+			if (!port_eligible(rq, pt))
+				continue;
+			if (pt->rail >= 0)
+				sb_addf(out, "%srail %d %d of %d leased",
+					out->len ? ", " : "", pt->rail, taken,
+					total);
+			else
+				sb_addf(out, "%s%s port %d %d of %d leased",
+					out->len ? ", " : "", pf, pt->num,
+					taken, total);
+		}
+	}
+}
+
 int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 		     const struct virt_domains *doms,
 		     const struct placement_request *rq, struct placement *out,
 		     char *err, size_t errlen)
 {
-	uint64_t nodes = rq->numa_nodes;
+	const struct hca *best_h = NULL;
+	const struct ib_port *best_pt = NULL;
+	const struct vf *best_vf = NULL;
+	enum pci_near want = PCI_NEAR_NONE;
+	struct rank best = { { 0 } }, r;
+	struct siblings sb;
+	struct taken held;
 	struct tally t;
-	size_t i, j;
-	int pass, p;
+	size_t i;
+	int p;
 
-	/* Pass 0: PFs on the preferred NUMA nodes only; pass 1: all. */
-	for (pass = nodes ? 0 : 1; pass < 2; pass++) {
-		for (i = 0; i < hcas->n; i++) {
-			const struct hca *h = &hcas->v[i];
-			bool local = h->numa_node >= 0 && h->numa_node < 64 &&
-				     (nodes >> h->numa_node & 1);
+	if (taken_build(l, doms, &held)) {
+		snprintf(err, errlen, "VM %d NIC %d: out of memory", rq->vmid,
+			 rq->nic->nic_id);
+		return -ENOMEM;
+	}
+	siblings_read(hcas, l, rq, &sb);
+	if (pairs(rq))
+		want = beside(hcas, rq, &sb);
+	for (i = 0; i < hcas->n; i++) {
+		const struct hca *h = &hcas->v[i];
+		const struct vf *vf;
 
-			if ((pass == 0 && !local) || !pf_eligible(rq, h))
+		if (!pf_eligible(rq, h))
+			continue;
+		/* required: nothing farther than beside */
+		if (pairs(rq) && rq->nic->affinity == IB_AFFINITY_REQUIRED &&
+		    near_of(rq, h) > want)
+			continue;
+		vf = free_vf(h, &held);
+		if (!vf)
+			continue;
+		for (p = 0; p < h->nports; p++) {
+			if (!port_eligible(rq, &h->ports[p]))
 				continue;
-			for (p = 0; !port_eligible(rq, &h->ports[p]); p++)
-				;
-			for (j = 0; j < h->nvfs; j++) {
-				const struct vf *vf = &h->vfs[j];
-
-				/* Unprobed: the caller probes it and asks
-				 * again (hca_inventory reads drivers only
-				 * when asked). */
-				if ((!vf->unprobed && !vf_assignable(vf)) ||
-				    vf_taken(l, doms, vf))
-					continue;
-				out->pf = h;
-				out->port = &h->ports[p];
-				out->vf = vf;
-				return 0;
-			}
+			rank_of(rq, &sb, h, &h->ports[p], &r);
+			if (best_h && rank_cmp(&r, &best) >= 0)
+				continue;
+			best = r;
+			best_h = h;
+			best_pt = &h->ports[p];
+			best_vf = vf;
 		}
+	}
+	free(held.v);
+	if (best_h) {
+		out->pf = best_h;
+		out->port = best_pt;
+		out->vf = best_vf;
+		out->near = near_of(rq, best_h);
+		out->warning[0] = '\0';
+		if (pairs(rq) && out->near > want) {
+			char g[PCI_ADDR_STRLEN], a[PCI_ADDR_STRLEN], w[96];
+			char rail[32] = "no rail";
+
+			pci_addr_fmt(&rq->gpu->addr, g);
+			pci_addr_fmt(&best_h->addr, a);
+			if (best_pt->rail >= 0)
+				snprintf(rail, sizeof(rail), "rail %d",
+					 best_pt->rail);
+			where_near(rq, want, w, sizeof(w));
+			snprintf(out->warning, sizeof(out->warning),
+				 "VM %d NIC %d: %s (%s port %d) is not beside "
+				 "GPU %s: no free VF %s (IB_AFFINITY "
+				 "preferred)",
+				 rq->vmid, rq->nic->nic_id, rail, a,
+				 best_pt->num, g, w);
+		}
+		return 0;
+	}
+	if (pairs(rq) && rq->nic->affinity == IB_AFFINITY_REQUIRED &&
+	    want != PCI_NEAR_NONE) {
+		struct strbuf sbuf = STRBUF_INIT;
+		char g[PCI_ADDR_STRLEN], w[96];
+
+		pci_addr_fmt(&rq->gpu->addr, g);
+		where_near(rq, want, w, sizeof(w));
+		tally_near(hcas, rq, l, doms, want, &sbuf);
+		snprintf(err, errlen,
+			 "VM %d NIC %d: no free VF beside GPU %s (IB_AFFINITY "
+			 "required, %s: %s)",
+			 rq->vmid, rq->nic->nic_id, g, w, sb_str(&sbuf));
+		sb_release(&sbuf);
+		return -EBUSY;
 	}
 	count(hcas, rq, l, doms, &t);
 	refusal(rq, &t, err, errlen);

@@ -19,6 +19,37 @@
  *     the caller to probe and ask again;
  *   - PFs on the NUMA nodes of the VM's pinned vCPUs come first, then the
  *     others; PFs in address order, VFs by index, the first eligible port.
+ *
+ * Rails and GPUs (design decision 15) refine the order. A NIC may ask with
+ * its siblings (the NIC IDs of the VM's other InfiniBand NICs on its
+ * network, whose leases this host's ledger records), the rail it had (a
+ * restore or migration: hint_rail), and the VM's device it is paired with
+ * (a GPU: placement_pair, rq->gpu). The eligible ports with a free VF are
+ * then ranked, best first, by:
+ *   1. the rail it had, where this host has it;
+ *   2. with IB_RAILS spread (the default): the fewest siblings' VFs on
+ *      the port's rail, so the NICs of a network get distinct rails while
+ *      rails have free VFs (a port without a rail is a rail of its own);
+ *   3. with a paired GPU (IB_AFFINITY not none): nearest it (under its
+ *      PCIe switch, more bridges shared first; on its NUMA node; neither);
+ *   4. on the NUMA nodes of the VM's pinned vCPUs;
+ *   5. a port with a rail first, then in rail order (by default PCI
+ *      address order), PF address, port number; VFs by index.
+ * IB_RAILS pack leaves 2 out: the first PF with a free VF, as before rails.
+ *
+ *   HGX host, 8 GPUs x 8 NICs: NIC k pairs with GPU k, and gets the rail
+ *   under GPU k's switch its siblings have not taken: rails 0..7, each VF
+ *   beside its GPU.
+ *
+ * "Beside" the GPU is as near as this host's ports with the fewest
+ * siblings (free VFs or not) come to it: the VM's own NICs taking the
+ * rails under its switch make a farther port beside it, leases of other
+ * VMs do not. IB_AFFINITY required takes only ports at least that near,
+ * and refuses when none of them has a free VF:
+ *   VM 42 NIC 1: no free VF beside GPU 0000:17:00.0 (IB_AFFINITY required, under its PCIe switch 0000:15:00.0: rail 0 8 of 8 leased, rail 1 8 of 8 leased)
+ * preferred takes the best port there is, and out->warning says why it
+ * is not beside:
+ *   VM 42 NIC 1: rail 2 (0000:3d:00.0 port 1) is not beside GPU 0000:17:00.0: no free VF under its PCIe switch 0000:15:00.0 (IB_AFFINITY preferred)
  */
 #ifndef ONEIB_PLACEMENT_H
 #define ONEIB_PLACEMENT_H
@@ -31,23 +62,49 @@
 #include "host/hca.h"
 #include "host/lease.h"
 #include "host/onexml.h"
+#include "host/rails.h"
 #include "host/virt.h"
+
+/* A device of the VM a NIC pairs with: a GPU, and where it is. */
+struct placement_gpu {
+	struct pci_addr addr;
+	struct pci_place place;
+};
 
 struct placement_request {
 	int vmid;
-	const struct ib_nic *nic; /* its IB_PF / IB_PORT pins, its NIC ID */
+	/* its IB_PF / IB_PORT pins, its NIC ID, IB_RAILS, IB_AFFINITY */
+	const struct ib_nic *nic;
 	uint64_t numa_nodes; /* bit n: prefer PFs on node n; 0: none */
 	bool guids; /* the host programs VFs' GUIDs (ONEIB_PKEY set) */
+	const struct placement_gpu *gpu; /* paired with; NULL: none */
+	const int *siblings; /* NIC IDs on the same network */
+	size_t nsiblings;
+	bool has_hint; /* hint_rail: the rail it had */
+	int hint_rail;
 };
+
+#define PLACEMENT_WARN_MAX 256
 
 struct placement {
 	const struct hca *pf;
 	const struct ib_port *port;
 	const struct vf *vf;
+	enum pci_near near; /* to rq->gpu (PCI_NEAR_NONE without one) */
+	char warning[PLACEMENT_WARN_MAX]; /* "" unless preferred fell back */
 };
 
 /*
+ * The device NIC k of n (the VM's InfiniBand NICs that pair, IB_AFFINITY
+ * not none, in NIC order) pairs with, of g in deployment order: GPU k when
+ * there are as many, else k * g / n (8 NICs on 2 GPUs: NICs 0-3 with GPU
+ * 0, 4-7 with GPU 1; 2 NICs on 8 GPUs: GPUs 0 and 4). -1 when g is 0.
+ */
+int placement_pair(size_t k, size_t n, size_t g);
+
+/*
  * The VF for rq, or -EBUSY with one line in err:
+ *   VM 42 NIC 1: no free VF beside GPU 0000:17:00.0 (IB_AFFINITY required, ...)
  *   no free VF on 0000:3b:00.0 port 1 for VM 42 (8 of 8 leased)
  *   no free VF on 2 PFs for VM 42 (254 of 254 leased)
  *   VM 42 NIC 1: IB_PF 0000:5e:00.0 port 2 is not an ACTIVE InfiniBand port on this host
@@ -96,6 +153,11 @@ struct placement_free {
 	long usable;
 	long node[PLACEMENT_MAX_NODES]; /* by the PF's NUMA node */
 	uint64_t nodes; /* bit n: node n has a PF with a ready port */
+	/* by rail (host/rails.h): a ready port's PF's free VFs (a ConnectX-3
+	 * VF serving two ports counts on both rails, as IB_PF_FREE counts) */
+	long rail[RAIL_MAX + 1];
+	struct rail_set rails; /* the rails of ready ports */
+	int rails_free; /* how many of them have a free VF: IB_RAILS_FREE */
 };
 
 void placement_count_free(const struct hca_list *hcas, const struct ledger *l,

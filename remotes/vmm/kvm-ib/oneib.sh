@@ -171,7 +171,8 @@ ib_release() {
 #   on_dest ARGS...   run `vfs ARGS...` on the destination
 #   stock_migrate     the stock migration (stdin: XML)
 # 0. DEST is SRC: refused, nothing touched (see below);
-# 1. reserve a VF per IB NIC on DEST (none free: fail, nothing touched);
+# 1. reserve a VF per IB NIC on DEST, each on the rail it has on SRC where
+# DEST has it (none free: fail, nothing touched);
 # 2. detach them on SRC and wait until they are out; 3. the stock
 # migration; 4. release on SRC (the GUIDs leave the source VFs before the
 # destination's carry them); 5. program and attach on DEST. A failure in
@@ -180,7 +181,7 @@ ib_release() {
 # logged, its VFs released, and the migration succeeds (oned must know
 # where the VM is).
 ib_migrate() {
-	local dom=$1 dest=$2 src=$3 vmid=$4 xml=$5 err rc
+	local dom=$1 dest=$2 src=$3 vmid=$4 xml=$5 err rc rails
 	err=$(mktemp) || return 1
 	on_src present "$vmid" "$dom" </dev/null
 	rc=$?
@@ -203,7 +204,9 @@ ib_migrate() {
 		rm -f "$err"
 		return 1
 	fi
-	if ! on_dest reserve "$vmid" <"$xml" 2>"$err"; then
+	# each NIC's rail here ("0=3,1=5"); none known: as deploy chooses
+	rails=$(on_src rails "$vmid" </dev/null 2>/dev/null) || rails=
+	if ! on_dest reserve "$vmid" "$rails" <"$xml" 2>"$err"; then
 		echo "$dest: $(tail -n 1 "$err")" >&2
 		rm -f "$err"
 		return 1
