@@ -43,16 +43,24 @@ set -u
 # The tests' temporary files on a tmpfs of the run's own (issue 30: on
 # this machine's ext4 the sysfs tree of one simulated host takes 1.2 s of
 # system time to write, on tmpfs 0.02 s, and the suite writes hundreds of
-# them, fronts-ends and ledgers besides): the run goes on in a mount
-# namespace of its own whose /tmp is a fresh tmpfs, gone with the run.
-# ONEIB_RUN_TMP=disk keeps the machine's /tmp (to look at a test's files
-# after the run, with -d).
+# them, front-ends and ledgers besides): a new directory under the
+# machine's TMPDIR (/tmp), a tmpfs mounted on it in a mount namespace of
+# the run's own, TMPDIR for every job; gone with the run. (Not a tmpfs
+# over /tmp itself: the checkout may be there.) ONEIB_RUN_TMP=disk keeps
+# the machine's TMPDIR (to look at a test's files after the run, with -d).
 if [ -z "${_ONEIB_RUN_TMPFS:-}" ] && [ "${ONEIB_RUN_TMP:-tmpfs}" = tmpfs ] &&
 	[ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-	exec env _ONEIB_RUN_TMPFS=1 unshare --mount --propagation private -- sh -c '
-		mount -t tmpfs -o mode=1777 tmpfs /tmp ||
-			echo "tests/run.sh: no tmpfs over /tmp; the machine'"'"'s /tmp it is" >&2
+	d=$(mktemp -d "${TMPDIR:-/tmp}/oneib-run.XXXXXX") || exit 1
+	_ONEIB_RUN_TMPFS=$d unshare --mount --propagation private -- sh -c '
+		if mount -t tmpfs -o mode=1777 tmpfs "$_ONEIB_RUN_TMPFS"; then
+			export TMPDIR="$_ONEIB_RUN_TMPFS"
+		else
+			echo "tests/run.sh: no tmpfs for the tests'"'"' files; the machine'"'"'s TMPDIR it is" >&2
+		fi
 		exec bash "$0" "$@"' "$0" "$@"
+	rc=$?
+	rmdir "$d" 2>/dev/null
+	exit $rc
 fi
 # Every job runs as from a plain shell: no jobserver of the make above us.
 unset MAKEFLAGS MFLAGS MAKELEVEL
