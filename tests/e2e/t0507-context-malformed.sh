@@ -20,14 +20,18 @@ fresh() { # back to no configuration at all
 # shellcheck disable=SC2086 # good is words on purpose
 ctx_write "$ctx" $good ETH2_MAC=02:00:0a:0c:00:07 ETH2_IP=10.12.0.7
 printf "%s\n" "export PATH='/tmp'" 'rm -rf / #' "ETH2_MASK=\"255.255.0.0\"" \
-	"ETH2_MTU='2044' ; reboot" "\$(touch $TEST_TMP/pwned)='x'" >>"$ctx"
+	"ETH2_MTU='2044' ; reboot" "\$(touch pwned)='x'" >>"$ctx"
 printf "ZZ_LAST='never closed\nsecond line\n" >>"$ctx"
+# (run from $TEST_TMP: were that line evaluated, pwned would appear there;
+# a relative name keeps the quoted line short, whatever TMPDIR is)
+cd "$TEST_TMP" || die "cannot cd to $TEST_TMP"
 assert_ok "garbage lines and an unterminated quote" -- guest_ctx "$ctx"
+cd "$TOP" || die "cannot cd to $TOP"
 assert_eq "oneib-context: $ctx: line 8: not NAME='value': 'export PATH='/tmp''
 oneib-context: $ctx: line 9: not NAME='value': 'rm -rf / #'
 oneib-context: $ctx: line 10: not NAME='value': 'ETH2_MASK=\"255.255.0.0\"'
 oneib-context: $ctx: line 11: ETH2_MTU: text after the closing quote: '; reboot'
-oneib-context: $ctx: line 12: not NAME='value': '\$(touch $TEST_TMP/pwned)='x''
+oneib-context: $ctx: line 12: not NAME='value': '\$(touch pwned)='x''
 oneib-context: $ctx: line 13: ZZ_LAST: unterminated quote: the rest of the file is ignored
 oneib-context: ETH2 ib1: ETH2_MASK missing: /24, as one-context assumes" "$(errs)" \
 	"one line each: where, and what"
