@@ -135,10 +135,41 @@ static int take_spool(const struct kept *k, struct kept_take *t, bool keep)
 	return r;
 }
 
+/* from copied to to (0600, a file of its own) with the mtime stamp */
+static int copy_file(const char *from, const char *to, time_t stamp)
+{
+	struct timespec ts[2] = { { stamp, 0 }, { stamp, 0 } };
+	char buf[65536];
+	int in, out = -1, r = 0;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = in < 0 ? -1
+		     : open(to,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+				    O_NOFOLLOW,
+			    0600);
+	if (in < 0 || out < 0)
+		r = -errno;
+	while (!r && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(out, buf, (size_t)n) != n)
+			r = n < 0 ? -errno : -EIO;
+	}
+	if (!r && (fchmod(out, 0600) || futimens(out, ts)))
+		r = -errno;
+	if (out >= 0 && close(out) && !r)
+		r = -errno;
+	if (in >= 0)
+		close(in);
+	return r;
+}
+
 int kept_take(const struct kept *k, const char *moved_to, long full_every,
 	      time_t now, struct kept_take *t)
 {
-	char cache[PATH_MAX];
+	char cache[PATH_MAX], taken[PATH_MAX];
 	struct stat st;
 	int r;
 
@@ -148,11 +179,25 @@ int kept_take(const struct kept *k, const char *moved_to, long full_every,
 	t->next = -1;
 	if (!k->own)
 		return 0;
+	/*
+	 * Taken by a rename beside it (one filesystem), then copied into the
+	 * run's scratch directory: TMPDIR is often a filesystem of its own
+	 * (a tmpfs /tmp), where a rename from /var/lib/one fails with EXDEV
+	 * and every run would list every VM. A run killed in between leaves
+	 * no LOCK.vms: the next run lists every VM.
+	 */
 	if (path_of(k, ".vms", cache, sizeof(cache)) ||
-	    rename(cache, moved_to)) {
+	    path_of(k, ".vms.taken", taken, sizeof(taken)) ||
+	    rename(cache, taken)) {
 		/* the events go with the full listing */
 		return take_spool(k, t, false);
 	}
+	if (stat(taken, &st) || copy_file(taken, moved_to, st.st_mtime)) {
+		unlink(taken);
+		unlink(moved_to);
+		return take_spool(k, t, false);
+	}
+	unlink(taken);
 	t->full = false;
 	r = take_spool(k, t, true);
 	if (t->nids) {
@@ -186,36 +231,15 @@ void kept_take_free(struct kept_take *t)
 
 int kept_keep(const struct kept *k, const char *vms, time_t stamp)
 {
-	char cache[PATH_MAX], part[PATH_MAX], buf[65536];
-	struct timespec ts[2] = { { stamp, 0 }, { stamp, 0 } };
-	int in = -1, out = -1, r = 0;
-	ssize_t n;
+	char cache[PATH_MAX], part[PATH_MAX];
+	int r;
 
 	if (!k->own)
 		return 0;
 	if (path_of(k, ".vms", cache, sizeof(cache)) ||
 	    path_of(k, ".vms.new", part, sizeof(part)))
 		return -ENAMETOOLONG;
-	in = open(vms, O_RDONLY | O_CLOEXEC);
-	out = in < 0 ? -1
-		     : open(part,
-			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				    O_NOFOLLOW,
-			    0600);
-	if (in < 0 || out < 0)
-		r = -errno;
-	while (!r && (n = read(in, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || write(out, buf, (size_t)n) != n)
-			r = n < 0 ? -errno : -EIO;
-	}
-	if (!r && (fchmod(out, 0600) || futimens(out, ts)))
-		r = -errno;
-	if (out >= 0 && close(out) && !r)
-		r = -errno;
-	if (in >= 0)
-		close(in);
+	r = copy_file(vms, part, stamp);
 	if (!r && rename(part, cache))
 		r = -errno;
 	if (r) {
