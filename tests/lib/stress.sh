@@ -20,7 +20,10 @@
 # `make stress` (long: STRESS_SEED, STRESS_SECONDS).
 #
 #   stress_setup           the hosts and the VMs
-#   stress_run SECONDS     rounds until SECONDS have passed; prints every
+#   stress_run SECONDS [ROUNDS]
+#                          rounds until SECONDS have passed, or exactly
+#                          ROUNDS rounds (make check: the same rounds and
+#                          checks on a slow machine as on a fast one); prints every
 #                          violation, and every step, kill and refusal
 #                          (STRESS_STEPS=1, the default) or only those of
 #                          a round with a violation, after it
@@ -187,9 +190,9 @@ stress_violations() {
 	done
 }
 
-stress_run() { # SECONDS
-	local end=$((SECONDS + $1)) w cmd ms pids v
-	while [ "$SECONDS" -lt "$end" ]; do
+stress_run() { # SECONDS [ROUNDS]
+	local end=$((SECONDS + $1)) rounds=${2:-} w cmd ms pids v
+	while if [ -n "$rounds" ]; then [ "$_st_rounds" -lt "$rounds" ]; else [ "$SECONDS" -lt "$end" ]; fi; do
 		_st_rounds=$((_st_rounds + 1))
 		pids=()
 		for ((w = 1; w <= STRESS_WORKERS; w++)); do
