@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 				.vmid = 42,
 				.nic = &nics[k],
 				.guids = true,
-				.gpu = &gpus[placement_pair((size_t)k, NPF,
+				.gpu = &gpus[rail_pair((size_t)k, NPF,
 							    NPF)],
 				.siblings = sib,
 				.nsiblings = NPF,

@@ -823,15 +823,15 @@ static void pairing(void **state)
 	(void)state;
 	/* as many: NIC k with GPU k */
 	for (int k = 0; k < 8; k++)
-		assert_int_equal(placement_pair((size_t)k, 8, 8), k);
+		assert_int_equal(rail_pair((size_t)k, 8, 8), k);
 	/* 8 NICs on 2 GPUs: 0-3 with GPU 0, 4-7 with GPU 1 */
-	assert_int_equal(placement_pair(3, 8, 2), 0);
-	assert_int_equal(placement_pair(4, 8, 2), 1);
+	assert_int_equal(rail_pair(3, 8, 2), 0);
+	assert_int_equal(rail_pair(4, 8, 2), 1);
 	/* 2 NICs on 8 GPUs: GPUs 0 and 4 */
-	assert_int_equal(placement_pair(0, 2, 8), 0);
-	assert_int_equal(placement_pair(1, 2, 8), 4);
-	assert_int_equal(placement_pair(0, 2, 0), -1);
-	assert_int_equal(placement_pair(2, 2, 8), -1);
+	assert_int_equal(rail_pair(0, 2, 8), 0);
+	assert_int_equal(rail_pair(1, 2, 8), 4);
+	assert_int_equal(rail_pair(0, 2, 0), -1);
+	assert_int_equal(rail_pair(2, 2, 8), -1);
 }
 
 int main(void)

@@ -193,9 +193,8 @@ static void nic_context(const struct leasing_vm *vm, const struct ib_nic *nic,
 	}
 	rq->siblings = sib;
 	rq->nsiblings = ns;
-	g = nic->affinity == IB_AFFINITY_NONE
-		    ? -1
-		    : placement_pair(k, npair, vm->ngpus);
+	g = nic->affinity == IB_AFFINITY_NONE ? -1
+					      : rail_pair(k, npair, vm->ngpus);
 	rq->gpu = g >= 0 ? &vm->gpus[g] : NULL;
 	hint = rail_hint_find(vm->hints, vm->nhints, nic->nic_id);
 	rq->has_hint = hint >= 0;

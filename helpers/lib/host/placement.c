@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/railrank.h"
 #include "core/strbuf.h"
 #include "core/sysfs.h"
 #include "host/placement.h"
@@ -241,13 +242,6 @@ static void refusal(const struct placement_request *rq, const struct tally *t,
 		 where, rq->vmid, t->taken, t->total);
 }
 
-int placement_pair(size_t k, size_t n, size_t g)
-{
-	if (!g || !n || k >= n)
-		return -1;
-	return (int)(k * g / n);
-}
-
 /* Where the NIC's siblings hold VFs: per rail, and the unrailed ports. */
 #define SIB_UNRAILED_MAX 16
 struct siblings {
@@ -307,22 +301,6 @@ static int sibling_use(const struct siblings *sb, const struct hca *h,
 	return n;
 }
 
-/* A port's rank, compared key by key, lower first (placement.h). */
-#define RANK_KEYS 7
-struct rank {
-	long k[RANK_KEYS];
-};
-
-static int rank_cmp(const struct rank *a, const struct rank *b)
-{
-	int i;
-
-	for (i = 0; i < RANK_KEYS; i++)
-		if (a->k[i] != b->k[i])
-			return a->k[i] < b->k[i] ? -1 : 1;
-	return 0;
-}
-
 static bool pairs(const struct placement_request *rq)
 {
 	return rq->gpu && rq->nic->affinity != IB_AFFINITY_NONE;
@@ -339,22 +317,24 @@ static enum pci_near near_of(const struct placement_request *rq,
 	return pairs(rq) ? pci_near(&rq->gpu->place, &h->place) : PCI_NEAR_NONE;
 }
 
-static void rank_of(const struct placement_request *rq,
+/* Port pt of PF h as a candidate of the rule (core/railrank.h). */
+static void cand_of(const struct placement_request *rq,
 		    const struct siblings *sb, const struct hca *h,
-		    const struct ib_port *pt, struct rank *out)
+		    const struct ib_port *pt, struct rail_cand *out)
 {
 	bool local = h->numa_node >= 0 && h->numa_node < 64 &&
 		     (rq->numa_nodes >> h->numa_node & 1);
 
-	out->k[0] = rq->has_hint && pt->rail == rq->hint_rail ? 0 : 1;
-	out->k[1] = spreads(rq) ? sibling_use(sb, h, pt) : 0;
-	out->k[2] = near_of(rq, h);
-	out->k[3] = pairs(rq) ? -(long)pci_shared_bridges(&rq->gpu->place,
-							  &h->place)
-			      : 0;
-	out->k[4] = rq->numa_nodes && !local;
-	out->k[5] = pt->rail >= 0 ? pt->rail : RAIL_MAX + 1;
-	out->k[6] = 0; /* address order: the first of equals wins */
+	*out = (struct rail_cand){
+		.rail = pt->rail,
+		.siblings = spreads(rq) ? sibling_use(sb, h, pt) : 0,
+		.near = near_of(rq, h),
+		.shared = pairs(rq) ? (long)pci_shared_bridges(&rq->gpu->place,
+							       &h->place)
+				    : 0,
+		.off_node = rq->numa_nodes && !local,
+		.hinted = rq->has_hint && pt->rail == rq->hint_rail,
+	};
 }
 
 /*
@@ -414,41 +394,6 @@ static const struct vf *free_vf(const struct hca *h, const struct taken *t)
 		return vf;
 	}
 	return NULL;
-}
-
-/*
- * How near the NIC's GPU the host's ports come that have the fewest
- * siblings, free VFs or not: what "beside" means for this NIC.
- */
-static enum pci_near beside(const struct hca_list *hcas,
-			    const struct placement_request *rq,
-			    const struct siblings *sb)
-{
-	enum pci_near best = PCI_NEAR_NONE;
-	int fewest = INT_MAX, u, pass;
-	size_t i;
-	int p;
-
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < hcas->n; i++) {
-			const struct hca *h = &hcas->v[i];
-
-			if (!pf_eligible(rq, h))
-				continue;
-			for (p = 0; p < h->nports; p++) {
-				if (!port_eligible(rq, &h->ports[p]))
-					continue;
-				u = spreads(rq)
-					    ? sibling_use(sb, h, &h->ports[p])
-					    : 0;
-				if (pass == 0 && u < fewest)
-					fewest = u;
-				if (pass == 1 && u == fewest &&
-				    near_of(rq, h) < best)
-					best = near_of(rq, h);
-			}
-		}
-	return best;
 }
 
 /* "under its PCIe switch 0000:15:00.0", "on its NUMA node 0" */
@@ -516,46 +461,61 @@ int placement_choose(const struct hca_list *hcas, const struct ledger *l,
 	const struct ib_port *best_pt = NULL;
 	const struct vf *best_vf = NULL;
 	enum pci_near want = PCI_NEAR_NONE;
-	struct rank best = { { 0 } }, r;
+	struct rail_cand *c;
+	struct {
+		const struct hca *h;
+		const struct ib_port *pt;
+		const struct vf *vf;
+	} * at;
 	struct siblings sb;
 	struct taken held;
 	struct tally t;
-	size_t i;
+	size_t i, n = 0, nports = 0;
+	long best;
 	int p;
 
-	if (taken_build(l, doms, &held)) {
+	for (i = 0; i < hcas->n; i++)
+		nports += (size_t)hcas->v[i].nports;
+	c = calloc(nports + 1, sizeof(*c));
+	at = calloc(nports + 1, sizeof(*at));
+	if (!c || !at || taken_build(l, doms, &held)) {
+		free(c);
+		free(at);
 		snprintf(err, errlen, "VM %d NIC %d: out of memory", rq->vmid,
 			 rq->nic->nic_id);
 		return -ENOMEM;
 	}
 	siblings_read(hcas, l, rq, &sb);
-	if (pairs(rq))
-		want = beside(hcas, rq, &sb);
+	/* every port the NIC may use, as the rule's candidates */
 	for (i = 0; i < hcas->n; i++) {
 		const struct hca *h = &hcas->v[i];
 		const struct vf *vf;
 
 		if (!pf_eligible(rq, h))
 			continue;
-		/* required: nothing farther than beside */
-		if (pairs(rq) && rq->nic->affinity == IB_AFFINITY_REQUIRED &&
-		    near_of(rq, h) > want)
-			continue;
 		vf = free_vf(h, &held);
-		if (!vf)
-			continue;
 		for (p = 0; p < h->nports; p++) {
 			if (!port_eligible(rq, &h->ports[p]))
 				continue;
-			rank_of(rq, &sb, h, &h->ports[p], &r);
-			if (best_h && rank_cmp(&r, &best) >= 0)
-				continue;
-			best = r;
-			best_h = h;
-			best_pt = &h->ports[p];
-			best_vf = vf;
+			cand_of(rq, &sb, h, &h->ports[p], &c[n]);
+			c[n].has_free = vf != NULL;
+			at[n].h = h;
+			at[n].pt = &h->ports[p];
+			at[n++].vf = vf;
 		}
 	}
+	if (pairs(rq))
+		want = rail_beside(c, n);
+	best = rail_choose(
+		c, n, pairs(rq) && rq->nic->affinity == IB_AFFINITY_REQUIRED,
+		want);
+	if (best >= 0) {
+		best_h = at[best].h;
+		best_pt = at[best].pt;
+		best_vf = at[best].vf;
+	}
+	free(c);
+	free(at);
 	free(held.v);
 	if (best_h) {
 		out->pf = best_h;

@@ -24,8 +24,9 @@
  * its siblings (the NIC IDs of the VM's other InfiniBand NICs on its
  * network, whose leases this host's ledger records), the rail it had (a
  * restore or migration: hint_rail), and the VM's device it is paired with
- * (a GPU: placement_pair, rq->gpu). The eligible ports with a free VF are
- * then ranked, best first, by:
+ * (a GPU: rail_pair, rq->gpu). The eligible ports with a free VF are
+ * then ranked by core/railrank.h's rule (which the front-end counts by
+ * too), best first:
  *   1. the rail it had, where this host has it;
  *   2. with IB_RAILS spread (the default): the fewest siblings' VFs on
  *      the port's rail, so the NICs of a network get distinct rails while
@@ -58,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/railrank.h"
 #include "host/domxml.h"
 #include "host/hca.h"
 #include "host/lease.h"
@@ -93,14 +95,6 @@ struct placement {
 	enum pci_near near; /* to rq->gpu (PCI_NEAR_NONE without one) */
 	char warning[PLACEMENT_WARN_MAX]; /* "" unless preferred fell back */
 };
-
-/*
- * The device NIC k of n (the VM's InfiniBand NICs that pair, IB_AFFINITY
- * not none, in NIC order) pairs with, of g in deployment order: GPU k when
- * there are as many, else k * g / n (8 NICs on 2 GPUs: NICs 0-3 with GPU
- * 0, 4-7 with GPU 1; 2 NICs on 8 GPUs: GPUs 0 and 4). -1 when g is 0.
- */
-int placement_pair(size_t k, size_t n, size_t g);
 
 /*
  * The VF for rq, or -EBUSY with one line in err:
