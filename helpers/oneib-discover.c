@@ -46,7 +46,10 @@
  *            NEAR="switch", NEAR_RAILS="0,1" ]
  * and the counters free VFs per rail,
  *   IB_RAILS_FREE="8"
- *   IB_RAIL=[ RAIL="0", ADDRESS="0000:18:00.0", PORT="1", VFS_FREE="7" ]
+ *   IB_RAIL=[ RAIL="0", ADDRESS="0000:18:00.0", PORT="1", VFS_FREE="7",
+ *             VFS_USABLE="8" ]
+ * (VFS_USABLE: free or leased to the cloud's VMs, what the front-end
+ * counts each rail's VMs against).
  * With --rail-map, the leaves learnt through --peer-cmd are kept in
  * <ledger>/leaves for oneib-vf (and read back by one-monitor, which asks
  * no peer).
@@ -857,17 +860,21 @@ static void print_one_monitor(const struct hca_list *l,
 		pci_addr_fmt(&h->addr, addr);
 		for (p = 0; p < h->nports; p++) {
 			const struct ib_port *pt = &h->ports[p];
+			long long u = 0;
 
 			if (pt->rail < 0)
 				continue;
 			n = 0;
-			if (!broken && ib_port_ready(pt, guids))
+			if (!broken && ib_port_ready(pt, guids)) {
 				n = placement_pf_free(h, led, guids);
+				u = placement_pf_usable(h, led, guids);
+			}
 			tmpl_vec_begin(&v, stdout, "IB_RAIL");
 			tmpl_vec_add_long(&v, "RAIL", pt->rail);
 			tmpl_vec_add(&v, "ADDRESS", addr);
 			tmpl_vec_add_long(&v, "PORT", pt->num);
 			tmpl_vec_add_long(&v, "VFS_FREE", n);
+			tmpl_vec_add_long(&v, "VFS_USABLE", u);
 			tmpl_vec_end(&v);
 		}
 	}

@@ -7,7 +7,8 @@
 # - IB_PCI for each passthrough-able device, with its nearest rails;
 # - IB_RAIL: free VFs per rail, the ledger's count (what deploy leases
 #   by): VMs pinned to one PF take its VFs one by one, and IB_RAILS_FREE
-#   drops when that rail is full;
+#   drops when that rail is full; VFS_USABLE (free or the cloud's, what
+#   the front-end counts each rail's VMs against) stays;
 # - with ONEIB_RAIL_MAP, rails by leaf switch: the leaves learnt through
 #   ONEIB_PEER are kept in the ledger directory for deploy, the
 #   host/monitor class numbers the rails alike from them, a port whose
@@ -38,7 +39,7 @@ assert_match '^ADDRESS=0000:98:00.0\|.*\|RAIL=1\|PCIE_SWITCH=0000:95:00.0\|PCIE_
 	"$(tmpl_vectors "$TEST_TMP/sys" IB_PF | tail -n 1)" "PF 0000:98:00.0: rail 1"
 assert_eq "ADDRESS=0000:17:00.0|CLASS=0302|VENDOR=10de|DEVICE=2330|DRIVER=vfio-pci|NUMA_NODE=0|PCIE_SWITCH=0000:15:00.0|PCIE_ROOT_PORT=0000:14:01.0|NEAR=switch|NEAR_RAILS=0 ADDRESS=0000:31:00.0|CLASS=0108|VENDOR=144d|DEVICE=a80a|DRIVER=vfio-pci|NUMA_NODE=0|PCIE_SWITCH=|PCIE_ROOT_PORT=0000:30:01.0|NEAR=numa|NEAR_RAILS=0 ADDRESS=0000:97:00.0|CLASS=0302|VENDOR=10de|DEVICE=2330|DRIVER=vfio-pci|NUMA_NODE=1|PCIE_SWITCH=0000:95:00.0|PCIE_ROOT_PORT=0000:94:01.0|NEAR=switch|NEAR_RAILS=1" \
 	"$(vecs IB_PCI)" "IB_PCI: the GPUs beside their switch's rail, the NVMe drive its node's"
-assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=8" \
+assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8" \
 	"$(vecs IB_RAIL)" "IB_RAIL: 8 free on each"
 assert_eq 2 "$(tmpl_value "$TEST_TMP/sys" IB_RAILS_FREE)" "IB_RAILS_FREE: both"
 
@@ -54,12 +55,12 @@ for vm in 1 2 3 4 5 6 7 8; do
 	assert_ok "VM $vm on rail 1's PF deploys" -- deploy_on "$vm" 0000:98:00.0
 done
 probe
-assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=0" \
+assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=0|VFS_USABLE=8" \
 	"$(vecs IB_RAIL)" "rail 1 full, rail 0 untouched"
 assert_eq 1 "$(tmpl_value "$TEST_TMP/sys" IB_RAILS_FREE)" "IB_RAILS_FREE: one rail left"
 assert_ok "VM 3 is cancelled" -- "$R/vmm/kvm-ib/cancel" one-3 node1 3 node1
 monitor
-assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1" \
+assert_eq "RAIL=0|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8 RAIL=1|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1|VFS_USABLE=8" \
 	"$(vecs IB_RAIL "$TEST_TMP/mon")" "host/monitor: the released VF counts on rail 1 again"
 assert_eq 2 "$(tmpl_value "$TEST_TMP/mon" IB_RAILS_FREE)" "and both rails have room"
 
@@ -85,7 +86,7 @@ assert_match '^ADDRESS=0000:18:00.0\|.*\|LEAF_GUID=0x0002c90200000b00\|.*\|RAIL=
 	"$(tmpl_vectors "$TEST_TMP/sys" IB_PF | head -n 1)" "PF 0000:18:00.0 under leaf B: rail 1"
 assert_match '^ADDRESS=0000:98:00.0\|.*\|LEAF_GUID=0x0002c90200000a00\|.*\|RAIL=0\|' \
 	"$(tmpl_vectors "$TEST_TMP/sys" IB_PF | tail -n 1)" "PF 0000:98:00.0 under leaf A: rail 0"
-assert_eq "RAIL=1|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8 RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1" \
+assert_eq "RAIL=1|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8 RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1|VFS_USABLE=8" \
 	"$(vecs IB_RAIL)" "IB_RAIL by the map"
 assert_match 'NEAR=switch\|NEAR_RAILS=1$' "$(tmpl_vectors "$TEST_TMP/sys" IB_PCI | head -n 1)" \
 	"the first GPU: beside rail 1 now"
@@ -93,7 +94,7 @@ assert_eq "" "$(one_value IB_NO_RAIL)" "IB_NO_RAIL empty"
 assert_eq "0000:18:00.0 1 $leaf_b
 0000:98:00.0 1 $leaf_a" "$(cat /var/lib/one/ib/leaves)" "the leaves kept for deploy"
 monitor
-assert_eq "RAIL=1|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8 RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1" \
+assert_eq "RAIL=1|ADDRESS=0000:18:00.0|PORT=1|VFS_FREE=8|VFS_USABLE=8 RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1|VFS_USABLE=8" \
 	"$(vecs IB_RAIL "$TEST_TMP/mon")" "host/monitor (asks no peer): the same rails, from the leaves kept"
 
 # A leaf the map does not list: no rail, and why.
@@ -104,7 +105,7 @@ assert_match '^ADDRESS=0000:18:00.0\|.*\|RAIL=\|PCIE_SWITCH=' "$(tmpl_vectors "$
 	"PF 0000:18:00.0: RAIL empty"
 assert_eq "PF 0000:18:00.0 port 1: leaf 0x0002c90200000b00 is not in ONEIB_RAIL_MAP" "$(one_value IB_NO_RAIL)" \
 	"IB_NO_RAIL says why"
-assert_eq "RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1" "$(vecs IB_RAIL)" "IB_RAIL: the railed port only"
+assert_eq "RAIL=0|ADDRESS=0000:98:00.0|PORT=1|VFS_FREE=1|VFS_USABLE=8" "$(vecs IB_RAIL)" "IB_RAIL: the railed port only"
 # A leaf not learnt (the peer command fails): no rail either.
 set_rc ONEIB_PEER /bin/false
 set_rc ONEIB_RAIL_MAP "$leaf_a=0 $leaf_b=1"

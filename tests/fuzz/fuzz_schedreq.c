@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct schedreq had, got;
+	struct schedreq_want w = { 0 };
 	enum schedreq_leaf has;
 	char err[256] = "", *old, *out = NULL, *again = NULL;
 	uint64_t leaf = 0;
@@ -51,7 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						      : "");
 	memcpy(old + n, data + 9, size - 9);
 	old[n + size - 9] = '\0';
-	r = schedreq_update(7, old, nics, has, leaf, &out, err, sizeof(err));
+	w.nics = nics;
+	w.has = has;
+	w.leaf = leaf;
+	r = schedreq_update(7, old, &w, &out, err, sizeof(err));
 	if (r < 0 || (r == 0 && out) || (r > 0 && !out))
 		abort();
 	if (r > 0) {
@@ -63,8 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		/* the next run changes nothing */
 		err[0] = '\0';
-		if (schedreq_update(7, out, nics, has, leaf, &again, err,
-				    sizeof(err)) ||
+		if (schedreq_update(7, out, &w, &again, err, sizeof(err)) ||
 		    again || err[0])
 			abort();
 		/* else one-ib's terms first, the user's part as it was */

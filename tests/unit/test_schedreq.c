@@ -35,7 +35,11 @@ static void update(const char *old, int nics, enum schedreq_leaf has,
 	char err[256] = "", *req = NULL;
 	int r;
 
-	r = schedreq_update(9, old, nics, has, leaf, &req, err, sizeof(err));
+	const struct schedreq_want w = { .nics = nics,
+					 .has = has,
+					 .leaf = leaf };
+
+	r = schedreq_update(9, old, &w, &req, err, sizeof(err));
 	if (r < 0)
 		snprintf(out, len, "!%s", err);
 	else
@@ -93,6 +97,77 @@ static void leaf_and_gate(void **state)
 	assert_string_equal(got, TERM "1" GATE);
 }
 
+/* VM 9's new requirement for w, or "=" when unchanged. */
+static void update_w(const char *old, const struct schedreq_want *w, char *out,
+		     size_t len)
+{
+	char err[256] = "", *req = NULL;
+	int r = schedreq_update(9, old, w, &req, err, sizeof(err));
+
+	assert_true(r >= 0);
+	snprintf(out, len, "%s", r ? req : "=");
+	free(req);
+}
+
+#define RAILS " & IB_RAILS_AVAIL > "
+#define BESIDE_3_7 " & \"/HOST[ID = 3 or ID = 7]/ID\" > -1"
+#define BESIDE_NONE " & IB_BESIDE = \"no-vf-beside-its-gpus\""
+
+static void rails_and_beside(void **state)
+{
+	static const int hosts[] = { 3, 7 };
+	struct schedreq_want w = {
+		.nics = 8, .rails = 8, .has = SR_LEAF, .leaf = A
+	};
+	struct schedreq r;
+	char got[1024];
+
+	(void)state;
+	/* 8 NICs on one spread network: 8 rails with a VF left */
+	update_w(TERM "0" GATE " & (CPU > 1)", &w, got, sizeof(got));
+	assert_string_equal(got, TERM "7" RAILS "7" LEAF_A " & (CPU > 1)");
+	update_w(got, &w, got + 512, 512);
+	assert_string_equal(got + 512, "=");
+	/* one rail needed is no term; the term goes with the NICs */
+	w.rails = 1;
+	update_w(got, &w, got + 512, 512);
+	assert_string_equal(got + 512, TERM "7" LEAF_A " & (CPU > 1)");
+	/* required: the hosts beside, or none, and back */
+	w = (struct schedreq_want){ .nics = 2,
+				    .rails = 2,
+				    .beside = true,
+				    .hosts = hosts,
+				    .nhosts = 2 };
+	update_w(TERM "1 & (CPU > 1)", &w, got, sizeof(got));
+	assert_string_equal(got, TERM "1" RAILS "1" BESIDE_3_7 " & (CPU > 1)");
+	assert_int_equal(schedreq_parse(got, &r), 0);
+	assert_int_equal(r.rails, 1);
+	assert_true(r.beside);
+	assert_int_equal(r.ulen, strlen("CPU > 1"));
+	update_w(got, &w, got + 512, 512);
+	assert_string_equal(got + 512, "=");
+	w.nhosts = 0;
+	update_w(got, &w, got + 512, 512);
+	assert_string_equal(got + 512, TERM "1" RAILS "1" BESIDE_NONE " & (CPU "
+								      "> 1)");
+	w.nhosts = 1;
+	update_w(got + 512, &w, got, 512);
+	assert_string_equal(got, TERM "1" RAILS "1 & \"/HOST[ID = 3]/ID\" > "
+				      "-1 & (CPU > 1)");
+	/* IDs not as one-ib writes them (edited): the user's, wrapped */
+	assert_int_equal(schedreq_parse(TERM "1 & \"/HOST[ID = 7 or ID = "
+					     "3]/ID\" > -1",
+					&r),
+			 0);
+	assert_int_equal(r.vfs, -1);
+	w = (struct schedreq_want){ .nics = 1 };
+	update_w(TERM "1 & \"/HOST[ID = 7 or ID = 3]/ID\" > -1", &w, got,
+		 sizeof(got));
+	assert_string_equal(got, TERM "0 & (" TERM "1 & \"/HOST[ID = 7 or ID = "
+						   "3]/ID\" > "
+				      "-1)");
+}
+
 static void parsed(void **state)
 {
 	struct schedreq r;
@@ -123,11 +198,14 @@ static void parsed(void **state)
 static void update_warned(const char *old, int nics, enum schedreq_leaf has,
 			  char *out, size_t len, char *warn, size_t wlen)
 {
+	struct schedreq_want w = { 0 };
 	char *req = NULL;
 	int r;
 
 	warn[0] = '\0';
-	r = schedreq_update(9, old, nics, has, 0, &req, warn, wlen);
+	w.nics = nics;
+	w.has = has;
+	r = schedreq_update(9, old, &w, &req, warn, wlen);
 	assert_true(r >= 0);
 	snprintf(out, len, "%s", r ? req : "=");
 	free(req);
@@ -174,7 +252,7 @@ static void refused(void **state)
 	update_warned(TERM "0 & (ID = 1) | !(ID = 99999)", 1, SR_NO_LEAF, got,
 		      sizeof(got), warn, sizeof(warn));
 	assert_string_equal(got, TERM "0 & (" TERM "0 & (ID = 1) | !(ID = "
-						   "99999))");
+				      "99999))");
 	assert_string_equal(warn, "");
 	/* refused stays refused, silently */
 	update_warned(TERM "0" REFUSED, 1, SR_REFUSED, got, sizeof(got), warn,
@@ -216,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(terms_added_kept_recounted),
 		cmocka_unit_test(leaf_and_gate),
+		cmocka_unit_test(rails_and_beside),
 		cmocka_unit_test(parsed),
 		cmocka_unit_test(refused),
 		cmocka_unit_test(edited_terms_rewrapped),

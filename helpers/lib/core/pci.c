@@ -41,6 +41,28 @@ int pci_addr_parse(const char *s, struct pci_addr *out)
 	return 0;
 }
 
+int pci_addr_parse_one(const char *s, struct pci_addr *out)
+{
+	char k[PCI_ADDR_STRLEN];
+
+	if (!s || strlen(s) != 12)
+		return -EINVAL;
+	memcpy(k, s, 13);
+	if (k[10] == ':')
+		k[10] = '.';
+	return pci_addr_parse(k, out);
+}
+
+int pci_addr_parse_short(const char *s, struct pci_addr *out)
+{
+	char k[PCI_ADDR_STRLEN];
+
+	if (!s || strlen(s) != 7)
+		return -EINVAL;
+	snprintf(k, sizeof(k), "0000:%s", s);
+	return pci_addr_parse(k, out);
+}
+
 void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN])
 {
 	snprintf(buf, PCI_ADDR_STRLEN, "%04x:%02x:%02x.%x", a->domain, a->bus,

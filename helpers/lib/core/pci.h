@@ -21,6 +21,13 @@ struct pci_addr {
 
 /* "DDDD:BB:SS.F" exactly (12 characters); -EINVAL otherwise. */
 int pci_addr_parse(const char *s, struct pci_addr *out);
+/*
+ * An address as OpenNebula writes it, or the kernel's: oned's PCI ADDRESS
+ * is "0000:17:00:0" (HostSharePCI: domain:bus:slot:func), its
+ * SHORT_ADDRESS "17:00.0" (bus:slot.func, domain 0). -EINVAL otherwise.
+ */
+int pci_addr_parse_one(const char *s, struct pci_addr *out);
+int pci_addr_parse_short(const char *s, struct pci_addr *out);
 #define PCI_ADDR_STRLEN 16
 void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN]);
 int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b);

@@ -117,6 +117,24 @@ void pci_place_read(const struct pci_addr *dev, struct pci_place *out)
 	}
 }
 
+void pci_place_from(const struct pci_addr *root_port, const struct pci_addr *sw,
+		    int numa_node, struct pci_place *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->numa_node = numa_node;
+	if (!root_port)
+		return;
+	out->known = true;
+	out->domain = root_port->domain;
+	out->root_bus = root_port->bus;
+	out->chain[out->nchain++] = *root_port;
+	if (sw) {
+		out->chain[out->nchain++] = *sw;
+		out->has_switch = true;
+		out->sw = *sw;
+	}
+}
+
 size_t pci_shared_bridges(const struct pci_place *a, const struct pci_place *b)
 {
 	size_t i;

@@ -68,6 +68,17 @@ int pci_place_parse(const char *target, const struct pci_addr *dev,
 void pci_place_read(const struct pci_addr *dev, struct pci_place *out);
 
 /*
+ * A place as the probe's attributes give it (PCIE_ROOT_PORT, PCIE_SWITCH,
+ * NUMA_NODE of IB_PF and IB_PCI), for the front-end, which sees no sysfs:
+ * the chain is the root port, then the switch (NULL: none; no root port:
+ * not known). pci_near then ranks as on the host, but for a two-level
+ * switch (the probe names the nearest), whose devices under two inner
+ * switches are near by node only.
+ */
+void pci_place_from(const struct pci_addr *root_port, const struct pci_addr *sw,
+		    int numa_node, struct pci_place *out);
+
+/*
  * How near two functions are, best first: under one PCIe switch (their
  * traffic never crosses a root port), on one NUMA node, or neither.
  * Unknown places and nodes are never near.

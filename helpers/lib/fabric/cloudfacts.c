@@ -24,9 +24,12 @@ void cloud_facts_free(struct cloud_facts *f)
 		free(f->hosts[i].ports);
 		free(f->hosts[i].leaves);
 		free(f->hosts[i].vms);
+		free(f->hosts[i].rails);
+		free(f->hosts[i].pcis);
 	}
 	free(f->hosts);
 	free(f->vms);
+	free(f->vmpcis);
 	for (i = 0; i < f->ntexts; i++)
 		free(f->texts[i]);
 	free(f->texts);
@@ -101,8 +104,22 @@ int cloud_facts_add_ibnet(struct cloud_facts *f, int net, bool has_ip,
 		return -ENOMEM;
 	if (!v->nibnet)
 		v->ibnet = f->nibnets;
-	f->ibnets[f->nibnets++] = (struct vm_ibnet){ net, has_ip, ip };
+	f->ibnets[f->nibnets++] =
+		(struct vm_ibnet){ .net = net, .has_ip = has_ip, .ip = ip };
 	v->nibnet++;
+	return 0;
+}
+
+int cloud_facts_add_vmpci(struct cloud_facts *f, const struct vm_pci *p)
+{
+	struct vm_fact *v = f->nvms ? &f->vms[f->nvms - 1] : NULL;
+
+	if (!v || ALLOC_GROW(f->vmpcis, f->nvmpcis + 1, f->capvmpcis))
+		return -ENOMEM;
+	if (!v->npci)
+		v->pci = f->nvmpcis;
+	f->vmpcis[f->nvmpcis++] = *p;
+	v->npci++;
 	return 0;
 }
 

@@ -33,6 +33,7 @@
 
 #include "core/ibattr.h"
 #include "core/log.h"
+#include "core/pciplace.h"
 #include "fabric/pools.h"
 
 #define FACT_NONE (-1) /* no text: the record is fine */
@@ -117,6 +118,23 @@ struct vm_fact {
 	int req; /* text index of SCHED_REQUIREMENTS, or FACT_NONE */
 	bool context; /* TEMPLATE/CONTEXT is there (updateconf adds none) */
 	int topo; /* text index of CONTEXT/ONEIB_TOPOLOGY, or FACT_NONE */
+	size_t pci, npci; /* its TEMPLATE/PCI in cloud_facts.vmpcis */
+};
+
+/*
+ * A PCI=[...] of a VM (OpenNebula's own passthrough), in template order:
+ * what it asks for (VENDOR, DEVICE, CLASS as hex, -1 unset; or
+ * SHORT_ADDRESS alone) and, once oned has given it one, the device
+ * (ADDRESS, "0000:17:00:0" as oned writes it).
+ *   <PCI><CLASS>0302</CLASS></PCI>          -> { .cls = 0x0302 }
+ *   <PCI><ADDRESS>0000:17:00:0</ADDRESS>... -> { .has_addr, 0000:17:00.0 }
+ */
+struct vm_pci {
+	int vendor, device, cls;
+	bool has_short; /* SHORT_ADDRESS "17:00.0" alone: that device */
+	struct pci_addr short_addr; /* domain 0 */
+	bool has_addr;
+	struct pci_addr addr;
 };
 
 /* An InfiniBand NIC of a VM, in the order of its NICs. */
@@ -124,6 +142,9 @@ struct vm_ibnet {
 	int net; /* NETWORK_ID */
 	bool has_ip;
 	uint32_t ip;
+	int nic; /* NIC_ID */
+	enum ib_rails rails; /* its IB_RAILS, IB_AFFINITY (inherited from */
+	enum ib_affinity affinity; /* the network; the defaults if absent) */
 };
 
 /* PENDING, HOLD, STOPPED, UNDEPLOYED: the scheduler places it (again). */
@@ -142,7 +163,38 @@ enum host_count {
 	HC_AVAIL,
 	HC_SYNC_VMS,
 	HC_SYNC_SUM,
+	HC_RAILS_AVAIL, /* IB_RAILS_AVAIL: rails with a VF left (railfit.h) */
 	HC_COUNT
+};
+
+/*
+ * A rail of a host (host/rails.h): the probe's IB_RAIL joined with the
+ * IB_PF of its port, for the per-rail counters (railfit.h).
+ *   IB_RAIL=[ RAIL="0", ADDRESS="0000:19:00.0", PORT="1", VFS_FREE="7",
+ *             VFS_USABLE="8" ]
+ *   IB_PF=[ ADDRESS="0000:19:00.0", PORT="1", ..., NUMA_NODE="0",
+ *           PCIE_SWITCH="0000:15:00.0", PCIE_ROOT_PORT="0000:14:01.0" ]
+ *   -> { .rail = 0, .usable = 8, .place: root port 0000:14:01.0, switch
+ *        0000:15:00.0, node 0 }
+ */
+struct host_rail {
+	int rail;
+	long usable; /* VFS_USABLE: free and leased to the cloud's VMs */
+	uint64_t leaf; /* its port's LEAF_GUID, 0 unknown */
+	struct pci_place place; /* its PF's, as far as the probe says */
+};
+
+/*
+ * A device OpenNebula passes through (HOST_SHARE/PCI_DEVICES/PCI), with
+ * the place one-ib's probe gives it (IB_PCI of the same address; known
+ * false without one). Kept in oned's order: by ADDRESS as text, which is
+ * the order oned hands free devices out in (HostSharePCI's map).
+ */
+struct host_pci {
+	struct pci_addr addr;
+	int vendor, device, cls; /* hex, as PCI/VENDOR, DEVICE, CLASS */
+	int vmid; /* VMID: the VM that has it, -1 free */
+	struct pci_place place;
 };
 
 /*
@@ -161,6 +213,10 @@ struct host_fact {
 	uint64_t *leaves; /* per port: its leaf switch (LEAF_GUID), 0 unknown */
 	size_t capleaves;
 	bool schedulable; /* STATE MONITORED (or no STATE): the scheduler's */
+	struct host_rail *rails; /* by IB_RAIL, in rail order */
+	size_t nrails, caprails;
+	struct host_pci *pcis; /* in oned's order */
+	size_t npcis, cappcis;
 	int *vms; /* VMS/ID: the VMs oned has put on it, in any state */
 	size_t nvms, capvms;
 	long count[HC_COUNT];
@@ -179,6 +235,8 @@ struct cloud_facts {
 	size_t nvms, capvms;
 	struct vm_ibnet *ibnets;
 	size_t nibnets, capibnets;
+	struct vm_pci *vmpcis;
+	size_t nvmpcis, capvmpcis;
 	char **texts; /* reasons and names, one line each */
 	size_t ntexts, captexts;
 	int docs[POOL_KINDS]; /* documents read per pool */
@@ -199,6 +257,13 @@ struct vm_fact *cloud_facts_new_vm(struct cloud_facts *f);
 /* An InfiniBand NIC of the VM last added. 0 or -ENOMEM. */
 int cloud_facts_add_ibnet(struct cloud_facts *f, int net, bool has_ip,
 			  uint32_t ip);
+/* The last ibnet added (after cloud_facts_add_ibnet). */
+static inline struct vm_ibnet *cloud_facts_last_ibnet(struct cloud_facts *f)
+{
+	return &f->ibnets[f->nibnets - 1];
+}
+/* A PCI of the VM last added. 0 or -ENOMEM. */
+int cloud_facts_add_vmpci(struct cloud_facts *f, const struct vm_pci *p);
 
 /* "VNET 7 (tenant-b)" or "VNET 7". */
 #define VNET_LABEL_MAX 96

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,14 @@ enum name {
 	N_CONTEXT,
 	N_ONEIB_TOPOLOGY,
 	N_PARENT_NETWORK_ID,
+	N_IB_RAILS_AVAIL,
+	N_IB_RAIL,
+	N_IB_PCI,
+	N_HOST_SHARE,
+	N_PCI_DEVICES,
+	N_PCI,
+	N_IB_RAILS,
+	N_IB_AFFINITY,
 	N_COUNT
 };
 
@@ -110,9 +119,18 @@ static const char *const name_text[N_COUNT] = {
 	"CONTEXT",
 	"ONEIB_TOPOLOGY",
 	"PARENT_NETWORK_ID",
+	"IB_RAILS_AVAIL",
+	"IB_RAIL",
+	"IB_PCI",
+	"HOST_SHARE",
+	"PCI_DEVICES",
+	"PCI",
+	"IB_RAILS",
+	"IB_AFFINITY",
 };
 
-#define B(x) (1u << (x))
+/* a set of names: N_COUNT of them need 64 bits */
+#define B(x) ((uint64_t)1 << (x))
 
 /* What to do with element `name` (no namespace) at `level` under a pool
  * element (level 1), inside container `parent`. */
@@ -120,32 +138,40 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 			    const xmlChar *parent, const xmlChar *name)
 {
 	/* the values of each pool element, and of a VM's NIC */
-	static const unsigned values[POOL_KINDS] = {
+	static const uint64_t values[POOL_KINDS] = {
 		B(N_ID) | B(N_STATE) | B(N_LCM_STATE),
 		B(N_ID) | B(N_NAME) | B(N_CLUSTER_ID) | B(N_STATE),
 		B(N_ID) | B(N_NAME) | B(N_VN_MAD) | B(N_STATE) | B(N_CLUSTERS) |
 			B(N_PARENT_NETWORK_ID),
 	};
-	static const unsigned nic_values =
+	static const uint64_t nic_values =
 		B(N_VN_MAD) | B(N_NETWORK_ID) | B(N_NIC_ID) | B(N_MAC) |
-		B(N_IB_PKEY) | B(N_IB_PF) | B(N_IB_PORT) | B(N_IP);
-	unsigned set;
+		B(N_IB_PKEY) | B(N_IB_PF) | B(N_IB_PORT) | B(N_IP) |
+		B(N_IB_RAILS) | B(N_IB_AFFINITY);
+	uint64_t set;
 	int i;
 
-	static const unsigned host_values =
+	static const uint64_t host_values =
 		B(N_IB_PF) | B(N_IB_VFS_USABLE) | B(N_IB_VFS_USED) |
-		B(N_IB_VFS_AVAIL) | B(N_IB_SYNC_VMS) | B(N_IB_SYNC_SUM);
+		B(N_IB_VFS_AVAIL) | B(N_IB_SYNC_VMS) | B(N_IB_SYNC_SUM) |
+		B(N_IB_RAILS_AVAIL) | B(N_IB_RAIL) | B(N_IB_PCI);
 
 	if (level == 2) {
 		if (name == nm[N_TEMPLATE] ||
 		    (kind == POOL_VM && (name == nm[N_HISTORY_RECORDS] ||
 					 name == nm[N_USER_TEMPLATE])) ||
-		    (kind == POOL_HOST && name == nm[N_VMS]))
+		    (kind == POOL_HOST &&
+		     (name == nm[N_VMS] || name == nm[N_HOST_SHARE])))
 			return CONTAINER;
 		set = values[kind];
 	} else if (level == 3 && parent == nm[N_USER_TEMPLATE]) {
 		/* the requirement the VF counters' term goes into */
 		return name == nm[N_SCHED_REQUIREMENTS] ? WHOLE : SKIP;
+	} else if (level == 3 && parent == nm[N_HOST_SHARE]) {
+		/* oned's own PCI devices, which it hands out (poolhost.c) */
+		return name == nm[N_PCI_DEVICES] ? CONTAINER : SKIP;
+	} else if (level == 4 && parent == nm[N_PCI_DEVICES]) {
+		return name == nm[N_PCI] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_VMS]) {
 		return name == nm[N_ID] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_HISTORY_RECORDS]) {
@@ -157,6 +183,8 @@ static enum keep keep_child(const xmlChar *const *nm, int kind, int level,
 		/* the cluster's map one-ib wrote (vm_context) */
 		return name == nm[N_ONEIB_TOPOLOGY] ? WHOLE : SKIP;
 	} else if (level == 3 && parent == nm[N_TEMPLATE]) {
+		if (kind == POOL_VM && name == nm[N_PCI])
+			return WHOLE; /* the devices its NICs pair with */
 		if (kind == POOL_VM)
 			return name == nm[N_NIC] || name == nm[N_CONTEXT]
 				       ? CONTAINER

@@ -10,6 +10,7 @@
 #include "core/guid.h"
 #include "core/log.h"
 #include "core/onenic.h"
+#include "core/pci.h"
 #include "core/xml.h"
 #include "fabric/poolelem.h"
 
@@ -134,6 +135,45 @@ static int vm_context(const xmlNode *t, struct vm_fact *v,
 	return keep_value(ctx, "ONEIB_TOPOLOGY", &v->topo, f);
 }
 
+/* A hex value of a PCI request ("0302", "10de"), -1 when unset or not
+ * one (oned refuses such a request itself). */
+static int pci_hex(const xmlNode *pci, const char *name)
+{
+	char *v = NULL, *end;
+	long n = -1;
+
+	if (!xml_only_leaf(pci, name, &v) && *v) {
+		n = strtol(v, &end, 16);
+		if (*end || n < 0 || n > 0xffff)
+			n = -1;
+	}
+	free(v);
+	return (int)n;
+}
+
+/*
+ * A PCI=[...] of the VM (cloudfacts.h): what it asks for and the device
+ * oned gave it. An ADDRESS that is no address is as none: the VM's NICs
+ * then pair with nothing known, which only the counters' estimate reads.
+ */
+static int vm_pci(const xmlNode *pci, struct cloud_facts *f)
+{
+	struct vm_pci p = { .vendor = pci_hex(pci, "VENDOR"),
+			    .device = pci_hex(pci, "DEVICE"),
+			    .cls = pci_hex(pci, "CLASS") };
+	char *v = NULL;
+
+	if (!xml_only_leaf(pci, "ADDRESS", &v))
+		p.has_addr = !pci_addr_parse_one(v, &p.addr);
+	free(v);
+	v = NULL;
+	if (p.vendor < 0 && p.device < 0 && p.cls < 0 &&
+	    !xml_only_leaf(pci, "SHORT_ADDRESS", &v))
+		p.has_short = !pci_addr_parse_short(v, &p.short_addr);
+	free(v);
+	return cloud_facts_add_vmpci(f, &p);
+}
+
 /*
  * Each <NIC> is read once (the one <NIC> reader): counted for the VF
  * counters in any state, a NIC fact only while the VM has a host.
@@ -167,6 +207,8 @@ int pool_vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 	for (c = t ? t->children : NULL; c; c = c->next) {
 		struct one_nic x;
 
+		if (xml_is_elem(c, "PCI") && vm_pci(c, f))
+			return -ENOMEM;
 		if (!xml_is_elem(c, "NIC"))
 			continue;
 		one_nic_read(c, id, ++k, &x);
@@ -176,9 +218,17 @@ int pool_vm_element(const xmlNode *vm, struct cloud_facts *f, char *err,
 			f->vms[vi].has_ip = x.has_ip;
 			f->vms[vi].ip = x.ip;
 		}
-		if (x.ib && x.network_id >= 0 &&
-		    cloud_facts_add_ibnet(f, x.network_id, x.has_ip, x.ip))
-			return -ENOMEM;
+		if (x.ib && x.network_id >= 0) {
+			struct vm_ibnet *b;
+
+			if (cloud_facts_add_ibnet(f, x.network_id, x.has_ip,
+						  x.ip))
+				return -ENOMEM;
+			b = cloud_facts_last_ibnet(f);
+			b->nic = x.nic_id;
+			b->rails = x.a.rails;
+			b->affinity = x.a.affinity;
+		}
 		r = placed ? vm_nic(&x, id, f) : 0;
 		if (r)
 			return r;

@@ -13,6 +13,10 @@
 #define TERM_HEAD                                                              \
 	"\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = "      \
 	"TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > "
+#define RAILS_HEAD " & IB_RAILS_AVAIL > "
+#define BESIDE_HEAD " & \"/HOST["
+#define BESIDE_TAIL "]/ID\" > -1"
+#define BESIDE_NONE " & IB_BESIDE = \"" SCHEDREQ_NONE_BESIDE "\""
 #define LEAF_HEAD " & IB_LEAVES = \"*,"
 #define LEAF_TAIL ",*\""
 #define USER_HEAD " & ("
@@ -77,12 +81,68 @@ static const char *unwrappable(const char *s, size_t n)
 	return depth ? "leaves a parenthesis open" : NULL;
 }
 
+/* " & IB_RAILS_AVAIL > N" at *s: the rail term, *s moved past it */
+static void parse_rails(const char **s, struct schedreq *out)
+{
+	const char *p = skip(*s, RAILS_HEAD);
+	char *end;
+
+	if (!p || *p < '0' || *p > '9')
+		return;
+	out->rails = strtol(p, &end, 10);
+	*s = end;
+}
+
+/*
+ * The beside term at *s, *s moved past it: " & IB_BESIDE = ..." (none),
+ * or " & \"/HOST[ID = 3 or ID = 7]/ID\" > -1", its IDs as one-ib writes
+ * them (ascending, decimal): anything else is not one-ib's.
+ */
+static void parse_beside(const char **s, struct schedreq *out)
+{
+	const char *p = skip(*s, BESIDE_NONE), *q;
+	long last = -1;
+
+	if (p) {
+		out->beside = true;
+		*s = p;
+		return;
+	}
+	p = skip(*s, BESIDE_HEAD);
+	if (!p)
+		return;
+	for (;;) {
+		char *end;
+		long id;
+
+		q = skip(p, "ID = ");
+		if (!q || *q < '0' || *q > '9')
+			return;
+		id = strtol(q, &end, 10);
+		if (id <= last)
+			return;
+		last = id;
+		p = end;
+		if ((q = skip(p, BESIDE_TAIL))) {
+			out->beside = true;
+			*s = q;
+			return;
+		}
+		p = skip(p, " or ");
+		if (!p)
+			return;
+	}
+}
+
 /* one-ib's terms and the user's part at p (after the VF term) */
 static bool ours(const char *p, struct schedreq *out)
 {
 	size_t n;
+	const char *q;
 
-	const char *q = skip(p, LEAF_HEAD SCHEDREQ_REFUSED LEAF_TAIL);
+	parse_rails(&p, out);
+	parse_beside(&p, out);
+	q = skip(p, LEAF_HEAD SCHEDREQ_REFUSED LEAF_TAIL);
 
 	if (q) {
 		out->has = SR_REFUSED;
@@ -109,15 +169,17 @@ int schedreq_parse(const char *req, struct schedreq *out)
 	const char *p = skip(req, TERM_HEAD);
 	char *end;
 
-	*out = (struct schedreq){ .vfs = -1, .user = req, .ulen = strlen(req) };
+	*out = (struct schedreq){
+		.vfs = -1, .rails = -1, .user = req, .ulen = strlen(req)
+	};
 	if (p && *p >= '0' && *p <= '9') {
 		out->vfs = strtol(p, &end, 10);
 		if (ours(end, out))
 			return 0;
 		/* edited: all of it the user's */
-		*out = (struct schedreq){ .vfs = -1,
-					  .user = req,
-					  .ulen = strlen(req) };
+		*out = (struct schedreq){
+			.vfs = -1, .rails = -1, .user = req, .ulen = strlen(req)
+		};
 	}
 	return unwrappable(out->user, out->ulen) ? -EINVAL : 0;
 }
@@ -128,7 +190,18 @@ char *schedreq_format(const struct schedreq *r)
 	int e = 0;
 
 	if (r->vfs >= 0) {
+		size_t i;
+
 		e |= sb_addf(&sb, TERM_HEAD "%ld", r->vfs);
+		if (r->rails >= 0)
+			e |= sb_addf(&sb, RAILS_HEAD "%ld", r->rails);
+		if (r->beside && !r->nhosts)
+			e |= sb_adds(&sb, BESIDE_NONE);
+		for (i = 0; r->beside && i < r->nhosts; i++)
+			e |= sb_addf(&sb, "%sID = %d", i ? " or " : BESIDE_HEAD,
+				     r->hosts[i]);
+		if (r->beside && r->nhosts)
+			e |= sb_adds(&sb, BESIDE_TAIL);
 		if (r->has == SR_GATE)
 			e |= sb_adds(&sb, LEAF_HEAD SCHEDREQ_GATE LEAF_TAIL);
 		if (r->has == SR_REFUSED)
@@ -152,9 +225,10 @@ char *schedreq_format(const struct schedreq *r)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-int schedreq_update(int vm, const char *old, int nics, enum schedreq_leaf has,
-		    uint64_t leaf, char **out, char *err, size_t errlen)
+int schedreq_update(int vm, const char *old, const struct schedreq_want *w,
+		    char **out, char *err, size_t errlen)
 {
+	enum schedreq_leaf has = w->has;
 	struct schedreq r;
 	const char *why = NULL;
 
@@ -171,9 +245,13 @@ int schedreq_update(int vm, const char *old, int nics, enum schedreq_leaf has,
 	/* refused stays refused: only its owner's new text lifts it */
 	if (r.has == SR_REFUSED)
 		has = SR_REFUSED;
-	r.vfs = nics - 1;
+	r.vfs = w->nics - 1;
+	r.rails = w->rails >= 2 ? w->rails - 1 : -1;
+	r.beside = w->beside;
+	r.hosts = w->hosts;
+	r.nhosts = w->beside ? w->nhosts : 0;
 	r.has = has;
-	r.leaf = has == SR_LEAF ? leaf : 0;
+	r.leaf = has == SR_LEAF ? w->leaf : 0;
 	if (has == SR_REFUSED)
 		r.ulen = 0; /* nothing of the user's can be written back */
 	*out = schedreq_format(&r);

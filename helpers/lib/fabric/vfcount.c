@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fabric/railfit.h"
 #include "fabric/vfcount.h"
 
 static int by_id(const void *a, const void *b)
@@ -21,9 +22,9 @@ static int cmp_int(const void *a, const void *b)
 /* A reservation's parent (pairs of ints: reservation, parent; sorted). */
 static int parent_of(const int *res, size_t nres, int net)
 {
-	const int *hit = nres ? bsearch(&net, res, nres, 2 * sizeof(*res),
-					cmp_int)
-			      : NULL;
+	const int *hit =
+		nres ? bsearch(&net, res, nres, 2 * sizeof(*res), cmp_int)
+		     : NULL;
 
 	return hit ? hit[1] : net;
 }
@@ -44,8 +45,8 @@ static void choose_cluster(const struct cloud_facts *f, struct vm_fact *v,
 		const struct vm_ibnet *x = &f->ibnets[v->ibnet + k];
 		int net = parent_of(res, nres, x->net);
 
-		if (nlimited && bsearch(&net, limited, nlimited,
-					sizeof(*limited), cmp_int))
+		if (nlimited &&
+		    bsearch(&net, limited, nlimited, sizeof(*limited), cmp_int))
 			continue;
 		v->net = net;
 		v->has_ip = x->has_ip;
@@ -114,6 +115,18 @@ int vfcount_host(const struct cloud_facts *f, const struct host_fact *h,
 	out[HC_AVAIL] = out[HC_USABLE] > used ? out[HC_USABLE] - used : 0;
 	out[HC_SYNC_VMS] = (long)h->nvms;
 	out[HC_SYNC_SUM] = sum;
+	/* per rail, where the probe says what each rail has (railfit.h);
+	 * a host that had a count and has no rails now shows 0 */
+	out[HC_RAILS_AVAIL] = h->count[HC_RAILS_AVAIL] >= 0 ? 0 : -1;
+	if (h->nrails) {
+		struct railfit rf;
+		int r = railfit_init(&rf, f, h);
+
+		if (r)
+			return r;
+		out[HC_RAILS_AVAIL] = railfit_avail(&rf);
+		railfit_free(&rf);
+	}
 	return 0;
 }
 

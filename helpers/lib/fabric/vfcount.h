@@ -15,6 +15,9 @@
  *   IB_VFS_AVAIL   IB_VFS_USABLE - IB_VFS_USED, never below 0
  *   IB_SYNC_VMS    how many VMs VMS held when they were counted...
  *   IB_SYNC_SUM    ...and the sum of their IDs
+ *   IB_RAILS_AVAIL the rails with a VF left once those VMs are counted,
+ *                  by rail (railfit.h), where the probe says what each
+ *                  rail has (IB_RAIL VFS_USABLE)
  * The last two are the counters' fingerprint: oned adds a VM to its host's
  * VMS when it dispatches it, before any hook runs, so a host whose VMS no
  * longer matches its fingerprint has counters that do not count that VM
@@ -23,7 +26,8 @@
  *   "/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and
  *          sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL" > 0
  *
- * (one line; "> N-1" for a VM with N InfiniBand NICs; OpenNebula reads a
+ * (one line; "> N-1" for a VM with N InfiniBand NICs, and the rail and
+ * beside terms of schedreq.h after it; OpenNebula reads a
  * name that starts with '/' as an XPath over the host, 6.10 and 7.0
  * alike), matches a host only while its counters are current and have
  * room: a host just given a VM waits for the hook's next count, and the
@@ -52,7 +56,8 @@ const struct vm_fact *vfcount_vm(const struct cloud_facts *f, int id);
 
 /*
  * The counters h should show now (out[HC_USABLE] is the probe's, as
- * given; missing counts as 0 usable). -ENOENT when VMS names a VM the
+ * given; missing counts as 0 usable; out[HC_RAILS_AVAIL] -1 for a host
+ * without rails that never had the count). -ENOENT when VMS names a VM the
  * listing does not hold (dispatched after the VMs were listed): then
  * nothing is known about it and the host is best left stale, which keeps
  * the scheduler off it until the next run counts it.

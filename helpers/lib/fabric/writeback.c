@@ -8,12 +8,20 @@
 #include "core/log.h"
 #include "core/onetmpl.h"
 #include "fabric/leafpack.h"
+#include "fabric/railfit.h"
 #include "fabric/schedreq.h"
 #include "fabric/topology.h"
 #include "fabric/vfcount.h"
 #include "fabric/writeback.h"
 
 #define ERRLEN 512
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
 
 /* One update, its text what fill writes into a memory stream. */
 static int add(struct wb_plan *p, enum wb_kind kind, int id,
@@ -50,6 +58,8 @@ static void fill_host(FILE *f, const void *arg)
 	tmpl_attr_long(f, "IB_VFS_AVAIL", c[HC_AVAIL]);
 	tmpl_attr_long(f, "IB_SYNC_VMS", c[HC_SYNC_VMS]);
 	tmpl_attr_long(f, "IB_SYNC_SUM", c[HC_SYNC_SUM]);
+	if (c[HC_RAILS_AVAIL] >= 0)
+		tmpl_attr_long(f, "IB_RAILS_AVAIL", c[HC_RAILS_AVAIL]);
 }
 
 static void fill_context(FILE *f, const void *arg)
@@ -100,6 +110,44 @@ static int plan_hosts(struct cloud_facts *f, struct wb_plan *p)
 	return r;
 }
 
+/*
+ * A VM with IB_AFFINITY required and PCI devices: the hosts where its
+ * NICs would get VFs beside the devices oned would give it (railfit.h),
+ * into w (*hosts malloc'd, ascending). A host that cannot be counted now
+ * (its VMS names a VM the listing lacks) is left out until the next run.
+ */
+static int beside_hosts(const struct cloud_facts *f, const struct vm_fact *v,
+			struct schedreq_want *w, int **hosts)
+{
+	size_t i;
+
+	*hosts = NULL;
+	if (!railfit_required(f, v))
+		return 0;
+	w->beside = true;
+	*hosts = calloc(f->nhosts + 1, sizeof(**hosts));
+	if (!*hosts)
+		return -ENOMEM;
+	for (i = 0; i < f->nhosts; i++) {
+		const struct host_fact *h = &f->hosts[i];
+		struct railfit rf;
+		int r;
+
+		if (!h->schedulable || !h->nrails)
+			continue;
+		r = railfit_init(&rf, f, h);
+		if (r == -ENOMEM)
+			return r;
+		if (!r && railfit_vm(&rf, f, v, false))
+			(*hosts)[w->nhosts++] = h->id;
+		railfit_free(&rf);
+	}
+	if (w->nhosts > 1)
+		qsort(*hosts, w->nhosts, sizeof(**hosts), cmp_int);
+	w->hosts = *hosts;
+	return 0;
+}
+
 static int plan_vms(struct cloud_facts *f, struct wb_plan *p)
 {
 	struct leaf_pick *pick = calloc(f->nvms + 1, sizeof(*pick));
@@ -113,15 +161,25 @@ static int plan_vms(struct cloud_facts *f, struct wb_plan *p)
 
 	for (i = 0; !r && i < f->nvms; i++) {
 		const struct vm_fact *v = &f->vms[i];
+		struct schedreq_want w;
+		int *hosts = NULL;
 		char *req = NULL;
 
 		if (!pick[i].to_place)
 			continue;
 		err[0] = '\0';
-		r = schedreq_update(v->id,
-				    v->req == FACT_NONE ? "" : f->texts[v->req],
-				    v->ib_nics, pick[i].has, pick[i].leaf, &req,
-				    err, sizeof(err));
+		w = (struct schedreq_want){ .nics = v->ib_nics,
+					    .rails = railfit_need(f, v),
+					    .has = pick[i].has,
+					    .leaf = pick[i].leaf };
+		r = beside_hosts(f, v, &w, &hosts);
+		if (!r)
+			r = schedreq_update(
+				v->id,
+				v->req == FACT_NONE ? "" : f->texts[v->req], &w,
+				&req, err, sizeof(err));
+		free(hosts);
+		hosts = NULL;
 		/* refused: said once, as the refusal is written */
 		if (r >= 0 && err[0] && sb_addf(&p->warnings, "%s\n", err))
 			r = -ENOMEM;

@@ -179,16 +179,8 @@ static int parse_pci(const xmlNode *n, struct one_vm *vm, size_t *cap,
 		free(v);
 		return 0;
 	}
-	/* oned writes "0000:17:00:0" (HostSharePCI: domain:bus:slot:func),
-	 * the kernel "0000:17:00.0": either */
-	if (!r) {
-		char k[PCI_ADDR_STRLEN];
-
-		snprintf(k, sizeof(k), "%s", v);
-		if (strlen(v) == 12 && k[10] == ':')
-			k[10] = '.';
-		r = pci_addr_parse(k, &a);
-	}
+	if (!r)
+		r = pci_addr_parse_one(v, &a);
 	if (r) {
 		err_set(err, errlen,
 			"VM %d: PCI ADDRESS '%s' is not a PCI address", vm->id,

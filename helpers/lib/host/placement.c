@@ -119,6 +119,12 @@ static long pf_leased(const struct hca *h, const struct ledger *l, bool guids)
 	return n;
 }
 
+long placement_pf_usable(const struct hca *h, const struct ledger *l,
+			 bool guids)
+{
+	return placement_pf_free(h, l, guids) + pf_leased(h, l, guids);
+}
+
 void placement_count_free(const struct hca_list *hcas, const struct ledger *l,
 			  bool guids, struct placement_free *out)
 {

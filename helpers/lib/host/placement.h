@@ -134,6 +134,15 @@ bool placement_lease_fits(const struct hca_list *hcas,
  */
 long placement_pf_free(const struct hca *h, const struct ledger *l, bool guids);
 
+/*
+ * placement_pf_free and the VFs of h the cloud's VMs lease (not adopted
+ * ones): what the cloud may lease there, a figure VMs coming and going do
+ * not move (IB_VFS_USABLE, and per rail IB_RAIL's VFS_USABLE, which the
+ * front-end counts its VMs against: fabric/railfit.h).
+ */
+long placement_pf_usable(const struct hca *h, const struct ledger *l,
+			 bool guids);
+
 /* NUMA nodes placement tells apart (numa_nodes is a 64-bit mask). */
 #define PLACEMENT_MAX_NODES 64
 
