@@ -149,6 +149,8 @@ static void plan(struct cloud *c, char *out)
 		if (pick[i].to_place && pick[i].has == SR_LEAF)
 			k = pick[i].leaf == 0x0002c90200000a00ULL   ? 'A'
 			    : pick[i].leaf == 0x0002c90200000b00ULL ? 'B'
+			    : pick[i].leaf == 0x0002c90200000a01ULL ? 'a'
+			    : pick[i].leaf == 0x0002c90200000b01ULL ? 'b'
 								    : '?';
 		out[i] = k;
 	}
@@ -699,6 +701,57 @@ static void reservation_is_its_parents_cluster(void **state)
 	cloud_free(&c);
 }
 
+/*
+ * A host of a rail-optimized fabric: rail 0 cabled to leaf l0, rail 1 to
+ * l1, each rail's usable VFs as its probe says (IB_RAIL VFS_USABLE).
+ */
+static void rail_host(struct cloud *c, int id, const char *l0, const char *l1,
+		      int u0, int u1, const char *vms)
+{
+	append(&c->hosts,
+	       "<HOST><ID>%d</ID><NAME>hv%d</NAME><STATE>2</STATE>"
+	       "<CLUSTER_ID>0</CLUSTER_ID><VMS>%s</VMS><TEMPLATE>"
+	       "<IB_PF><ADDRESS>0000:19:00.0</ADDRESS><PORT>1</PORT>"
+	       "<PORT_GUID>0x0c42a1030001%04x</PORT_GUID><STATE>ACTIVE</STATE>"
+	       "<LINK_LAYER>InfiniBand</LINK_LAYER><DRIVER>mlx5_core</DRIVER>"
+	       "<LEAF_GUID>%s</LEAF_GUID><RAIL>0</RAIL></IB_PF>"
+	       "<IB_PF><ADDRESS>0000:3d:00.0</ADDRESS><PORT>1</PORT>"
+	       "<PORT_GUID>0x0c42a1030002%04x</PORT_GUID><STATE>ACTIVE</STATE>"
+	       "<LINK_LAYER>InfiniBand</LINK_LAYER><DRIVER>mlx5_core</DRIVER>"
+	       "<LEAF_GUID>%s</LEAF_GUID><RAIL>1</RAIL></IB_PF>"
+	       "<IB_RAIL><RAIL>0</RAIL><ADDRESS>0000:19:00.0</ADDRESS>"
+	       "<PORT>1</PORT><VFS_USABLE>%d</VFS_USABLE></IB_RAIL>"
+	       "<IB_RAIL><RAIL>1</RAIL><ADDRESS>0000:3d:00.0</ADDRESS>"
+	       "<PORT>1</PORT><VFS_USABLE>%d</VFS_USABLE></IB_RAIL>"
+	       "<IB_VFS_USABLE>%d</IB_VFS_USABLE></TEMPLATE></HOST>",
+	       id, id, vms, id, l0, id, l1, u0, u1, u0 + u1);
+}
+
+/*
+ * Per rail (design decision 15): a leaf's room is what the rails cabled
+ * to it have left, and a host fits a VM only with the rails it needs. The
+ * cluster's VM 1 took hv1's rail 1 (leaf a); hv1's rail 0 (leaf A) has no
+ * VF: VM 2, 2 NICs on distinct rails, cannot go there though hv1 has 7
+ * VFs, and goes under the other unit's rail-0 leaf B; VM 3, one NIC,
+ * packs with VM 1 under a.
+ */
+static void packed_per_rail(void **state)
+{
+	struct cloud c = { 0 };
+	char got[16];
+
+	(void)state;
+	net(&c, 5, NULL, false);
+	rail_host(&c, 1, LEAF_A, "0x0002c90200000a01", 0, 8, "<ID>1</ID>");
+	rail_host(&c, 3, LEAF_B, "0x0002c90200000b01", 8, 8, "");
+	vm(&c, 1, 3, 5, 1, NULL);
+	vm(&c, 2, 1, 5, 2, NULL);
+	vm(&c, 3, 1, 5, 1, NULL);
+	plan(&c, got);
+	assert_string_equal(got, ".Ba");
+	cloud_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +768,7 @@ int main(void)
 		cmocka_unit_test(service_network_is_no_cluster),
 		cmocka_unit_test(refused_requirement_no_leaf),
 		cmocka_unit_test(reservation_is_its_parents_cluster),
+		cmocka_unit_test(packed_per_rail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 
 #include "core/grow.h"
 #include "fabric/leafpack.h"
+#include "fabric/railfit.h"
 #include "fabric/vfcount.h"
 
 #define VM_PENDING 1
@@ -22,6 +23,10 @@ struct plan {
 	uint64_t *leaf; /* the distinct leaf switches, ascending */
 	size_t nleaf;
 	long *rem; /* per host: VFs free by the counters, less those given */
+	/* per host with rails: each rail's VFs left, less those given
+	 * (railfit.h); rails NULL for a host without (or not counted) */
+	struct railfit *rf;
+	bool *rails;
 	const struct vnet_fact **net; /* by network ID */
 	size_t nnet;
 	struct use *use; /* by (net, l) */
@@ -152,12 +157,47 @@ static void plan_free(struct plan *p)
 	free(p->room);
 	free(p->fits);
 	free(p->held);
+	for (size_t i = 0; p->rf && i < p->f->nhosts; i++)
+		if (p->rails[i])
+			railfit_free(&p->rf[i]);
+	free(p->rf);
+	free(p->rails);
+}
+
+/* A use by VM v (network v->net) under each leaf its rails took on rf's
+ * host are cabled to, once a leaf (the rails a leaf serves are one). */
+static int rail_uses(struct plan *p, const struct railfit *rf,
+		     const struct vm_fact *v)
+{
+	size_t t, u;
+
+	for (t = 0; t < rf->ntook; t++) {
+		uint64_t g = rf->h->rails[rf->took[t].rail].leaf;
+		bool seen = false;
+
+		if (rf->took[t].vm != v->id || leaf_index(p, g) < 0)
+			continue;
+		for (u = 0; u < t && !seen; u++)
+			seen = rf->took[u].vm == v->id &&
+			       rf->h->rails[rf->took[u].rail].leaf == g;
+		if (seen)
+			continue;
+		if (ALLOC_GROW(p->use, p->nuse + 1, p->capuse))
+			return -ENOMEM;
+		p->use[p->nuse++] = (struct use){
+			.net = v->net,
+			.l = (size_t)leaf_index(p, g),
+			.n = 1,
+		};
+	}
+	return 0;
 }
 
 /* The leaves, each host's room, the networks and who uses which leaf. */
 static int plan_init(struct plan *p, const struct cloud_facts *f)
 {
 	size_t i, j, k, n = 0;
+	int r;
 
 	p->f = f;
 	for (i = 0; i < f->nhosts; i++)
@@ -168,7 +208,10 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 	p->room = calloc(n + 1, sizeof(*p->room));
 	p->fits = calloc(n + 1, sizeof(*p->fits));
 	p->held = calloc(f->nvms + 1, sizeof(*p->held));
-	if (!p->leaf || !p->rem || !p->net || !p->room || !p->fits || !p->held)
+	p->rf = calloc(f->nhosts + 1, sizeof(*p->rf));
+	p->rails = calloc(f->nhosts + 1, sizeof(*p->rails));
+	if (!p->leaf || !p->rem || !p->net || !p->room || !p->fits ||
+	    !p->held || !p->rf || !p->rails)
 		return -ENOMEM;
 	for (i = 0; i < f->nhosts; i++)
 		for (k = 0; k < f->hosts[i].nports; k++)
@@ -189,6 +232,12 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 
 		/* a host VMS names a VM unknown to: no room until counted */
 		p->rem[i] = vfcount_host(f, h, c) ? 0 : c[HC_AVAIL];
+		if (p->rem[i] && h->nrails) {
+			r = railfit_init(&p->rf[i], f, h);
+			if (r == -ENOMEM)
+				return r;
+			p->rails[i] = !r;
+		}
 		for (j = 0; j < h->nvms; j++) {
 			const struct vm_fact *v = vfcount_vm(f, h->vms[j]);
 
@@ -196,6 +245,13 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 				p->held[v - f->vms] = true;
 			if (!v || v->net == FACT_NONE || !v->ib_nics)
 				continue;
+			/* per rail: under the leaves of the rails it took */
+			if (p->rails[i]) {
+				r = rail_uses(p, &p->rf[i], v);
+				if (r)
+					return r;
+				continue;
+			}
 			for (k = 0; k < h->nports; k++) {
 				if (!first_port_of_leaf(h, k))
 					continue;
@@ -223,6 +279,26 @@ static int plan_init(struct plan *p, const struct cloud_facts *f)
 }
 
 /*
+ * Can host i take VM v by the counters: its VFs, and where the host has
+ * rails the rails it needs (the rail term) and, with IB_AFFINITY
+ * required, VFs beside the devices oned would give it (railfit.h)?
+ */
+static bool host_fits(struct plan *p, size_t i, const struct vm_fact *v)
+{
+	int need;
+
+	if (p->rem[i] < v->ib_nics)
+		return false;
+	if (!p->rails[i])
+		return true;
+	need = railfit_need(p->f, v);
+	if (need >= 2 && railfit_avail(&p->rf[i]) < need)
+		return false;
+	return !railfit_required(p->f, v) ||
+	       railfit_vm(&p->rf[i], p->f, v, false);
+}
+
+/*
  * Gives VM v (network n) VFs under leaf l: from the host there with the
  * most free (the lowest index on a tie). false when no host under l
  * has them.
@@ -237,7 +313,7 @@ static bool take(struct plan *p, const struct vm_fact *v,
 	for (i = 0; i < f->nhosts; i++) {
 		const struct host_fact *h = &f->hosts[i];
 
-		if (p->rem[i] < v->ib_nics || !host_serves(h, n) ||
+		if (!host_fits(p, i, v) || !host_serves(h, n) ||
 		    (best >= 0 && p->rem[i] <= p->rem[best]))
 			continue;
 		for (k = 0; k < h->nports; k++)
@@ -249,6 +325,8 @@ static bool take(struct plan *p, const struct vm_fact *v,
 	if (best < 0)
 		return false;
 	p->rem[best] -= v->ib_nics;
+	if (p->rails[best])
+		railfit_vm(&p->rf[best], f, v, true);
 	return true;
 }
 
@@ -278,15 +356,28 @@ static long choose(struct plan *p, const struct vm_fact *v,
 	for (i = 0; i < f->nhosts; i++) {
 		const struct host_fact *h = &f->hosts[i];
 
+		bool fits;
+
 		if (p->rem[i] <= 0 || !host_serves(h, n))
 			continue;
-		for (k = 0; k < h->nports; k++) {
+		fits = host_fits(p, i, v);
+		/* per rail: a leaf's room is what the rails cabled to it
+		 * have left */
+		for (k = 0; p->rails[i] && k < h->nrails; k++) {
+			long l = leaf_index(p, h->rails[k].leaf);
+
+			if (l < 0)
+				continue;
+			p->room[l] += p->rf[i].left[k];
+			p->fits[l] |= fits;
+		}
+		for (k = 0; !p->rails[i] && k < h->nports; k++) {
 			long l = leaf_index(p, h->leaves[k]);
 
 			if (l < 0 || !first_port_of_leaf(h, k))
 				continue;
 			p->room[l] += p->rem[i];
-			p->fits[l] |= p->rem[i] >= v->ib_nics;
+			p->fits[l] |= fits;
 		}
 	}
 	for (i = 0; i < p->nleaf; i++)

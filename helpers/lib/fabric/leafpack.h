@@ -23,6 +23,16 @@
  * one such host has N free (all of a VM's VFs come from its host). Ties
  * go to the lower switch GUID, so every run chooses alike.
  *
+ * Per rail (design decision 15), where a host's probe says what each rail
+ * has (railfit.h): a leaf's room is what the rails cabled to it have left,
+ * a VM counted on the host uses the leaves of the rails it took (its
+ * rail-k NICs under rail-k leaves, so a cluster's NICs of every rail pack
+ * under as few leaves of that rail as there is room), and a host fits a
+ * VM only with the rails it needs (the rail term) and, with IB_AFFINITY
+ * required, VFs beside its GPUs (the beside term); what a VM is given
+ * comes off its rails. In a rail-optimized fabric, where each scalable
+ * unit's hosts share one leaf per rail, that packs a cluster by unit.
+ *
  * Who gets what, in VM ID order (a burst's VMs in the order they came):
  *   - a PENDING VM whose requirement names a leaf keeps it while that leaf
  *     still fits it (so a waiting VM's term is rewritten only when it

@@ -169,6 +169,10 @@ static bool place_vm(struct railfit *rf, const struct cloud_facts *f,
 			continue;
 		}
 		left[best]--;
+		if (on_host && take)
+			rf->took[rf->ntook++] =
+				(struct railfit_took){ .vm = v->id,
+						       .rail = (size_t)best };
 	}
 	if (take) {
 		memcpy(rf->left, left, h->nrails * sizeof(*left));
@@ -202,7 +206,15 @@ int railfit_init(struct railfit *rf, const struct cloud_facts *f,
 	rf->h = h;
 	rf->left = calloc(h->nrails + 1, sizeof(*rf->left));
 	rf->taken = calloc(h->npcis + 1, sizeof(*rf->taken));
-	if (!rf->left || !rf->taken) {
+	rf->ntook = 0;
+	for (i = 0; i < h->nvms; i++) {
+		const struct vm_fact *v = vfcount_vm(f, h->vms[i]);
+
+		rf->ntook += v ? v->nibnet : 0;
+	}
+	rf->took = calloc(rf->ntook + 1, sizeof(*rf->took));
+	rf->ntook = 0;
+	if (!rf->left || !rf->taken || !rf->took) {
 		railfit_free(rf);
 		return -ENOMEM;
 	}
@@ -229,9 +241,11 @@ int railfit_init(struct railfit *rf, const struct cloud_facts *f,
 		    (i == 0 || order[i] != order[i - 1]))
 			place_vm(rf, f, &f->vms[order[i]], true, true);
 	free(order);
-	if (r)
+	if (r) {
 		for (i = 0; i < h->nrails; i++)
 			rf->left[i] = h->rails[i].usable;
+		rf->ntook = 0;
+	}
 	return r;
 }
 
@@ -239,8 +253,10 @@ void railfit_free(struct railfit *rf)
 {
 	free(rf->left);
 	free(rf->taken);
+	free(rf->took);
 	rf->left = NULL;
 	rf->taken = NULL;
+	rf->took = NULL;
 }
 
 long railfit_avail(const struct railfit *rf)

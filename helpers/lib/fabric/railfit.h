@@ -40,11 +40,19 @@
 
 #include "fabric/cloudfacts.h"
 
+/* A VF a VM counted on the host took: on rail entry h->rails[rail]. */
+struct railfit_took {
+	int vm;
+	size_t rail;
+};
+
 /* One host's rails as the counters see them. */
 struct railfit {
 	const struct host_fact *h;
 	long *left; /* per h->rails[i]: VFs left */
 	bool *taken; /* per h->pcis[i]: a VM has it, or is planned to */
+	struct railfit_took *took; /* what railfit_init counted, in order */
+	size_t ntook;
 };
 
 /*
