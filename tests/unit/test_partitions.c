@@ -225,6 +225,93 @@ static void membership_follows_the_vfs(void **state)
 	free(n);
 }
 
+/*
+ * Rails are places on one fabric (design decision 15): a VM's NICs on 8
+ * rails of an HGX host are all members of their network's partition, by
+ * their GUIDs, whatever rail each VF is on; the other tenant's VM on the
+ * same rails is in its own partition only.
+ */
+static void every_rail_a_member(void **state)
+{
+	char *vms = strdup("<VM_POOL>"),
+	     *hosts = strdup("<HOST_POOL><HOST>"
+			     "<ID>3</ID><NAME>hgx"
+			     "</NAME><CLUSTER_ID>"
+			     "0</CLUSTER_ID>"
+			     "<TEMPLATE>"),
+	     *p, err[256] = "";
+	static const char vnets[] =
+		"<VNET_POOL><VNET><ID>5</ID><NAME>a</NAME><CLUSTERS><ID>0</ID>"
+		"</CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE><IB_PKEY>0x8105"
+		"</IB_PKEY></TEMPLATE></VNET><VNET><ID>6</ID><NAME>b</NAME>"
+		"<CLUSTERS><ID>0</ID></CLUSTERS><VN_MAD>ib</VN_MAD><TEMPLATE>"
+		"<IB_PKEY>0x8106</IB_PKEY></TEMPLATE></VNET></VNET_POOL>";
+	struct partitions m;
+	int k, id;
+
+	(void)state;
+	for (k = 0; k < 8; k++) {
+		assert_true(asprintf(&p,
+				     "%s<IB_PF><ADDRESS>0000:%02x:00.0</"
+				     "ADDRESS>"
+				     "<PORT>1</PORT><PORT_GUID>0xa088c20300b%d"
+				     "0001</PORT_GUID><LINK_LAYER>InfiniBand"
+				     "</LINK_LAYER><DRIVER>mlx5_core</DRIVER>"
+				     "<RAIL>%d</RAIL></IB_PF>",
+				     hosts, 0x19 + k, k + 1, k) > 0);
+		free(hosts);
+		hosts = p;
+	}
+	assert_true(asprintf(&p, "%s</TEMPLATE></HOST></HOST_POOL>", hosts) >
+		    0);
+	free(hosts);
+	hosts = p;
+	/* VM 50: 8 NICs on network 5; VM 51: 2 on network 6, same host */
+	for (id = 50; id <= 51; id++) {
+		assert_true(asprintf(&p,
+				     "%s<VM><ID>%d</ID><STATE>3</STATE>"
+				     "<LCM_STATE>3</LCM_STATE><TEMPLATE>",
+				     vms, id) > 0);
+		free(vms);
+		vms = p;
+		for (k = 0; k < (id == 50 ? 8 : 2); k++) {
+			assert_true(asprintf(&p,
+					     "%s<NIC><NIC_ID>%d</NIC_ID>"
+					     "<NETWORK_ID>%d</NETWORK_ID><MAC>"
+					     "02:00:0a:00:%02x:%02x</MAC>"
+					     "<VN_MAD>ib</VN_MAD></NIC>",
+					     vms, k, id == 50 ? 5 : 6, id,
+					     k) > 0);
+			free(vms);
+			vms = p;
+		}
+		assert_true(asprintf(&p,
+				     "%s</TEMPLATE><HISTORY_RECORDS><HISTORY>"
+				     "<HID>3</HID></HISTORY></HISTORY_RECORDS>"
+				     "</VM>",
+				     vms) > 0);
+		free(vms);
+		vms = p;
+	}
+	assert_true(asprintf(&p, "%s</VM_POOL>", vms) > 0);
+	free(vms);
+	vms = p;
+	assert_int_equal(build_str(vms, hosts, vnets, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.p[0].pkey, 0x0105);
+	assert_int_equal(m.p[0].n, 8);
+	for (k = 0; k < 8; k++) {
+		assert_true(has_guid(&m.p[0], 0x0200000000320000ULL + k));
+		assert_false(has_guid(&m.p[1], 0x0200000000320000ULL + k));
+	}
+	assert_int_equal(m.p[1].n, 2);
+	assert_true(has_guid(&m.p[1], 0x0200000000330000ULL));
+	assert_true(has_guid(&m.p[1], 0x0200000000330001ULL));
+	partitions_free(&m);
+	free(vms);
+	free(hosts);
+}
+
 static void shuffled_input_renders_same_bytes(void **state)
 {
 	struct partitions a, b;
@@ -2108,6 +2195,7 @@ int main(void)
 		cmocka_unit_test(sample_renders_expected_text),
 		cmocka_unit_test(sample_membership),
 		cmocka_unit_test(membership_follows_the_vfs),
+		cmocka_unit_test(every_rail_a_member),
 		cmocka_unit_test(shuffled_input_renders_same_bytes),
 		cmocka_unit_test(empty_cloud_is_default_only),
 		cmocka_unit_test(short_form_nics),
