@@ -12,6 +12,19 @@
 #     each GPU and its VF under an emulated switch of their own;
 #   - then two VMs of 4 GPUs and 4 NICs: node 0's four GPUs and node 1's,
 #     each VM's VFs on 4 rails of its own, each beside its GPU (0-3, 4-7);
+#   - an 8-GPU, 8-NIC VM: the hook's rail term (8 rails with a VF left),
+#     8 distinct rails, each VF beside its GPU under a switch of its own;
+#   - switch 0's HCAs full (two VMs of 8 NICs on an IB_RAILS=pack
+#     network: rails 0 and 1), a VM with GPUs 0000:17:00.0 and
+#     0000:97:00.0 (SHORT_ADDRESS) and 2 NICs: preferred deploys, NIC 0
+#     on the next best with one warning line in its log; required stays
+#     PENDING, the hook's beside term matching no host, never sent to a
+#     deploy that would refuse it, until rail 0's VFs free up: then it
+#     runs beside both GPUs (the hook rewrote its terms on the filler's
+#     DONE);
+#   - a burst: rail 0 with one VF left (a pack VM of 7), two VMs of 8
+#     NICs at once: one runs on the 8 rails, the other (49 VFs free, but
+#     on 7 rails) stays PENDING until rail 0 frees, then runs on 8;
 #   - terminate frees every lease.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
@@ -123,6 +136,145 @@ assert_eq "4 5 6 7" "$(rails_of "$C")" "VM $C: 4 rails of its own, each beside i
 for vm in $B $C; do
 	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard $vm
 	one_wait_vm $vm "^DONE"
+done
+
+# --- 8 GPUs, 8 NICs
+D=$((ONE_VM0 + 3))
+vm_tmpl() { # NAME NETWORK NICS REQUIREMENT PCI...
+	local name=$1 net=$2 nics=$3 req=$4 k
+	shift 4
+	printf 'NAME = "%s"\nCPU = "0.1"\nMEMORY = "128"\nOS = [ MACHINE = "q35" ]\n' "$name"
+	for k in "$@"; do printf 'PCI = [ %s ]\n' "$k"; done
+	for ((k = 0; k < nics; k++)); do
+		printf 'NIC = [ NETWORK = "%s", NETWORK_UNAME = "oneadmin" ]\n' "$net"
+	done
+	printf 'SCHED_REQUIREMENTS = "%s"\n' "$req"
+}
+sriov='IB_SRIOV = \"YES\"'
+# behind the gate, as templates/ib-vm.tmpl ships it: no host matches until
+# the hook has written the VM's terms (without it, under load, the
+# scheduler may place the VM first, as t0705 says)
+gate='\"/HOST[count(VMS/ID) = TEMPLATE/IB_SYNC_VMS and sum(VMS/ID) = TEMPLATE/IB_SYNC_SUM]/TEMPLATE/IB_VFS_AVAIL\" > 0 & IB_LEAVES = \"*,chosen-by-one-ib,*\" & (IB_SRIOV = \"YES\")'
+c=CLASS=\"0302\"
+vm_tmpl gpu-8x8 ib-gpu 8 "$gate" "$c" "$c" "$c" "$c" "$c" "$c" "$c" "$c" >"$TEST_TMP/vm8.tmpl"
+chmod 0644 "$TEST_TMP/vm8.tmpl"
+assert_ok "alice creates the 8x8 template" -- as_user alice onetemplate create "$TEST_TMP/vm8.tmpl"
+assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate gpu-8x8
+one_wait_vm "$D" "^ACTIVE RUNNING$"
+assert_eq "0 1 2 3 4 5 6 7" "$(rails_of "$D")" "VM $D: 8 distinct rails, in its GPUs' order"
+assert_match 'IB_VFS_AVAIL" > 7 & IB_RAILS_AVAIL > 7' \
+	"$(one_xml vm "$D" | one_xpath /VM/USER_TEMPLATE/SCHED_REQUIREMENTS)" "the hook's rail term: 8 rails"
+dom=$(one_domxml hv1 "$D")
+assert_eq 8 "$(grep -c "<alias name=.ua-oneib-sw[0-7]./>" <<<"$dom")" "a switch of kvm-ib's per GPU and its VF"
+assert_ok "alice terminates it" -- as_user alice onevm terminate --hard "$D"
+one_wait_vm "$D" "^DONE"
+
+# --- switch 0's HCAs full: two VMs of 8 NICs on a pack network
+sed -e 's/^NAME .*/NAME = "ib-fill"/' "$ONE_DIR/share/one-ib/templates/ib-network.tmpl" >"$TEST_TMP/fill.tmpl"
+echo 'IB_RAILS = "pack"' >>"$TEST_TMP/fill.tmpl"
+sed -e 's/^NAME .*/NAME = "ib-req"/' "$ONE_DIR/share/one-ib/templates/ib-network.tmpl" >"$TEST_TMP/req.tmpl"
+echo 'IB_AFFINITY = "required"' >>"$TEST_TMP/req.tmpl"
+for n in fill req; do
+	assert_ok "oneadmin creates ib-$n" -- as_oneadmin onevnet create "$TEST_TMP/$n.tmpl"
+	one_wait_vnet "$(one_xml vnet "ib-$n" | one_xpath /VNET/ID)"
+done
+E=$((ONE_VM0 + 4)) F=$((ONE_VM0 + 5)) P=$((ONE_VM0 + 6)) Q=$((ONE_VM0 + 7))
+vm_tmpl fill ib-fill 8 "$sriov" >"$TEST_TMP/fill-vm.tmpl"
+chmod 0644 "$TEST_TMP/fill-vm.tmpl"
+assert_ok "alice creates the filler" -- as_user alice onetemplate create "$TEST_TMP/fill-vm.tmpl"
+for vm in $E $F; do
+	assert_ok "alice instantiates it" -- as_user alice onetemplate instantiate fill
+	one_wait_vm "$vm" "^ACTIVE RUNNING$"
+done
+assert_eq "0 0 0 0 0 0 0 0|1 1 1 1 1 1 1 1" "$(rails_of "$E")|$(rails_of "$F")" "pack: rail 0, then rail 1, full"
+rails_avail() { one_xml host hv1 | one_xpath /HOST/TEMPLATE/IB_RAILS_AVAIL; }
+_rails_avail_is() { [ "$(rails_avail)" = "$1" ] || { sleep 0.3; return 1; }; }
+wait_for 30 _rails_avail_is 6
+assert_eq 6 "$(rails_avail)" "the hook counts 6 rails with a VF left"
+
+pair='SHORT_ADDRESS="17:00.0"' pair2='SHORT_ADDRESS="97:00.0"'
+vm_tmpl gpu-pref ib-gpu 2 "$sriov" "$pair" "$pair2" >"$TEST_TMP/pref.tmpl"
+vm_tmpl gpu-req ib-req 2 "$gate" "$pair" "$pair2" >"$TEST_TMP/req-vm.tmpl"
+chmod 0644 "$TEST_TMP/pref.tmpl" "$TEST_TMP/req-vm.tmpl"
+assert_ok "alice creates the preferred one" -- as_user alice onetemplate create "$TEST_TMP/pref.tmpl"
+assert_ok "and the required one" -- as_user alice onetemplate create "$TEST_TMP/req-vm.tmpl"
+assert_ok "alice instantiates the preferred one" -- as_user alice onetemplate instantiate gpu-pref
+one_wait_vm "$P" "^ACTIVE RUNNING$"
+assert_eq "2 4" "$(rails_of "$P")" "preferred: NIC 0 on the next best (rail 2, its node), NIC 1 beside GPU 0000:97:00.0"
+assert_eq 1 "$(one_vm_log "$P" | grep -c 'is not beside GPU')" "one warning line in its log"
+assert_match 'VM [0-9]+ NIC 0: rail 2 \(0000:3d:00.0 port 1\) is not beside GPU 0000:17:00.0: no free VF under its PCIe switch 0000:15:00.0 \(IB_AFFINITY preferred\)' \
+	"$(one_vm_log "$P" | grep 'is not beside GPU')" "naming the NIC, the GPU and what was full"
+assert_ok "alice terminates it" -- as_user alice onevm terminate --hard "$P"
+one_wait_vm "$P" "^DONE"
+
+assert_ok "alice instantiates the required one" -- as_user alice onetemplate instantiate gpu-req
+sched_req() { one_xml vm "$1" | one_xpath /VM/USER_TEMPLATE/SCHED_REQUIREMENTS; }
+_req_has() { [[ $(sched_req "$1") == *"$2"* ]] || { sleep 0.3; return 1; }; }
+wait_for 30 _req_has "$Q" no-vf-beside-its-gpus
+assert_match '> 1 & IB_RAILS_AVAIL > 1 & IB_BESIDE = "no-vf-beside-its-gpus" & \(IB_SRIOV = "YES"\)$' \
+	"$(sched_req "$Q")" "the beside term: no host has VFs beside its GPUs"
+# Waiting, not failing: the scheduler refuses it again and again (each
+# refusal a SCHED_MESSAGE with the time of its own: 6.10's mm_sched every
+# cycle, 7.0's driver every ONE_SCHED_RETRY s) and it stays PENDING, with
+# no history record (a deploy tried, even one refused, leaves one).
+_refusals=() _last=''
+_refused() { # VM N: N refusals seen since the term, PENDING at each
+	local x m
+	x=$(one_xml vm "$1") || return 1
+	[ "$(one_xpath "concat(/VM/STATE, ' ', /VM/LCM_STATE, ' ', count(/VM/HISTORY_RECORDS/HISTORY))" <<<"$x")" = "1 0 0" ] ||
+		return 0 # moved on: the asserts after the wait say how
+	m=$(one_xpath /VM/USER_TEMPLATE/SCHED_MESSAGE <<<"$x")
+	[ -z "$m" ] || [ "$m" = "$_last" ] || { _refusals+=("$m") && _last=$m; }
+	[ "${#_refusals[@]}" -ge "$2" ] || { sleep 0.3; return 1; }
+}
+wait_for 60 _refused "$Q" 4 # the first may be from before the term
+assert_eq "PENDING LCM_INIT 0 4" "$(one_vm_state "$Q") $(one_xml vm "$Q" | one_xpath "count(/VM/HISTORY_RECORDS/HISTORY)") ${#_refusals[@]}" \
+	"required: PENDING, never sent to a host, through 4 refusals of the scheduler"
+assert_ok "alice terminates the rail-0 filler" -- as_user alice onevm terminate --hard "$E"
+one_wait_vm "$E" "^DONE"
+# the hook, on E's DONE, counts rail 0 free and rewrites Q's terms
+one_wait_vm "$Q" "^ACTIVE RUNNING$"
+assert_eq "0 4" "$(rails_of "$Q")" "required, once rail 0 has VFs: beside both GPUs"
+assert_eq "" "$(sched_req "$Q" | grep -o no-vf-beside-its-gpus)" "the hook took the beside term back"
+assert_eq 0 "$(one_vm_log "$Q" | grep -c 'is not beside GPU')" "no warning"
+
+for vm in $F $Q; do
+	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard "$vm"
+	one_wait_vm "$vm" "^DONE"
+done
+
+# --- a burst of two 8-rail VMs, rail 0 with one VF left
+G=$((ONE_VM0 + 8)) H=$((ONE_VM0 + 9)) I=$((ONE_VM0 + 10))
+vm_tmpl fill7 ib-fill 7 "$sriov" >"$TEST_TMP/fill7.tmpl"
+vm_tmpl spread8 ib-gpu 8 "$gate" >"$TEST_TMP/spread8.tmpl"
+chmod 0644 "$TEST_TMP/fill7.tmpl" "$TEST_TMP/spread8.tmpl"
+assert_ok "alice creates a filler of 7" -- as_user alice onetemplate create "$TEST_TMP/fill7.tmpl"
+assert_ok "and a VM of 8 NICs without GPUs" -- as_user alice onetemplate create "$TEST_TMP/spread8.tmpl"
+assert_ok "alice instantiates the filler" -- as_user alice onetemplate instantiate fill7
+one_wait_vm "$G" "^ACTIVE RUNNING$"
+assert_eq "0 0 0 0 0 0 0" "$(rails_of "$G")" "pack: rail 0 has one VF left"
+wait_for 30 _rails_avail_is 8
+assert_ok "alice instantiates two of 8 NICs at once" -- as_user alice onetemplate instantiate spread8 --multiple 2
+# one takes rail 0's last VF; the other, 49 VFs free on 7 rails, must wait
+_one_ran() { [ "$(one_vm_state "$H")|$(one_vm_state "$I")" != "PENDING LCM_INIT|PENDING LCM_INIT" ] || { sleep 0.3; return 1; }; }
+wait_for 120 _one_ran
+if [ "$(one_vm_state "$H")" = "PENDING LCM_INIT" ]; then ran=$I wait=$H; else ran=$H wait=$I; fi
+one_wait_vm "$ran" "^ACTIVE RUNNING$"
+assert_eq "0 1 2 3 4 5 6 7" "$(rails_of "$ran")" "VM $ran: 8 distinct rails, rail 0's last VF"
+wait_for 30 _rails_avail_is 7
+assert_eq 7 "$(rails_avail)" "the hook counts 7 rails with a VF left"
+assert_match 'IB_RAILS_AVAIL > 7' "$(sched_req "$wait")" "VM $wait: the rail term asks for 8"
+_refusals=() _last=''
+wait_for 60 _refused "$wait" 3
+assert_eq "PENDING LCM_INIT 0 3" "$(one_vm_state "$wait") $(one_xml vm "$wait" | one_xpath "count(/VM/HISTORY_RECORDS/HISTORY)") ${#_refusals[@]}" \
+	"VM $wait: PENDING, never sent to a host with 7 rails, through 3 refusals"
+assert_ok "alice terminates the filler" -- as_user alice onevm terminate --hard "$G"
+one_wait_vm "$G" "^DONE"
+one_wait_vm "$wait" "^ACTIVE RUNNING$"
+assert_eq "0 1 2 3 4 5 6 7" "$(rails_of "$wait")" "VM $wait, once rail 0 has VFs: 8 distinct rails"
+for vm in $ran $wait; do
+	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard "$vm"
+	one_wait_vm "$vm" "^DONE"
 done
 assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | .vf')" \
 	"every lease is gone"
