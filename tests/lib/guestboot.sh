@@ -145,7 +145,7 @@ guest_run() { # XML
 		keep+=("${args[i]}")
 	done
 	: >"$GUEST_CONSOLE"
-	timeout -k 5 "${GUEST_BOOT_TIMEOUT:-180}" "${keep[@]}" -no-reboot >"$GUEST_CONSOLE.qemu" 2>&1
+	timeout -k 5 "$(bound_seconds "${GUEST_BOOT_TIMEOUT:-180}")" "${keep[@]}" -no-reboot >"$GUEST_CONSOLE.qemu" 2>&1
 	grep -aq ONEIB-END "$GUEST_CONSOLE"
 }
 

@@ -336,6 +336,18 @@ bound_over() { # VAR
 	[ "${_tl_bref[1]}" -ge "${_tl_bref[0]}" ]
 }
 
+# SECONDS as a bound for a command that takes a fixed one (timeout(1),
+# a daemon's option): scaled by the load now, as bound_over counts.
+bound_seconds() { # SECONDS
+	local l k
+	read -r l _ </proc/loadavg
+	l=${l/./}
+	k=$((10#$l / _tl_ncpu))
+	[ "$k" -ge 100 ] || k=100
+	[ "$k" -le 400 ] || k=400
+	echo $(($1 * k / 100))
+}
+
 # Poll until cmd succeeds; 1 if it did not within SECONDS (a bound that
 # scales with the load, above).
 wait_for() { # SECONDS cmd...
@@ -586,12 +598,15 @@ _tl_sim_host_inside() {
 	unset _TL_SIM_HOST
 
 	# Watchdog, inside the namespace so that it cannot outlive the test:
-	# after TEST_TIMEOUT, tell this shell (pid 1) to stop and kill every
-	# other process of the namespace (kill -1 spares pid 1 and the caller).
+	# after TEST_TIMEOUT (a bound that scales with the load, as every
+	# other: a QEMU guest boot at a load of 7 per core ran past a fixed
+	# 300 s), tell this shell (pid 1) to stop and kill every other
+	# process of the namespace (kill -1 spares pid 1 and the caller).
 	trap '_tl_timed_out=1; exit 1' USR1
 	(
 		trap - EXIT INT TERM HUP PIPE USR1
-		sleep "${TEST_TIMEOUT:-300}"
+		bound_start _tl_wd "${TEST_TIMEOUT:-300}"
+		until bound_over _tl_wd; do sleep 2; done
 		[ "$$" = 1 ] || exit 0 # never outside a namespace of our own
 		# what hangs, for the report (_tl_on_exit prints it)
 		ps -eo pid,ppid,stat,etimes,wchan:24,args >"$TEST_TMP/.tl-timeout.ps" 2>&1
