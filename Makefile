@@ -24,7 +24,7 @@ UNITDIR     ?= /usr/lib/systemd/system
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 DESTDIR     ?=
-ROLES       ?= frontend node sm
+ROLES       ?= frontend node sm doc
 
 CC      ?= cc
 PKGS    := libvirt libxml-2.0 libpci libibumad

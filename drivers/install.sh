@@ -7,8 +7,8 @@
 #              [--udevdir DIR] [--unitdir DIR] [--mandir DIR] [--build DIR]
 #              [--no-link]
 #
-# ROLE: frontend, node, sm, guest (default: frontend node sm, what a
-# front-end built from source needs). --build is where the helpers were
+# ROLE: frontend, node, sm, doc, guest (default: frontend node sm doc,
+# what a front-end built from source needs). --build is where the helpers were
 # built (build/bin/NAME in the list means DIR/NAME). --list prints
 # "MODE SOURCE DESTINATION" for every file instead of installing it.
 #
@@ -47,9 +47,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$roles" ] || roles="frontend node sm"
+[ -n "$roles" ] || roles="frontend node sm doc"
 for r in $roles; do
-	case $r in frontend | node | sm | guest) ;; *) die "unknown role '$r'" ;; esac
+	case $r in frontend | node | sm | doc | guest) ;; *) die "unknown role '$r'" ;; esac
 done
 
 # The list's lines of our roles, as "MODE SOURCE DESTINATION", with the
