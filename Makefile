@@ -250,7 +250,7 @@ install: all
 
 # Inside a guest image (no OpenNebula there): the binary, one-context's hook,
 # the udev rule and the unit it starts (role guest of drivers/files.list).
-# See INSTALL, "Guest images".
+# See one-ib-guest(7).
 install-guest: $(B)/bin/oneib-context
 	sh drivers/install.sh --role guest $(INSTALL_DIRS)
 

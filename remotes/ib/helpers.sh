@@ -10,7 +10,7 @@
 # It reads the settings, each file when it is there (the stock kvmrc sets
 # LIBVIRT_URI; a probe must report even on a host without them), and fills
 # in the default of every one-ib setting a file leaves unset: the one place
-# they are written (INSTALL and the rc files explain each):
+# they are written (one-ib.conf(5) and the rc files explain each):
 #   etc/vmm/kvm/kvmrc  etc/vmm/kvm-ib/kvm-ibrc  etc/vnm/ib/ibrc
 # then gives the one way to call the helpers in ib/bin, with this host's
 # settings. It defines variables and functions only (prefix oneib_ /

@@ -24,7 +24,7 @@ mkdir -p /var/lib/one && mount -t tmpfs -o mode=0755 tmpfs /var/lib/one &&
 	mount -t tmpfs -o mode=1777 tmpfs /dev/shm || die "cannot make the planted machine"
 mkdir -p /var/lib/one/ib
 cat >/var/lib/one/ib/leases <<'EOF'
-# one-ib VF leases, written by oneib-vf under flock; see INSTALL before editing by hand
+# one-ib VF leases, written by oneib-vf under flock; see oneib-vf(8) before editing by hand
 vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=4242 nic=0 mac=02:00:c0:a8:42:42 guid=0x0200000010920000 pkey=0x8101 since=1000000000
 EOF
 : >/var/lib/one/ib/leases.lock

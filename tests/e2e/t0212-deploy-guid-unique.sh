@@ -34,7 +34,7 @@ assert_eq 02:00:00:00:00:08:00:00 "$(cat "$(port_file "$vf8")")" "tenant b's VF 
 "$R/vmm/kvm-ib/shutdown" one-8 node1 8 node1 >/dev/null 2>&1
 now=$(date +%s)
 cat >"$ledger" <<EOS
-# one-ib VF leases, written by oneib-vf under flock; see INSTALL before editing by hand
+# one-ib VF leases, written by oneib-vf under flock; see oneib-vf(8) before editing by hand
 vf=0000:3b:00.3 pf=0000:3b:00.0 port=1 vm=9 nic=0 mac=02:00:c0:a8:09:01 guid=0x0200c0fffea80901 pkey=0x8101 since=$now
 EOS
 assert_match "MAC 02:00:c0:a8:09:01 \(old GUID\)" "$("$vf" list)" "an old lease reads as the MAC it came from"
@@ -53,7 +53,7 @@ assert_eq "0x02030000000a0000 cloud 3 VM 10 NIC 0" "$(lease_of 10 | cut -d' ' -f
 # refused, nothing changes.
 "$R/vmm/kvm-ib/shutdown" one-10 node1 10 node1 >/dev/null 2>&1
 cat >"$ledger" <<EOS
-# one-ib VF leases, written by oneib-vf under flock; see INSTALL before editing by hand
+# one-ib VF leases, written by oneib-vf under flock; see oneib-vf(8) before editing by hand
 vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=11 nic=0 mac=02:00:0a:00:00:0b guid=0x02030000000c0000 pkey=0x8101 since=$now
 EOS
 cp "$ledger" "$TEST_TMP/ledger.before"

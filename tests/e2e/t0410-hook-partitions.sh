@@ -244,7 +244,7 @@ assert_file_eq "$TEST_TMP/before-id.conf" "$CONF" "the file of before"
 cp "$R/etc/vnm/ib/ibrc" "$TEST_TMP/ibrc.saved"
 sed -i "s|^ONEIB_PARTITIONS_CMD=.*|ONEIB_PARTITIONS_CMD=\"sudo -n /usr/sbin/oneib-pkey partitions --output $CONF -\"|" \
 	"$R/etc/vnm/ib/ibrc"
-refused "old ibrc" "ONEIB_PARTITIONS_CMD in .* still runs 'oneib-pkey partitions', which is now oneib-partitions-install \(see INSTALL, upgrading\)$"
+refused "old ibrc" "ONEIB_PARTITIONS_CMD in .* still runs 'oneib-pkey partitions', which is now oneib-partitions-install \(see one-ib-upgrade\(7\)\)$"
 cp "$TEST_TMP/ibrc.saved" "$R/etc/vnm/ib/ibrc"
 
 # --- a VM the gate holds gets its cluster's map (fabric/topology.h) in

@@ -15,7 +15,7 @@
 # - a host added to the cloud joins infra at the next render;
 # - with a partition one-ib did not write installed and no static file,
 #   the hook installs nothing and fails with one line naming it and the
-#   INSTALL section; once the static file holds it, the hook installs.
+#   page to read (one-ib-fabric(7)); once the static file holds it, the hook installs.
 # (P_Key enforcement on traffic cannot be checked without a data path: the
 # SA's answers are what a port can ask for. opensm-facts §9, §10.)
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -100,7 +100,7 @@ sed -i '/^ONEIB_HOSTS_PARTITION=/d' "$TEST_TMP/inst/var/lib/one/remotes/etc/vnm/
 state() { snap "$(dirname "$SIM_PARTITIONS")" | grep 'partitions\.conf'; }
 n=$(sim_opensm_sweeps)
 assert_refused --rc 1 --state state "no static file, a partition one-ib did not write" \
-	"^oneib-partitions: render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\), Default \(0x7fff\); move them into the static file \(ONEIB_PARTITIONS_STATIC\), then run again \(INSTALL, section 8.3\)$" \
+	"^oneib-partitions: render: the installed partitions.conf holds partitions one-ib did not write: lab \(0x0300\), Default \(0x7fff\); move them into the static file \(ONEIB_PARTITIONS_STATIC\), then run again \(one-ib-fabric\(7\)\)$" \
 	-- run_hook
 assert_eq "$n" "$(sim_opensm_sweeps)" "opensm was not told anything"
 assert_eq 0x8300 "$(shared_path login node02)" "lab still works"

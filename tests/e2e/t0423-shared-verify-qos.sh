@@ -30,9 +30,9 @@ assert_eq "" "$(grep -E '^[[:space:]]*qos[[:space:]]' "$OSMCONF")" "opensm.conf 
 assert_fail "verify: the SL is not in force" -- verify
 out=$(cat "$LAST_OUT")
 assert_match "^opensm: $OSMCONF: qos FALSE, no M_Key$" "$out" "reads opensm's configuration"
-assert_match "^sl: vnet5_tenant-a \(0x0101\) sl=3: the SA answers SL 0 \(0x[0-9a-f]{16} -> 0x[0-9a-f]{16}\): NOT in force: qos is not TRUE in opensm's configuration, and opensm then gives every path SL 0 \(INSTALL, section 8.5\)$" \
+assert_match "^sl: vnet5_tenant-a \(0x0101\) sl=3: the SA answers SL 0 \(0x[0-9a-f]{16} -> 0x[0-9a-f]{16}\): NOT in force: qos is not TRUE in opensm's configuration, and opensm then gives every path SL 0 \(one-ib-qos\(7\)\)$" \
 	"$out" "says the SL is not in force, and why"
-assert_match "^warning: opensm: m_key is not set: .* \(INSTALL, section 8.5\)$" "$out" "M_Key unset: a warning"
+assert_match "^warning: opensm: m_key is not set: .* \(one-ib-qos\(7\)\)$" "$out" "M_Key unset: a warning"
 assert_match "; 0 ports differ; 0 left out; 1 SL not in force$" "$out" "counted"
 assert_eq "" "$(sim_client sm saquery PR --sgid-to-dgid fe80::200:0:a:0-fe80::200:0:c:0 --pkey 0x8101 |
 	sed -n 's/^[[:space:]]*sl\.*0x\([1-9a-f]\)$/\1/p')" "the SA itself: SL 0"
@@ -88,7 +88,7 @@ SH_VNETS_A='<IB_SL><![CDATA[3]]></IB_SL>' shared_listing "$TEST_TMP/cloud.xml" \
 	10/node02/5,9 11/node02/7,9 12/node03/5,9 13/node03/7 14/node03/5
 shared_render_install "$TEST_TMP/cloud.xml"
 assert_ok "verify: VM 14's VF is no port of the fabric" -- verify
-assert_match "^warning: 1 VF port GUID of VMs unknown to the SA \(VM 14 NIC 0\): ConnectX-4 and later VFs are virtual ports that only a virtualization-capable subnet manager manages \(NVIDIA's opensm with virt_enabled 2, or UFM; Debian's opensm has none\); ConnectX-3 alias GUIDs appear once their host registered them \(INSTALL, section 8.6\)$" \
+assert_match "^warning: 1 VF port GUID of VMs unknown to the SA \(VM 14 NIC 0\): ConnectX-4 and later VFs are virtual ports that only a virtualization-capable subnet manager manages \(NVIDIA's opensm with virt_enabled 2, or UFM; Debian's opensm has none\); ConnectX-3 alias GUIDs appear once their host registered them \(one-ib-sm\(7\)\)$" \
 	"$(cat "$LAST_OUT")" "named, with the SM it needs"
 assert_match "; 13 member ports in the fabric, 1 not; 0 ports differ" "$(cat "$LAST_OUT")" "counted as not in the fabric"
 test_done

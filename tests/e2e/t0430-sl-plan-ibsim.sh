@@ -82,7 +82,7 @@ echo "qos_sl2vl 0,1,15,3,4,5,6,7,8,9,10,11,12,13,14,15" >>"$OSMCONF"
 sim_opensm_reread
 assert_fail "SL 2 dropped" -- verify
 out=$(cat "$LAST_OUT")
-assert_match "^tables: vnet5_a \(0x0101\) SL 2: [0-9]+ faults, e.g. port 0x02000000000[ab]0000 \(VM 1[01] NIC 0; lid [0-9]+, \"vm1[01]-nic0\"\) maps it to VL 15: dropped \(VL 15\): NOT in force \(INSTALL, section 8.8\)$" \
+assert_match "^tables: vnet5_a \(0x0101\) SL 2: [0-9]+ faults, e.g. port 0x02000000000[ab]0000 \(VM 1[01] NIC 0; lid [0-9]+, \"vm1[01]-nic0\"\) maps it to VL 15: dropped \(VL 15\): NOT in force \(one-ib-qos\(7\)\)$" \
 	"$out" "the VL 15 a's VFs drop it to, named"
 assert_match "^sl: vnet5_a \(0x0101\) sl=2: no path 0x.* in it \(the SA answers MAD status" "$out" \
 	"and the SA has no path for it"
@@ -91,7 +91,7 @@ assert_match "QoS table faults?$" "$out" "counted"
 sed -i 's/^qos_sl2vl .*/qos_sl2vl 0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15/' "$OSMCONF"
 sim_opensm_reread
 assert_fail "SL 1 and SL 2 on one VL" -- verify
-assert_match "^tables: SL 1 and SL 2 share VL 1 on [0-9]+ ports, e.g. .*: their partitions are one class there: NOT in force \(INSTALL, section 8.8\)$" \
+assert_match "^tables: SL 1 and SL 2 share VL 1 on [0-9]+ ports, e.g. .*: their partitions are one class there: NOT in force \(one-ib-qos\(7\)\)$" \
 	"$(cat "$LAST_OUT")" "said"
 sed -i 's/^qos_sl2vl .*/qos_sl2vl 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15/' "$OSMCONF"
 sim_opensm_reread

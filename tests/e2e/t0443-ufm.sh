@@ -16,7 +16,7 @@
 # - with UFM's default (HCA ports full in the default partition) every
 #   tenant VF reaches every other: verify reports each tenant VF that is a
 #   full member of the default partition, whatever the file says; made
-#   limited, as INSTALL tells a UFM operator, verify is clean;
+#   limited, as one-ib-sm(7) tells a UFM operator, verify is clean;
 # - the user extension read back is what the front-end's run adopts
 #   (design decision 11): an operator's own partition in it is refused.
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -67,14 +67,14 @@ assert_eq "0x8101 0xffff" "$(shared_pkeys vm10-nic0)" "VM 10's VF in tenant a, a
 # --- UFM's default: every tenant VF full in the default partition --------------
 assert_fail "verify: tenant VFs full in the default partition" -- verify
 out=$(cat "$LAST_OUT")
-assert_match '^default: port 0x02000000000a0000 \(VM 10 NIC 0; lid [0-9]+, "vm10-nic0"\) is a full member of the default partition \(0xffff\): it reaches every port of the fabric, every other tenant.s VFs too; tenant VFs must be limited members \(UFM: INSTALL, section 8.10\)$' \
+assert_match '^default: port 0x02000000000a0000 \(VM 10 NIC 0; lid [0-9]+, "vm10-nic0"\) is a full member of the default partition \(0xffff\): it reaches every port of the fabric, every other tenant.s VFs too; tenant VFs must be limited members \(UFM: one-ib-sm\(7\)\)$' \
 	"$out" "VM 10 NIC 0 named"
 assert_eq 7 "$(grep -c '^default: port 0x0200' "$LAST_OUT")" "every tenant VF of the fabric"
 assert_match "; 0 ports differ; 0 left out; 7 tenant VFs full in the default partition$" "$out" \
 	"no drift (the SM does what UFM's file says), but 7 tenant VFs full"
 assert_match "^0xffff$" "$(shared_path vm10-nic0 vm11-nic0)" "and so tenant a reaches tenant b"
 
-# --- made limited in UFM, as INSTALL says --------------------------------------
+# --- made limited in UFM, as one-ib-sm(7) says --------------------------------
 echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$UFM/files/conf/generated"
 n=$(sim_opensm_sweeps)
 "$SYNC" || die "the sync script failed"

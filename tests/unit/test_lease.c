@@ -37,7 +37,7 @@
 	"since=1763784100"
 #define HEADER                                                                 \
 	"# one-ib VF leases, written by oneib-vf under flock; "                \
-	"see INSTALL before editing by hand\n"
+	"see oneib-vf(8) before editing by hand\n"
 
 static char tmpdir[64];
 static char dir[128]; /* tmpdir/ib: the ledger directory */

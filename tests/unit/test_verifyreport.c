@@ -258,7 +258,7 @@ static void sl_not_in_force(void **state)
 	has_line(w, "sl: vnet1_a (0x0101) sl=3: the SA answers SL 0 "
 		    "(0x0200000000010000 -> 0x0200000000010000): NOT in force: "
 		    "qos is not TRUE in opensm's configuration, and opensm "
-		    "then gives every path SL 0 (INSTALL, section 8.5)");
+		    "then gives every path SL 0 (one-ib-qos(7))");
 	assert_non_null(strstr(last_line(w), "; 1 SL not in force\n"));
 	w->sr.sl = NULL;
 	w->sr.nsl = 0;

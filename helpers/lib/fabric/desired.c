@@ -47,8 +47,7 @@ int desired_installed(struct desired *d, const char *text, size_t len,
 			      PARTCONF_ANY, &d->inst, why, sizeof(why))) {
 		err_set(err, errlen,
 			"%s: one-ib replaces only a file it can read; move its "
-			"partitions into the static file (INSTALL, section "
-			"8.3)",
+			"partitions into the static file (one-ib-fabric(7))",
 			why);
 		return -EINVAL;
 	}
@@ -56,8 +55,8 @@ int desired_installed(struct desired *d, const char *text, size_t len,
 		err_set(err, errlen,
 			"the installed partitions.conf holds partitions one-ib "
 			"did not write: %s; move them into the static file "
-			"(ONEIB_PARTITIONS_STATIC), then run again (INSTALL, "
-			"section 8.3)",
+			"(ONEIB_PARTITIONS_STATIC), then run again "
+			"(one-ib-fabric(7))",
 			names);
 		partitions_free(&d->inst);
 		return -EINVAL;

@@ -46,7 +46,7 @@ int desired_static(struct desired *d, const char *path, char *err,
 /*
  * The installed file's text (empty: none yet). 0, or -EINVAL with one
  * line in err:
- *   the installed partitions.conf holds partitions one-ib did not write: lab (0x0300); move them into the static file (ONEIB_PARTITIONS_STATIC), then run again (INSTALL, section 8.3)
+ *   the installed partitions.conf holds partitions one-ib did not write: lab (0x0300); move them into the static file (ONEIB_PARTITIONS_STATIC), then run again (one-ib-fabric(7))
  * Call desired_static first: its partitions are one-ib's to carry.
  */
 int desired_installed(struct desired *d, const char *text, size_t len,

@@ -99,8 +99,7 @@ int smset_init(struct smset *s, const char *sms, const char *ssh,
 				"subnet managers: with ONEIB_SMS it is what "
 				"runs on each of them (ONEIB_SM_SSH reaches "
 				"them), e.g. the default sudo line; see "
-				"INSTALL, "
-				"several subnet managers",
+				"one-ib-sm(7)",
 				names[i]);
 			return -EINVAL;
 		}

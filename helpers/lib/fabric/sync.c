@@ -149,8 +149,8 @@ static int parse_cfg(struct sync *s)
 	if (strstr(c->cmd, "oneib-pkey partitions"))
 		return fail(s, "ONEIB_PARTITIONS_CMD in etc/vnm/ib/ibrc still "
 			       "runs 'oneib-pkey partitions', which is now "
-			       "oneib-partitions-install (see INSTALL, "
-			       "upgrading)");
+			       "oneib-partitions-install (see "
+			       "one-ib-upgrade(7))");
 	/* The QoS policy is optional. Unset, it goes where the partitions
 	 * go when that is the default (opensm on the front-end, one sudoers
 	 * rule for both); beside a partitions command of the site's own (an

@@ -25,7 +25,7 @@
  * only the template, and the context disk made at deploy carries it.
  * Each VM learns the cluster as it was when it was placed; a VM placed
  * later is in the maps of the VMs placed after it, not of those before
- * (INSTALL 6.2). A VM without the gate in its requirement gets no map:
+ * (one-ib-placement(7)). A VM without the gate in its requirement gets no map:
  * the scheduler could place it while the hook writes.
  */
 #ifndef ONEIB_TOPOLOGY_H

@@ -108,14 +108,12 @@ static void print_osmconf(FILE *out, const struct osm_conf *oc,
 			     "SMPs (root on any node of the fabric) can "
 			     "reprogram "
 			     "every port's P_Key table, a tenant's partition "
-			     "too "
-			     "(INSTALL, section 8.5)\n");
+			     "too (one-ib-qos(7))\n");
 	else if (!oc->m_key_protection)
 		fprintf(out, "warning: opensm: m_key_protection_level 0: ports "
 			     "hand "
 			     "their M_Key to whoever asks, which protects "
-			     "nothing "
-			     "(INSTALL, section 8.5)\n");
+			     "nothing (one-ib-qos(7))\n");
 }
 
 /* One partition's SL as the SA answers it; 1 when not in force. */
@@ -145,15 +143,14 @@ static int print_sl(FILE *out, const struct sl_check *c,
 	if (!oc->qos)
 		fprintf(out, "NOT in force: qos is not TRUE in opensm's "
 			     "configuration, and opensm then gives every path "
-			     "SL 0 "
-			     "(INSTALL, section 8.5)\n");
+			     "SL 0 (one-ib-qos(7))\n");
 	else
 		fprintf(out, "NOT in force: the configuration says qos TRUE, "
 			     "so "
 			     "opensm has not re-read it (SIGHUP) or a QoS "
 			     "policy "
-			     "file gives this partition another SL (INSTALL, "
-			     "section 8.5)\n");
+			     "file gives this partition another SL "
+			     "(one-ib-qos(7))\n");
 	return 1;
 }
 
@@ -178,7 +175,7 @@ static void print_unknown(FILE *out, const struct sa_result *sr,
 		"virtualization-capable subnet manager manages (NVIDIA's "
 		"opensm with virt_enabled 2, or UFM; Debian's opensm has "
 		"none%s); ConnectX-3 alias GUIDs appear once their host "
-		"registered them (INSTALL, section 8.6)\n",
+		"registered them (one-ib-sm(7))\n",
 		i < sr->nunknown ? ", ..." : "",
 		oc->virt_enabled >= 0 ? ", and opensm.conf sets virt_enabled"
 				      : "");
@@ -213,7 +210,7 @@ static void print_policy(FILE *out, const struct osm_conf *oc,
 		fprintf(out,
 			"warning: qos-policy: %s is not one-ib's (%s): its "
 			"default level overrides every partition's sl= it has "
-			"no rule for (INSTALL, section 8.8)\n",
+			"no rule for (one-ib-qos(7))\n",
 			oc->policy_file, err);
 	} else {
 		fprintf(out,
@@ -246,8 +243,7 @@ static int print_tables(FILE *out, const struct qos_class *c)
 			c->nfaults == 1 ? "" : "s");
 		print_where(out, c->fault_port, c->fault_sw);
 		fprintf(out,
-			" maps it to VL %u: %s: NOT in force (INSTALL, section "
-			"8.8)\n",
+			" maps it to VL %u: %s: NOT in force (one-ib-qos(7))\n",
 			c->fault_vl, qos_fault_text(c->fault));
 		return 1;
 	}
@@ -285,8 +281,7 @@ static int print_qos(FILE *out, const struct qos_result *q)
 			g->nports == 1 ? "" : "s");
 		print_where(out, g->example, g->example_sw);
 		fprintf(out, ": their partitions are one class there: NOT in "
-			     "force "
-			     "(INSTALL, section 8.8)\n");
+			     "force (one-ib-qos(7))\n");
 		bad++;
 	}
 	if (q->nread)
@@ -499,7 +494,7 @@ int verify_report(FILE *out, const struct verify_findings *v)
 			     "it reaches every port of the fabric, every other "
 			     "tenant's VFs too; tenant VFs must be limited "
 			     "members "
-			     "(UFM: INSTALL, section 8.10)\n");
+			     "(UFM: one-ib-sm(7))\n");
 	}
 	print_sms(out, f);
 	smbad = print_sm_files(out, m, v->sm, v->nsm);

@@ -14,7 +14,7 @@
  *   10.0.5.3 0x0002c90200000b00
  *
  * in the map's order (by leaf, then address). A Slurm topology.conf is an
- * awk away (INSTALL 6.2). No ONEIB_TOPOLOGY, or an empty one (the
+ * awk away (one-ib-placement(7)). No ONEIB_TOPOLOGY, or an empty one (the
  * front-end's way to take a map back): no file (a map of the past would
  * mislead); a malformed one: no file and one line saying why.
  */

@@ -37,7 +37,7 @@
 
 static const char header[] = "# one-ib VF leases, written by oneib-vf under "
 			     "flock; "
-			     "see INSTALL before editing by hand\n";
+			     "see oneib-vf(8) before editing by hand\n";
 
 /* Bytes a domain name keeps on the line; every other byte becomes %XX. */
 static bool domain_plain(char c)

@@ -9,7 +9,7 @@
  *                 so a lock on it would be a lock on a file about to vanish
  *   leases.tmp.N  the next version being written by pid N
  *
- *   # one-ib VF leases, written by oneib-vf under flock; see INSTALL ...
+ *   # one-ib VF leases, written by oneib-vf under flock; see oneib-vf(8) ...
  *   vf=0000:3b:00.1 pf=0000:3b:00.0 port=1 vm=42 nic=0 mac=02:00:c0:a8:01:05 guid=0x0200c0fffea80105 pkey=0x8101 since=1763784000 boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=86412 owner=4242/8641100
  *   vf=0000:3b:00.2 pf=0000:3b:00.0 port=1 vm=- nic=- domain=legacy-db since=1763784100 boot=0f3c2a9e-6f33-4c5e-9d1a-3c1b7e1f2a10 up=86512
  *   vf=0000:3b:00.3 pf=0000:3b:00.0 port=1 vm=43 nic=0 mac=... guid=... pkey=0x8101 since=1763784200 boot=... up=86612 state=reserved
