@@ -6,7 +6,7 @@
 # time, and the moment a Ruby driver can miss oned's 10 s INIT window):
 #   - the front-end as one scenario alone makes it (tests/lib/one.sh:
 #     one_sim, one_frontend), with every hook of one-ib's templates, as
-#     INSTALL creates them, and the systemctl stand-in the installer asks
+#     one-ib-frontend(7) creates them, and the systemctl stand-in the installer asks
 #     which opensm to tell (each scenario's opensm reads the front-end's
 #     /etc/opensm, found by its command line);
 #   - each SCRIPT in turn, in a mount and pid namespace of its own within

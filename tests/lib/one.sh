@@ -3,7 +3,7 @@
 # scheduler, monitord, the hook manager and the Ruby CLI, built from
 # ../shared/third-party (tests/lib/one-build.sh, cached outside the
 # checkout), driving simulated hosts over ssh, with one-ib installed as
-# INSTALL says. Sourced after test-lib.sh (it sources oneib.sh, qemu.sh and
+# one-ib-frontend(7) says. Sourced after test-lib.sh (it sources oneib.sh, qemu.sh and
 # hosts.sh itself).
 #
 #     . "$(dirname "$0")/../lib/test-lib.sh"
@@ -50,7 +50,7 @@
 #                             sim_fabric; $ONE_FABRIC the net file
 #   one_hooks [NAME...]       onehook create for the hook templates one-ib
 #                             installed whose names match (globs; default all,
-#                             as INSTALL section 8; one.hook.allocate, as the
+#                             as oneib-partitions-sync(8); one.hook.allocate, as the
 #                             CLI does)
 #   one_user NAME             oneuser create NAME (group users), its auth file
 #   as_oneadmin cmd...        cmd as the oneadmin account, its environment
@@ -81,7 +81,7 @@
 #   one_log                   tails of the front-end's logs (on failure)
 #   one_ib_build REV          one-ib at git revision REV built (cached): ONE_IB_OLD
 #   one_install_frontend      one-ib's front-end part again (an upgrade: run
-#                             INSTALL's self-contained `make install`; from
+#                             one-ib-frontend(7)'s self-contained `make install`; from
 #                             $ONE_IB_SRC when set, else this checkout)
 # Variables: ONE_VERSION (ONEIB_ONE_VERSION, default 6.10.0) ONE_BUILD
 # ONE_DIR ONE_HOME ONE_FABRIC.
@@ -94,9 +94,9 @@
 #     onehem-server are started as `one start` starts them (without its
 #     sleeps), as oneadmin, and stopped by PID when the test ends.
 #   - one-ib: the front-end part with `make install ROLES=frontend
-#     REMOTES_DIR=$ONE_DIR/var/remotes DATADIR=...` (INSTALL section 4 for a
+#     REMOTES_DIR=$ONE_DIR/var/remotes DATADIR=...` (one-ib-frontend(7) for a
 #     self-contained OpenNebula: the one-ib-frontend package's layout is the
-#     packaged OpenNebula's), then INSTALL section 5 (the oned.conf and
+#     packaged OpenNebula's), then one-ib-frontend(7)'s configuration (the oned.conf and
 #     monitord.conf fragments). The node and sm parts from the one-ib-node
 #     and one-ib-sm packages of `make deb` (build/deb; else `make install`
 #     of those roles into a staging root), whose /usr and /etc/sudoers.d are
@@ -255,7 +255,7 @@ one_frontend() {
 		chmod 0711 "$TEST_TMP"
 		mkdir -p "$TEST_TMP/auth" "$TEST_TMP/ssh" || die "cannot create $TEST_TMP/auth"
 		# another one-ib to start from (ONE_IB_SRC: an upgrade's older
-		# one), installed over the session's as INSTALL installs it; the
+		# one), installed over the session's as one-ib-upgrade(7) installs it; the
 		# session installs this checkout's again after the scenario
 		[ -z "${ONE_IB_SRC:-}" ] || one_install_frontend
 		return
@@ -291,16 +291,16 @@ one_frontend() {
 }
 
 # one-ib's front-end part into the self-contained tree with the command
-# INSTALL section 4 gives for a self-contained OpenNebula (read from
-# INSTALL: the harness runs what operators are told), then INSTALL
-# section 5.
+# one-ib-frontend(7) gives for a self-contained OpenNebula (read from the
+# page, roff's \- undone: the harness runs what operators are told), then
+# the page's OpenNebula configuration.
 one_install_frontend() {
 	local r=$ONE_DIR/var/remotes args
-	args=$(sed -n 's/^[[:space:]]*make install \(ROLES=frontend REMOTES_DIR=\$ONE_LOCATION\/.*\)$/\1/p' \
-		"$TOP/INSTALL" | head -n 1)
-	[ -n "$args" ] || die "INSTALL gives no 'make install ROLES=frontend REMOTES_DIR=\$ONE_LOCATION/...' for a self-contained OpenNebula"
+	args=$(sed -e 's/\\-/-/g' "$TOP/doc/one-ib-frontend.7" |
+		sed -n 's/^[[:space:]]*make install \(ROLES=frontend REMOTES_DIR=\$ONE_LOCATION\/.*\)$/\1/p' | head -n 1)
+	[ -n "$args" ] || die "one-ib-frontend(7) gives no 'make install ROLES=frontend REMOTES_DIR=\$ONE_LOCATION/...' for a self-contained OpenNebula"
 	# the build is make check's (or yours): -o all, nothing rebuilt here
-	# shellcheck disable=SC2034 # ONE_LOCATION: in INSTALL's words
+	# shellcheck disable=SC2034 # ONE_LOCATION: in the page's words
 	(ONE_LOCATION=$ONE_DIR && eval "make -s --no-print-directory -C \"\${ONE_IB_SRC:-\$TOP}\" -o all install $args") \
 		>"$TEST_TMP/one-ib-install.log" 2>&1 ||
 		{ _tl_show "$TEST_TMP/one-ib-install.log" 20; die "make install $args failed"; }
@@ -717,7 +717,7 @@ one_fabric() { # [LEAVES]
 	ONE_FABRIC=$net
 	export ONE_FABRIC
 	echo 'Default=0x7fff, ipoib : ALL=limited, SELF=full ;' >"$TEST_TMP/default-only.conf"
-	# opensm.conf as INSTALL 8.5 and 8.8 say: the planned SLs in force,
+	# opensm.conf as one-ib-qos(7) says: the planned SLs in force,
 	# the QoS policy the hook installs (its path is read at start only)
 	# (in the front-end's /etc/opensm: a session's scenario has its own
 	# mount namespace, the hook the front-end's)
@@ -825,7 +825,7 @@ one_user() { # NAME
 
 one_hooks() { # [NAME...]   (globs; default every template)
 	local g t n
-	# a session made every hook at its start, as INSTALL says
+	# a session made every hook at its start, as one-ib-frontend(7) says
 	[ -z "$ONE_SESSION" ] || return 0
 	[ $# -gt 0 ] || set -- '*'
 	for g in "$@"; do

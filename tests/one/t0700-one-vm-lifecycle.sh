@@ -2,7 +2,7 @@
 # A user's VM with InfiniBand through the real OpenNebula front-end
 # (tests/lib/one.sh: oned, scheduler, monitord, hook manager, CLI; release
 # $ONEIB_ONE_VERSION, 6.10.0 by default) and one simulated ConnectX-5 host,
-# one-ib installed and configured as INSTALL says, every step through the
+# one-ib installed and configured as one-ib-frontend(7) says, every step through the
 # CLI as the operator (oneadmin) or the user (alice) would take it:
 #   - the host, created with the kvm-ib drivers, is MONITORED with the
 #     InfiniBand attributes (IB_SRIOV, one IB_PF per PF with its port GUID,
@@ -17,8 +17,8 @@
 #     leased to its NIC, the lease with the NIC's GUID and the network's
 #     P_Key, the VF programmed;
 #   - hot nic-attach, hot nic-detach and suspend need libvirt to hot-plug a
-#     PCI device, which libvirt 9.0's test driver cannot (INSTALL 7.1): each
-#     fails with libvirt's reason (the line INSTALL 7.1 quotes), the VM
+#     PCI device, which libvirt 9.0's test driver cannot (one-ib-lifecycle(7)): each
+#     fails with libvirt's reason (the line one-ib-lifecycle(7) quotes), the VM
 #     RUNNING as before, nothing changed (the detach keeps the leases'
 #     time);
 #   - poweroff frees the VF; a cold nic-attach of a second IB NIC, then
@@ -34,7 +34,7 @@ one_frontend
 V=$ONE_VM0 # the VM's ID (0 on a front-end of its own)
 one_host hv1 cx5 --vfs "$V/0 $V/1"
 one_fabric
-# the hooks of the events below (INSTALL creates them all; each costs a CLI
+# the hooks of the events below (one-ib-frontend(7) creates them all; each costs a CLI
 # call here)
 hooks="oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff oneib-api-vm-attachnic oneib-vm-boot-poweroff oneib-api-vm-detachnic oneib-vm-done oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored"
 # shellcheck disable=SC2086 # names
@@ -56,7 +56,7 @@ assert_eq 2 "$(xp 'count(/HOST/TEMPLATE/IB_PF)')" "host: one IB_PF per PF"
 assert_eq 15 "$(xp /HOST/TEMPLATE/IB_VFS_FREE)" "host: IB_VFS_FREE"
 assert_eq "" "$(xp /HOST/TEMPLATE/IB_ERROR)$(xp /HOST/TEMPLATE/IB_NOT_READY)" "host: no IB_ERROR, not IB_NOT_READY"
 
-# --- the network (oneadmin's, INSTALL 7), pinned to PF A
+# --- the network (oneadmin's, one-ib-frontend(7)), pinned to PF A
 sed -e 's/^NAME .*/NAME = "ib-tenant-a"/' -e 's/^# IB_PF .*/IB_PF = "0000:3b:00.0"/' \
 	"$T/ib-network.tmpl" >"$TEST_TMP/net.tmpl"
 assert_ok "oneadmin creates the network" -- as_oneadmin onevnet create "$TEST_TMP/net.tmpl"
@@ -133,12 +133,13 @@ wait_for 3 later "$(one_leases hv1 | awk '{ print $6 }' | sort -n | tail -n 1)" 
 	die "the clock does not move"
 assert_ok "alice: hot nic-detach of NIC 1" -- as_user alice onevm nic-detach "$V" 1
 one_wait_vm "$V" "^ACTIVE RUNNING$"
-# the line INSTALL 7.1 quotes, for this VM
-said=$(sed -n 's/^[[:space:]]*\(DETACHNIC: VM 42: cannot detach VF .*\)$/\1/p' "$TOP/INSTALL")
-[ -n "$said" ] || die "INSTALL 7.1 quotes no failed DETACHNIC"
+# the line one-ib-lifecycle(7) quotes, for this VM
+said=$(sed -e 's/\\-/-/g' "$TOP/doc/one-ib-lifecycle.7" |
+	sed -n 's/^[[:space:]]*\(DETACHNIC: VM 42: cannot detach VF .*\)$/\1/p')
+[ -n "$said" ] || die "one-ib-lifecycle(7) quotes no failed DETACHNIC"
 re=$(printf '%s' "$said" | sed -e 's/[].[()*^$+?{}|]/\\&/g' -e "s/VM 42/VM $V/" \
 	-e 's/0000:3b:00\\\.2/0000:3b:00\\.[1-7]/' -e 's/<uuid>/[-0-9a-f]+/')
-assert_match "$re" "$(one_vm_log "$V")" "hot nic-detach fails with libvirt's reason, as INSTALL 7.1 says"
+assert_match "$re" "$(one_vm_log "$V")" "hot nic-detach fails with libvirt's reason, as one-ib-lifecycle(7) says"
 assert_eq 2 "$(one_xml vm "$V" | one_xpath 'count(/VM/TEMPLATE/NIC)')" "the NIC stays"
 assert_eq "$before" "$(one_leases hv1)" "the leases as they were, their time too"
 one_cloud_agrees "hot nic-detach refused"

@@ -2,7 +2,7 @@
 # Tenant isolation on the fabric, end to end through the real OpenNebula
 # front-end (tests/lib/one.sh): two ConnectX-5 hosts on two leaf switches of
 # an ibsim fabric whose opensm reads /etc/opensm/partitions.conf, one-ib's
-# hooks of the events below created from its templates (INSTALL 8), and
+# hooks of the events below created from its templates (oneib-partitions-sync(8)), and
 # the hook's defaults (the
 # one-ib-sm package's sudo rule: oneib-partitions-install on the front-end,
 # which is the SM's host here). Two tenants' networks; alice's VMs 0 (hv1)
@@ -26,7 +26,7 @@ A=$ONE_VM0 B=$((ONE_VM0 + 1)) C=$((ONE_VM0 + 2))
 one_host hv1 cx5 --leaf 1 --vfs "$A/0 $B/0"
 one_host hv2 cx5 --leaf 2 --vfs "$C/0"
 one_fabric 2
-# the hooks of the events below (INSTALL creates them all; each costs a CLI
+# the hooks of the events below (one-ib-frontend(7) creates them all; each costs a CLI
 # call here)
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-poweroff \
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored

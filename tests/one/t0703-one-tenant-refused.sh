@@ -1,6 +1,6 @@
 #!/bin/bash
 # Tenants against the real OpenNebula front-end (tests/lib/one.sh), with
-# one-ib's oned.conf fragment as INSTALL section 5 adds it: what decides a
+# one-ib's oned.conf fragment as one-ib-frontend(7) adds it: what decides a
 # VF's partition and its share of the fabric is oneadmin's alone.
 #   - a user's VM, template or NIC hot-attach that sets IB_PKEY, IB_PF,
 #     IB_PORT, IB_SL or IB_RATE in a NIC is refused by oned ("restricted
@@ -8,9 +8,9 @@
 #     before), nothing created or attached;
 #   - a user may neither create an ib network nor change one (IB_PKEY and
 #     IB_SL are VNET_RESTRICTED_ATTR, and the networks are oneadmin's);
-#   - INSTALL 7: by default every group of the default VDC may use every
-#     network ("@1 NET/* USE"); a group given a VDC of its own with INSTALL's
-#     onevdc lines (read from INSTALL) may use its network, and VMs there
+#   - one-ib-frontend(7): by default every group of the default VDC may use
+#     every network ("@1 NET/* USE"); a group given a VDC of its own with
+#     the page's onevdc lines (read from it) may use its network, and VMs there
 #     run, but not another tenant's ("Not authorized to perform USE NET").
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
@@ -84,7 +84,7 @@ refused "alice: change a network's IB_PKEY" "Not authorized to perform MANAGE NE
 assert_eq "$before" "$(pool)" "no network created or changed"
 assert_eq 0x8100 "$(one_xml vnet "$na" | one_xpath /VNET/TEMPLATE/IB_PKEY)" "its IB_PKEY as vnet_create gave it"
 
-# --- INSTALL 7: the default ACLs, and a tenant's own VDC
+# --- one-ib-frontend(7): the default ACLs, and a tenant's own VDC
 assert_match '^ *[0-9]+ +@1 +--N-* +\* +u--- +#0$' "$(as_oneadmin oneacl list)" \
 	"the default rule @1 NET/* USE #0"
 vm_tmpl alice-b ib-tenant-b >"$TEST_TMP/alice-b.tmpl"
@@ -94,13 +94,13 @@ assert_ok "alice (group users): a VM on ib-tenant-b too, by default" -- \
 as_oneadmin onegroup create teamb >/dev/null || die "onegroup create"
 one_user bob
 as_oneadmin oneuser chgrp bob teamb || die "oneuser chgrp"
-lines=$(sed -n '/^ *onevdc delgroup default <group>$/,/^ *onevdc addvnet <tenant> 0 <network>$/p' "$TOP/INSTALL")
-assert_eq 6 "$(printf '%s\n' "$lines" | grep -c '^ *onevdc ')" "INSTALL 7 gives the onevdc lines for a tenant"
+lines=$(sed -n '/^ *onevdc delgroup default <group>$/,/^ *onevdc addvnet <tenant> 0 <network>$/p' "$TOP/doc/one-ib-frontend.7")
+assert_eq 6 "$(printf '%s\n' "$lines" | grep -c '^ *onevdc ')" "one-ib-frontend(7) gives the onevdc lines for a tenant"
 while read -r line; do
 	line=${line//<tenant>/teamb-vdc}
 	line=${line//<group>/teamb}
 	line=${line//<network>/ib-tenant-b}
-	# shellcheck disable=SC2086 # INSTALL's words
+	# shellcheck disable=SC2086 # the page's words
 	assert_ok "oneadmin: $line" -- as_oneadmin $line
 done <<<"$lines"
 vm_tmpl bob-a ib-tenant-a >"$TEST_TMP/bob-a.tmpl"

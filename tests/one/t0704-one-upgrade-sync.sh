@@ -1,10 +1,10 @@
 #!/bin/bash
-# Upgrading one-ib under a running cloud, as INSTALL 10 says, through the
+# Upgrading one-ib under a running cloud, as one-ib-upgrade(7) says, through the
 # real OpenNebula front-end (tests/lib/one.sh): the front-end runs an older
 # one-ib (this repository at $ONEIB_OLD_REV, c37ba87 by default: main before
 # the real front-end tests, whose oneib-vf differs from today's), a user's
 # VM runs with its VF on a ConnectX-5 host; the operator has tuned
-# kvm-ibrc. Then the new one-ib is installed over it (INSTALL 4's
+# kvm-ibrc. Then the new one-ib is installed over it (one-ib-frontend(7)'s
 # self-contained make install, from this checkout) and, as oneadmin,
 # `onehost sync --force`:
 #   - the front-end's remotes are the new ones, the operator's kvm-ibrc

@@ -20,7 +20,7 @@
 #     for a VF as well.
 #     (Created without --hold, such a VM races the hook: measured on 6.10
 #     with a 2 s scheduler interval, it was dispatched first and failed to
-#     boot on a host without a free VF. INSTALL says to keep the term in
+#     boot on a host without a free VF. one-ib-placement(7) says to keep the term in
 #     the templates.)
 # 6.10's mm_sched and 7.0's scheduler driver alike, MAX_HOST 1 (both
 # releases' default: one VM per host per placement).

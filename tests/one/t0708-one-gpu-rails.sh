@@ -36,7 +36,7 @@ one_host hv1 hgx
 one_fabric 1
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
-# OpenNebula's PCI probe: the GPUs (kvm-ib's pci.conf, INSTALL 4)
+# OpenNebula's PCI probe: the GPUs (kvm-ib's pci.conf, one-ib-frontend(7))
 sed -i "s|^:filter:.*|:filter: '::0302'|" "$ONE_DIR/var/remotes/etc/im/kvm-ib-probes.d/pci.conf"
 # the PFs' VFs programmable (MLNX_OFED's sriov files: no IPoIB netdev here)
 for pf in 0000:19:00.0 0000:1a:00.0 0000:3d:00.0 0000:3e:00.0 0000:99:00.0 0000:9a:00.0 0000:bd:00.0 0000:be:00.0; do
