@@ -131,7 +131,7 @@ archives = $(addprefix $(1)/lib/lib,$(addsuffix .a,$(2)))
 
 .PHONY: all deps check demo bench stress fuzz install install-guest uninstall clean format \
         one-apps deb _check _check-build unit-build asan-build fuzz-build cppcheck shellcheck \
-        house-rules
+        house-rules docs
 
 all: $(addprefix $(B)/bin/,$(TOOLS))
 
@@ -310,6 +310,13 @@ shellcheck:
 # the shared libraries it may (the table above).
 house-rules: all
 	bash tests/house-rules.sh --src helpers --bin $(B)/bin
+
+# The pages against the code (tests/docs.sh): one-ib.conf(5) names every
+# setting the code reads and no other, every page a message names exists
+# and ships, no message quotes INSTALL by section, every message of
+# one-ib-troubleshooting(7) is the code's, every page renders clean.
+docs:
+	bash tests/docs.sh
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,style,performance,portability \

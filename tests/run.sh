@@ -2,19 +2,20 @@
 # Runs every test make check knows about and ends with one line
 #   N passed, N failed
 # counting each cmocka test case, each fuzzer, cppcheck, shellcheck, the
-# house rules (tests/house-rules.sh), each e2e script, each build of
-# OpenNebula and each real front-end scenario on each release (a skipped
-# one adds ", N skipped"), and a last check of its own: the machine's lease
-# ledger (/var/lib/one/ib) and /dev/shm are byte for byte what they were
-# when the run started (tests/lib/machine.sh; every simulated host has its
-# own), since the machine may be a hypervisor where one-ib runs.
+# house rules (tests/house-rules.sh), the docs (tests/docs.sh), each e2e
+# script, each build of OpenNebula and each real front-end scenario on
+# each release (a skipped one adds ", N skipped"), and a last check of its
+# own: the machine's lease ledger (/var/lib/one/ib) and /dev/shm are byte
+# for byte what they were when the run started (tests/lib/machine.sh;
+# every simulated host has its own), since the machine may be a
+# hypervisor where one-ib runs.
 # Expects `make _check` to have built build/tests, build/asan/tests,
 # build/fuzz, build/deb and installed the tree into build/destdir.
 #
 #   bash tests/run.sh                 everything
 #   bash tests/run.sh t0100 t0200     only the jobs whose names start so
 #                                     (e2e tests, fuzz_..., unit-..., asan-...,
-#                                     cppcheck, shellcheck, house-rules)
+#                                     cppcheck, shellcheck, house-rules, docs)
 #   bash tests/run.sh t07             the real front-end scenarios (tests/one),
 #                                     on every release, with their builds
 #
@@ -229,6 +230,7 @@ done
 wanted cppcheck && add cppcheck job_make cppcheck "cppcheck helpers/"
 wanted shellcheck && add shellcheck job_make shellcheck "shellcheck (every shell script)"
 wanted house-rules && add house-rules job_make house-rules "house rules (includes and libraries of helpers/)"
+wanted docs && add docs job_make docs "docs against the code (settings, pages, messages: tests/docs.sh)"
 for t in tests/e2e/t[0-9]*.sh; do
 	name=$(basename "$t" .sh)
 	wanted "$name" || continue
@@ -347,7 +349,7 @@ group_of() { # NAME
 	unit-*) echo "unit" ;;
 	asan-*) echo "unit+asan" ;;
 	fuzz_*) echo "fuzz" ;;
-	cppcheck | shellcheck | house-rules) echo "static checks" ;;
+	cppcheck | shellcheck | house-rules | docs) echo "static checks" ;;
 	one-build-*) echo "OpenNebula builds" ;;
 	*@*) echo "real front-end ${1#*@}" ;;
 	t00*) echo "e2e harness (t00)" ;;
