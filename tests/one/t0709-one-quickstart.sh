@@ -25,7 +25,8 @@
 #     (qs_not_run_WHY below; a WHY it has none for fails the test);
 #   - what the page takes for granted and the simulated cloud lacks is made
 #     first, and said: the image debian12 and the Ethernet network public
-#     the shipped VM template names (OpenNebula's dummy drivers), and,
+#     the shipped VM template names (OpenNebula's dummy drivers; the image
+#     datastore told the shared system datastore's targets), and,
 #     before the VM starts, what opensm programs on a ConnectX-3 host's
 #     port (its P_Key table, which the host's kernel shows in sysfs: read
 #     from the simulated fabric, written into the host's sysfs);
@@ -218,6 +219,14 @@ printf '%s\n' 'NAME = "debian12"' 'PATH = "/var/tmp/debian12.qcow2"' 'SIZE = "1"
 printf '%s\n' 'NAME = "public"' 'VN_MAD = "dummy"' 'BRIDGE = "br0"' \
 	'AR = [ TYPE = "IP4", IP = "192.168.150.10", SIZE = "10" ]' >"$W/public.tmpl"
 chmod 0644 "$W/image.tmpl" "$W/public.tmpl"
+# The image datastore's dummy drivers copy nothing, but oned deploys a disk
+# of it into the session's shared system datastore only when the datastore
+# names the targets of that mode (what TM_MAD_CONF's TM_MAD_SYSTEM gives
+# ceph's): CLONE.shared then runs tm/dummy/clone, which does nothing.
+printf '%s\n' 'CLONE_TARGET_SHARED = "SYSTEM"' 'LN_TARGET_SHARED = "NONE"' 'DISK_TYPE_SHARED = "FILE"' >"$W/ds1.tmpl"
+chmod 0644 "$W/ds1.tmpl"
+assert_ok "oneadmin lets the image datastore's disks go to the shared system datastore" -- \
+	as_oneadmin onedatastore update default "$W/ds1.tmpl" --append
 assert_ok "oneadmin registers the image debian12" -- as_oneadmin oneimage create -d default "$W/image.tmpl"
 assert_ok "... which the users may use" -- as_oneadmin oneimage chmod debian12 604
 assert_ok "oneadmin creates the network public" -- as_oneadmin onevnet create "$W/public.tmpl"
@@ -241,8 +250,14 @@ before_vm() {
 	table=$(sim_client sm smpquery pkeys "$lid" | awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) print $i }')
 	say "node1's port as opensm programmed it (into its sysfs): $(echo "$table" | grep -v 0x0000 | xargs)"
 	i=0
+	# the host's view (ports/1/pkeys) and the physical table mlx4's
+	# paravirtualisation maps the VFs' entries to (iov/ports/1/pkeys, 127
+	# entries), which oneib-pkey reads: one table, as tests/fixtures/mkhost.sh
+	# builds them
 	for k in $table; do
-		on node1 sh -c "echo $k >/sys/class/infiniband/mlx4_0/ports/1/pkeys/$i" || die "cannot write node1's P_Key $i"
+		on node1 sh -c "echo $k >/sys/class/infiniband/mlx4_0/ports/1/pkeys/$i &&
+			{ [ $i -ge 127 ] || echo $k >/sys/class/infiniband/mlx4_0/iov/ports/1/pkeys/$i; }" ||
+			die "cannot write node1's P_Key $i"
 		i=$((i + 1))
 	done
 }
