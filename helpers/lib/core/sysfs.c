@@ -45,32 +45,76 @@ int sysfs_read_str(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int sysfs_read_long(const char *path, long *out)
+int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len)
 {
-	char buf[SYSFS_VALUE_MAX], *end;
-	long v;
-	int r;
+	ssize_t n;
+	int fd, err;
 
-	r = sysfs_read_str(path, buf, sizeof(buf));
-	if (r)
-		return r;
+	if (len == 0)
+		return -EINVAL;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* buf as a whole number, or -EINVAL reported as "DIR/NAME" (or PATH). */
+static int parse_long(const char *dir, const char *name, const char *buf,
+		      long *out)
+{
+	char *end;
+	long v;
+
 	errno = 0;
 	v = strtol(buf, &end, 0);
 	if (buf[0] == '\0' || *end != '\0' || errno) {
-		log_msg("%s: not a number: '%s'", path, buf);
+		log_msg("%s%s%s: not a number: '%s'", dir, name ? "/" : "",
+			name ? name : "", buf);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
 }
 
+int sysfs_read_long(const char *path, long *out)
+{
+	char buf[SYSFS_VALUE_MAX];
+	int r;
+
+	r = sysfs_read_str(path, buf, sizeof(buf));
+	return r ? r : parse_long(path, NULL, buf, out);
+}
+
+int sysfs_read_long_at(int dirfd, const char *dir, const char *name,
+		       long *out)
+{
+	char buf[SYSFS_VALUE_MAX];
+	int r;
+
+	r = sysfs_read_str_at(dirfd, name, buf, sizeof(buf));
+	return r ? r : parse_long(dir, name, buf, out);
+}
+
 int sysfs_link_name(const char *path, char *buf, size_t len)
+{
+	return sysfs_link_name_at(AT_FDCWD, path, buf, len);
+}
+
+int sysfs_link_name_at(int dirfd, const char *name, char *buf, size_t len)
 {
 	char target[PATH_MAX];
 	const char *base;
 	ssize_t n;
 
-	n = readlink(path, target, sizeof(target) - 1);
+	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';

@@ -37,6 +37,15 @@ int sysfs_read_long(const char *path, long *out);
 /* basename of a symlink's target: driver -> ../../bus/pci/drivers/vfio-pci. */
 int sysfs_link_name(const char *path, char *buf, size_t len);
 /*
+ * The same, NAME relative to the directory DIRFD (openat(2) rules), so that
+ * many attributes of one device cost one path walk to it: DIR is how a
+ * message names that directory ("/sys/bus/pci/devices/0000:3b:00.1").
+ */
+int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len);
+int sysfs_read_long_at(int dirfd, const char *dir, const char *name,
+		       long *out);
+int sysfs_link_name_at(int dirfd, const char *name, char *buf, size_t len);
+/*
  * Writes val in one write(2), the way "echo 1 > pkey_idx/0" does: opened
  * O_WRONLY | O_TRUNC (sysfs ignores the truncation; a plain-file test tree
  * then holds exactly the value), never O_CREAT (sysfs files exist or the

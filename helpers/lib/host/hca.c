@@ -2,11 +2,13 @@
 #include <dirent.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <infiniband/umad.h>
 
@@ -218,17 +220,48 @@ static int numa_of(long v)
 	return v < 0 || v > INT_MAX ? -1 : (int)v;
 }
 
-static void read_vf(const char *bdf, struct vf *vf)
+/* SYS_PCI "/" BDF, as path_fmt would, without vsnprintf (once per VF). */
+static int pci_dir(char *buf, size_t len, const char *bdf)
 {
-	char group[32], *end;
-	long g;
+	size_t n = strlen(bdf);
 
-	read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
-	read_link(bdf, "iommu_group", group, sizeof(group));
+	if (sizeof(SYS_PCI) + 1 + n > len)
+		return -ENAMETOOLONG;
+	memcpy(buf, SYS_PCI "/", sizeof(SYS_PCI));
+	memcpy(buf + sizeof(SYS_PCI), bdf, n + 1);
+	return 0;
+}
+
+static void read_link_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	if (sysfs_link_name_at(dirfd, name, buf, len))
+		buf[0] = '\0';
+}
+
+/*
+ * A VF's attributes relative to its own directory, VFD (SYS_PCI/BDF, opened
+ * once): four short path walks instead of four through SYS_PCI's symlink,
+ * and the path a message may need made without vsnprintf.
+ */
+static void read_vf(int vfd, const char *bdf, struct vf *vf)
+{
+	char group[32], dir[PATH_MAX], *end;
+	long g, numa;
+
+	read_link_at(vfd, "driver", vf->driver, sizeof(vf->driver));
+	read_link_at(vfd, "iommu_group", group, sizeof(group));
 	g = strtol(group, &end, 10);
 	vf->iommu_group = group[0] && !*end && g >= 0 && g <= INT_MAX ? (int)g
 								      : -1;
-	vf->numa_node = numa_of(read_expected_long(bdf, "numa_node", -1));
+	vf->numa_node = -1;
+	if (!pci_dir(dir, sizeof(dir), bdf)) {
+		int r = sysfs_read_long_at(vfd, dir, "numa_node", &numa);
+
+		if (r == -ENOENT)
+			log_msg("%s/numa_node: missing", dir);
+		if (!r)
+			vf->numa_node = numa_of(numa);
+	}
 	vf->ibdev[0] = '\0';
 	vf->vmid = -1;
 }
@@ -250,7 +283,12 @@ static bool pci_exists(const char *bdf)
 	       stat(path, &st) == 0;
 }
 
-/* virtfn0 -> ../0000:3b:00.1, one VF per link, in VF-index order. */
+/*
+ * virtfn0 -> ../0000:3b:00.1, one VF per link, in VF-index order. The links
+ * are read relative to the PF's directory and each VF's attributes relative
+ * to its own (SYS_PCI/VF opened once, O_PATH, which is also the check that
+ * sysfs shows it): on 1016 VFs the long path walks were most of the time.
+ */
 static int read_vfs(struct hca *h, const char *bdf)
 {
 	char dirpath[PATH_MAX], link[PATH_MAX], vfbdf[64], *end;
@@ -258,13 +296,14 @@ static int read_vfs(struct hca *h, const char *bdf)
 	size_t cap = 0;
 	DIR *d;
 	long idx;
-	int r = 0;
+	int r = 0, pcifd, vfd;
 
 	if (path_fmt(dirpath, sizeof(dirpath), SYS_PCI "/%s", bdf))
 		return 0;
 	d = opendir(dirpath);
 	if (!d)
 		return 0;
+	pcifd = open(SYS_PCI, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	while ((de = readdir(d))) {
 		struct vf vf = { 0 };
 
@@ -275,25 +314,35 @@ static int read_vfs(struct hca *h, const char *bdf)
 		if (end == de->d_name + 6 || *end || errno || idx < 0 ||
 		    idx > INT_MAX)
 			continue;
-		if (path_fmt(link, sizeof(link), "%s/%s", dirpath, de->d_name))
-			continue;
-		if (sysfs_link_name(link, vfbdf, sizeof(vfbdf)) ||
+		if (sysfs_link_name_at(dirfd(d), de->d_name, vfbdf,
+				       sizeof(vfbdf)) ||
 		    pci_addr_parse(vfbdf, &vf.addr)) {
-			log_msg("%s: not a link to a PCI function", link);
+			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
+				      de->d_name))
+				log_msg("%s: not a link to a PCI function",
+					link);
 			continue;
 		}
-		if (!pci_exists(vfbdf)) {
-			log_msg("%s: dangling link to '%s'", link, vfbdf);
+		vfd = pcifd < 0 ? -1
+				: openat(pcifd, vfbdf, O_PATH | O_CLOEXEC);
+		if (vfd < 0) {
+			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
+				      de->d_name))
+				log_msg("%s: dangling link to '%s'", link,
+					vfbdf);
 			continue;
 		}
 		vf.index = (int)idx;
-		read_vf(vfbdf, &vf);
+		read_vf(vfd, vfbdf, &vf);
+		close(vfd);
 		if (ALLOC_GROW(h->vfs, h->nvfs + 1, cap)) {
 			r = -ENOMEM;
 			break;
 		}
 		h->vfs[h->nvfs++] = vf;
 	}
+	if (pcifd >= 0)
+		close(pcifd);
 	closedir(d);
 	if (h->nvfs)
 		qsort(h->vfs, h->nvfs, sizeof(*h->vfs), vf_cmp);
