@@ -63,10 +63,38 @@ int pci_addr_parse_short(const char *s, struct pci_addr *out)
 	return pci_addr_parse(k, out);
 }
 
+/* v in lowercase hex, at least width digits (as "%0*x"); past the end. */
+static char *put_hex(char *p, unsigned v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	int n = 1;
+
+	while (n < 8 && v >> (4 * n))
+		n++;
+	if (n < width)
+		n = width;
+	for (int i = n - 1; i >= 0; i--)
+		*p++ = digits[v >> (4 * i) & 0xf];
+	return p;
+}
+
+/*
+ * "%04x:%02x:%02x.%x" by hand: oneib-discover formats thousands of VF
+ * addresses on a big host, and snprintf was most of that cost. The widest
+ * value of each field (ffff:ff:ff.ff) still fits PCI_ADDR_STRLEN.
+ */
 void pci_addr_fmt(const struct pci_addr *a, char buf[PCI_ADDR_STRLEN])
 {
-	snprintf(buf, PCI_ADDR_STRLEN, "%04x:%02x:%02x.%x", a->domain, a->bus,
-		 a->slot, a->func);
+	char *p = buf;
+
+	p = put_hex(p, a->domain, 4);
+	*p++ = ':';
+	p = put_hex(p, a->bus, 2);
+	*p++ = ':';
+	p = put_hex(p, a->slot, 2);
+	*p++ = '.';
+	p = put_hex(p, a->func, 1);
+	*p = '\0';
 }
 
 int pci_addr_cmp(const struct pci_addr *a, const struct pci_addr *b)
