@@ -10,21 +10,27 @@ void json_init(struct json *w, FILE *f)
 	w->need_comma[0] = false;
 }
 
+/* Runs of characters that need no escape go out in one fwrite. */
 static void put_string(FILE *f, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p, *run;
 
 	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
+	for (p = run = (const unsigned char *)s; *p; p++) {
+		if (*p != '"' && *p != '\\' && *p >= 0x20)
+			continue;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		run = p + 1;
 		if (*p == '"' || *p == '\\')
 			fprintf(f, "\\%c", *p);
 		else if (*p == '\n')
 			fputs("\\n", f);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
 		else
-			fputc(*p, f);
+			fprintf(f, "\\u%04x", *p);
 	}
+	if (p > run)
+		fwrite(run, 1, (size_t)(p - run), f);
 	fputc('"', f);
 }
 
@@ -86,8 +92,18 @@ void json_str_or_null(struct json *w, const char *key, const char *v)
 
 void json_int(struct json *w, const char *key, long long v)
 {
+	/* "%lld" without fprintf: discovery writes thousands of numbers. */
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+				     : (unsigned long long)v;
+
 	key_prefix(w, key);
-	fprintf(w->f, "%lld", v);
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), w->f);
 }
 
 void json_int_or_null(struct json *w, const char *key, long long v)
