@@ -215,9 +215,11 @@ qs_not_run_hooks() { # STEP N
 
 # --- what the page takes for granted ------------------------------------------
 say "made by the test, as the page takes them for granted: the image debian12 and the network public (dummy drivers)"
-# DRIVER: the dummy datastore gives the image the FORMAT dummy_format,
-# which libvirt refuses as a disk's driver type
-printf '%s\n' 'NAME = "debian12"' 'PATH = "/var/tmp/debian12.qcow2"' 'SIZE = "1"' 'DRIVER = "raw"' >"$W/image.tmpl"
+# No PATH: an image copied in (PATH) takes the FORMAT its datastore's cp
+# prints, dummy's "dummy_format", which libvirt refuses as a disk's
+# driver type (and oned then forces it over DRIVER); an OS image made
+# empty (mkfs, SIZE) takes the template's DRIVER
+printf '%s\n' 'NAME = "debian12"' 'TYPE = "OS"' 'SIZE = "1"' 'DRIVER = "raw"' >"$W/image.tmpl"
 printf '%s\n' 'NAME = "public"' 'VN_MAD = "dummy"' 'BRIDGE = "br0"' \
 	'AR = [ TYPE = "IP4", IP = "192.168.150.10", SIZE = "10" ]' >"$W/public.tmpl"
 chmod 0644 "$W/image.tmpl" "$W/public.tmpl"
