@@ -24,27 +24,6 @@ int path_fmt(char *buf, size_t len, const char *fmt, ...)
 	return 0;
 }
 
-int sysfs_read_str(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd, err;
-
-	if (len == 0)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
 int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len)
 {
 	ssize_t n;
@@ -64,6 +43,11 @@ int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len)
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 	return 0;
+}
+
+int sysfs_read_str(const char *path, char *buf, size_t len)
+{
+	return sysfs_read_str_at(AT_FDCWD, path, buf, len);
 }
 
 /* buf as a whole number, or -EINVAL reported as "DIR/NAME" (or PATH). */
@@ -93,8 +77,7 @@ int sysfs_read_long(const char *path, long *out)
 	return r ? r : parse_long(path, NULL, buf, out);
 }
 
-int sysfs_read_long_at(int dirfd, const char *dir, const char *name,
-		       long *out)
+int sysfs_read_long_at(int dirfd, const char *dir, const char *name, long *out)
 {
 	char buf[SYSFS_VALUE_MAX];
 	int r;

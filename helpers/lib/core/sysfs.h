@@ -42,8 +42,7 @@ int sysfs_link_name(const char *path, char *buf, size_t len);
  * message names that directory ("/sys/bus/pci/devices/0000:3b:00.1").
  */
 int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len);
-int sysfs_read_long_at(int dirfd, const char *dir, const char *name,
-		       long *out);
+int sysfs_read_long_at(int dirfd, const char *dir, const char *name, long *out);
 int sysfs_link_name_at(int dirfd, const char *name, char *buf, size_t len);
 /*
  * Writes val in one write(2), the way "echo 1 > pkey_idx/0" does: opened

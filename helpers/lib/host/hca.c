@@ -323,8 +323,7 @@ static int read_vfs(struct hca *h, const char *bdf)
 					link);
 			continue;
 		}
-		vfd = pcifd < 0 ? -1
-				: openat(pcifd, vfbdf, O_PATH | O_CLOEXEC);
+		vfd = pcifd < 0 ? -1 : openat(pcifd, vfbdf, O_PATH | O_CLOEXEC);
 		if (vfd < 0) {
 			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
 				      de->d_name))
