@@ -18,17 +18,10 @@ KEPT=$TEST_TMP/var/lock.vms
 assert_eq "two" "$([ "$(stat -c %d "$TEST_TMP/var")" != "$(stat -c %d "${TMPDIR:-/tmp}")" ] && echo two)" \
 	"the lock's directory and TMPDIR are two filesystems"
 
-echo 0 >"$TEST_TMP/seen"
-listed() {
-	local all
-	all=$(grep '^one.vmpool' "$TEST_TMP/calls.onevm" 2>/dev/null)
-	tail -n +$(($(cat "$TEST_TMP/seen") + 1)) <<<"$all"
-	grep -c . <<<"$all" >"$TEST_TMP/seen"
-}
 vm_event() { printf '<VM>\n  <ID>%s</ID>\n  <UID>0</UID><NAME>x</NAME></VM>' "$1" | base64 -w0; }
 
 assert_ok "first run, no event" -- "$HOOK"
-assert_eq "one.vmpool.infoextended -2 -1 -1 -1" "$(listed)" "every VM listed"
+assert_eq "one.vmpool.infoextended -2 -1 -1 -1" "$(hook_listed)" "every VM listed"
 assert_eq "<!-- next VM ID: 45 -->" "$(head -n 1 "$KEPT" 2>/dev/null)" "the listing kept beside the lock"
 touch -d '-5 minutes' "$KEPT"
 stamp=$(stat -c %Y "$KEPT")
@@ -36,7 +29,7 @@ stamp=$(stat -c %Y "$KEPT")
 sed -i 's|<ID>44</ID><NAME>off</NAME><STATE>3</STATE>|<ID>44</ID><NAME>off</NAME><STATE>6</STATE>|' "$TEST_TMP/vms.xml"
 assert_ok "VM 44 terminated: its state hook" -- "$HOOK" vm-state "$(vm_event 44)"
 assert_eq "one.vmpool.infoextended -2 45 -1 -1
-one.vmpool.infoset 43,44 True" "$(listed)" "only the event's VMs read, across the two filesystems"
+one.vmpool.infoset 43,44 True" "$(hook_listed)" "only the event's VMs read, across the two filesystems"
 assert_eq "" "$(grep 0x02000000002c0000 "$CONF")" "VM 44 (DONE) left its partition"
 assert_eq "$stamp" "$(stat -c %Y "$KEPT")" "the kept listing keeps the time of its last full listing"
 assert_eq "" "$(grep '<ID>44</ID>' "$KEPT")" "and no longer holds the DONE VM"

@@ -76,6 +76,16 @@ hook_sandbox() {
 	printf 'ONEIB_SLS=""\nONEIB_QOS_POLICY_CMD=""\n' >>"$R/etc/vnm/ib/ibrc"
 }
 
+# hook_listed: the VM listings the hook asked of the stand-in oned
+# (hook_sandbox's calls.onevm) since the last call, one per line (how many
+# were seen is kept in a file: it runs in $(...)).
+hook_listed() {
+	local all
+	all=$(grep '^one.vmpool' "$TEST_TMP/calls.onevm" 2>/dev/null)
+	tail -n +$(($(cat "$TEST_TMP/seen" 2>/dev/null || echo 0) + 1)) <<<"$all"
+	grep -c . <<<"$all" >"$TEST_TMP/seen"
+}
+
 # stock_remotes DEST: small stand-ins for the stock kvm IM client and
 # probes (OpenNebula's own are not ours to copy), with the same layout.
 stock_remotes() {
