@@ -978,8 +978,12 @@ int main(int argc, char **argv)
 		if (!r)
 			hca_probe_all(&l);
 	} else {
-		r = hca_discover(&l);
-		if (!r && (fmt == FMT_TABLE || fmt == FMT_JSON))
+		/* Each VF's IOMMU group and NUMA node: the table and JSON
+		 * show them, the probe's formats do not. */
+		bool shown = fmt == FMT_TABLE || fmt == FMT_JSON;
+
+		r = hca_discover(&l, shown ? 0 : HCA_VF_DRIVER_ONLY);
+		if (!r && shown)
 			hca_read_names(&l);
 	}
 	if (r < 0) {

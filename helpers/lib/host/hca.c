@@ -232,38 +232,54 @@ static int pci_dir(char *buf, size_t len, const char *bdf)
 	return 0;
 }
 
-static void read_link_at(int dirfd, const char *name, char *buf, size_t len)
-{
-	if (sysfs_link_name_at(dirfd, name, buf, len))
-		buf[0] = '\0';
-}
-
 /*
- * A VF's attributes relative to its own directory, VFD (SYS_PCI/BDF, opened
- * once): four short path walks instead of four through SYS_PCI's symlink,
- * and the path a message may need made without vsnprintf.
+ * A VF's "driver", "iommu_group" and "numa_node", read relative to DFD as
+ * AT + name: AT is "" when DFD is the VF's own directory and
+ * "0000:3b:00.1/" when it is the directory the VF sits in, short path walks
+ * either way instead of walks through SYS_PCI's symlink; a bad value is
+ * reported as DIR/AT/numa_node. *SEEN says whether any of the three was
+ * there (none: the VF itself may be missing). Returns how numa_node read
+ * (-ENOENT: missing).
  */
-static void read_vf(int vfd, const char *bdf, struct vf *vf)
+static int read_vf(int dfd, const char *at, const char *dir, bool all,
+		   struct vf *vf, bool *seen)
 {
-	char group[32], dir[PATH_MAX], *end;
-	long g, numa;
+	char name[64], group[32], *end;
+	size_t n = strlen(at);
+	long numa;
+	int r;
 
-	read_link_at(vfd, "driver", vf->driver, sizeof(vf->driver));
-	read_link_at(vfd, "iommu_group", group, sizeof(group));
-	g = strtol(group, &end, 10);
-	vf->iommu_group = group[0] && !*end && g >= 0 && g <= INT_MAX ? (int)g
-								      : -1;
+	*seen = false;
+	vf->driver[0] = '\0';
+	vf->iommu_group = -1;
 	vf->numa_node = -1;
-	if (!pci_dir(dir, sizeof(dir), bdf)) {
-		int r = sysfs_read_long_at(vfd, dir, "numa_node", &numa);
-
-		if (r == -ENOENT)
-			log_msg("%s/numa_node: missing", dir);
-		if (!r)
-			vf->numa_node = numa_of(numa);
-	}
 	vf->ibdev[0] = '\0';
 	vf->vmid = -1;
+	if (n + sizeof("iommu_group") > sizeof(name))
+		return -ENAMETOOLONG;
+	memcpy(name, at, n);
+	memcpy(name + n, "driver", sizeof("driver"));
+	if (sysfs_link_name_at(dfd, name, vf->driver, sizeof(vf->driver)))
+		vf->driver[0] = '\0';
+	else
+		*seen = true;
+	if (!all)
+		return 0;
+	memcpy(name + n, "iommu_group", sizeof("iommu_group"));
+	if (!sysfs_link_name_at(dfd, name, group, sizeof(group))) {
+		long g = strtol(group, &end, 10);
+
+		*seen = true;
+		if (group[0] && !*end && g >= 0 && g <= INT_MAX)
+			vf->iommu_group = (int)g;
+	}
+	memcpy(name + n, "numa_node", sizeof("numa_node"));
+	r = sysfs_read_long_at(dfd, dir, name, &numa);
+	if (r != -ENOENT)
+		*seen = true;
+	if (!r)
+		vf->numa_node = numa_of(numa);
+	return r;
 }
 
 static int vf_cmp(const void *a, const void *b)
@@ -285,18 +301,26 @@ static bool pci_exists(const char *bdf)
 
 /*
  * virtfn0 -> ../0000:3b:00.1, one VF per link, in VF-index order. The links
- * are read relative to the PF's directory and each VF's attributes relative
- * to its own (SYS_PCI/VF opened once, O_PATH, which is also the check that
- * sysfs shows it): on 1016 VFs the long path walks were most of the time.
+ * are read relative to the PF's directory, and each VF's attributes
+ * relative to the directory it shares with its PF, where the kernel puts
+ * every VF (drivers/pci/iov.c: a VF's parent is its PF's parent, also on a
+ * bus of its own): on 1016 VFs the long path walks through SYS_PCI were
+ * most of the time, and an O_PATH open of each VF's own directory two
+ * syscalls in eight. A link that points elsewhere is followed through
+ * SYS_PCI, as before.
  */
-static int read_vfs(struct hca *h, const char *bdf)
+static int read_vfs(struct hca *h, const char *bdf, bool all)
 {
-	char dirpath[PATH_MAX], link[PATH_MAX], vfbdf[64], *end;
+	char dirpath[PATH_MAX], link[PATH_MAX], target[PATH_MAX], at[64];
+	char vfdir[PATH_MAX];
+	char *end, *vfbdf;
 	struct dirent *de;
+	struct stat st;
 	size_t cap = 0;
+	ssize_t n;
 	DIR *d;
 	long idx;
-	int r = 0, pcifd, vfd;
+	int r = 0, pcifd, parfd;
 
 	if (path_fmt(dirpath, sizeof(dirpath), SYS_PCI "/%s", bdf))
 		return 0;
@@ -304,8 +328,11 @@ static int read_vfs(struct hca *h, const char *bdf)
 	if (!d)
 		return 0;
 	pcifd = open(SYS_PCI, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	parfd = openat(dirfd(d), "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	while ((de = readdir(d))) {
 		struct vf vf = { 0 };
+		bool sibling, seen;
+		int dfd, vfd = -1, numa_r;
 
 		if (strncmp(de->d_name, "virtfn", 6))
 			continue;
@@ -314,8 +341,13 @@ static int read_vfs(struct hca *h, const char *bdf)
 		if (end == de->d_name + 6 || *end || errno || idx < 0 ||
 		    idx > INT_MAX)
 			continue;
-		if (sysfs_link_name_at(dirfd(d), de->d_name, vfbdf,
-				       sizeof(vfbdf)) ||
+		n = readlinkat(dirfd(d), de->d_name, target,
+			       sizeof(target) - 1);
+		if (n >= 0)
+			target[n] = '\0';
+		vfbdf = n < 0 ? NULL : strrchr(target, '/');
+		vfbdf = vfbdf ? vfbdf + 1 : target;
+		if (n < 0 || strlen(vfbdf) + 2 > sizeof(at) ||
 		    pci_addr_parse(vfbdf, &vf.addr)) {
 			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
 				      de->d_name))
@@ -323,23 +355,45 @@ static int read_vfs(struct hca *h, const char *bdf)
 					link);
 			continue;
 		}
-		vfd = pcifd < 0 ? -1 : openat(pcifd, vfbdf, O_PATH | O_CLOEXEC);
-		if (vfd < 0) {
+		sibling = parfd >= 0 && vfbdf == target + 3 &&
+			  !strncmp(target, "../", 3);
+		if (sibling) {
+			dfd = parfd;
+			memcpy(at, vfbdf, strlen(vfbdf));
+			memcpy(at + strlen(vfbdf), "/", 2);
+		} else {
+			vfd = pcifd < 0 ? -1
+					: openat(pcifd, vfbdf,
+						 O_PATH | O_CLOEXEC);
+			dfd = vfd;
+			at[0] = '\0';
+		}
+		if (pci_dir(vfdir, sizeof(vfdir), vfbdf))
+			continue;
+		numa_r = dfd < 0 ? -ENOENT
+				 : read_vf(dfd, at, sibling ? SYS_PCI : vfdir,
+					   all, &vf, &seen);
+		if (vfd >= 0)
+			close(vfd);
+		if (dfd < 0 ||
+		    (sibling && !seen && fstatat(parfd, vfbdf, &st, 0) != 0)) {
 			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
 				      de->d_name))
 				log_msg("%s: dangling link to '%s'", link,
 					vfbdf);
 			continue;
 		}
+		if (numa_r == -ENOENT)
+			log_msg("%s/numa_node: missing", vfdir);
 		vf.index = (int)idx;
-		read_vf(vfd, vfbdf, &vf);
-		close(vfd);
 		if (ALLOC_GROW(h->vfs, h->nvfs + 1, cap)) {
 			r = -ENOMEM;
 			break;
 		}
 		h->vfs[h->nvfs++] = vf;
 	}
+	if (parfd >= 0)
+		close(parfd);
 	if (pcifd >= 0)
 		close(pcifd);
 	closedir(d);
@@ -380,7 +434,7 @@ static void read_vf_guids(struct hca *h, const char *bdf)
 	}
 }
 
-static int read_pci(struct hca *h)
+static int read_pci(struct hca *h, unsigned flags)
 {
 	char bdf[PCI_ADDR_STRLEN];
 	int r;
@@ -394,7 +448,7 @@ static int read_pci(struct hca *h)
 	h->place.numa_node = h->numa_node;
 	h->sriov_totalvfs = (int)read_optional_long(bdf, "sriov_totalvfs", -1);
 	h->sriov_numvfs = (int)read_optional_long(bdf, "sriov_numvfs", -1);
-	r = read_vfs(h, bdf);
+	r = read_vfs(h, bdf, !(flags & HCA_VF_DRIVER_ONLY));
 	if (!r)
 		read_vf_guids(h, bdf);
 	return r;
@@ -411,6 +465,7 @@ struct scan {
 	size_t cap;
 	struct vf_ibdev *vfdevs;
 	size_t nvfdevs, vfcap;
+	unsigned flags; /* hca_discover's */
 };
 
 static int push_vf_ibdev(struct scan *s, const struct pci_addr *a,
@@ -466,7 +521,7 @@ static int scan_ibdev(struct scan *s, const char *ibdev)
 		h->addr = addr;
 	r = read_ports(h);
 	if (!r && has_pci)
-		r = read_pci(h);
+		r = read_pci(h, s->flags);
 	return r;
 }
 
@@ -514,10 +569,10 @@ static DIR *open_sys_ib(int *r)
 	return opendir(SYS_IB);
 }
 
-int hca_discover(struct hca_list *out)
+int hca_discover(struct hca_list *out, unsigned flags)
 {
 	struct umad_device_node *devs, *d;
-	struct scan s = { .out = out };
+	struct scan s = { .out = out, .flags = flags };
 	DIR *sys;
 	int r = 0;
 
@@ -607,7 +662,7 @@ static int inventory_vfs(struct hca *h, const char *bdf)
 	long i;
 
 	if (num < 0 || off < 0 || stride < 0 || num > 0xffff)
-		return read_vfs(h, bdf);
+		return read_vfs(h, bdf, true);
 	h->sriov_numvfs = (int)num;
 	if (num == 0)
 		return 0;
@@ -704,11 +759,9 @@ void hca_vf_probe(struct vf *vf)
 
 	pci_addr_fmt(&vf->addr, bdf);
 	vf->unprobed = false;
-	vf->absent = !pci_exists(bdf);
-	if (vf->absent)
-		vf->driver[0] = '\0';
-	else
-		read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+	/* A driver link says the VF is there: the stat only for the rest. */
+	read_link(bdf, "driver", vf->driver, sizeof(vf->driver));
+	vf->absent = !vf->driver[0] && !pci_exists(bdf);
 }
 
 size_t hca_probe_all(struct hca_list *l)

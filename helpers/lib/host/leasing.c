@@ -744,7 +744,7 @@ static int held_vfs(const struct ledger *l, const struct virt_domain *d,
 		if (k >= 0 && l->v[k].vmid >= 0 && l->v[k].vmid != vmid)
 			continue; /* another VM's lease: not ours to touch */
 		if (k < 0 && !read) {
-			r = hca_discover(&hcas);
+			r = hca_discover(&hcas, 0);
 			if (r) {
 				snprintf(err, errlen, "cannot read /sys: %s",
 					 strerror(-r));
