@@ -163,8 +163,7 @@ sms_kill_master() {
 	local pid t0
 	pid=$(cat "${SMS_DIR[sm]}/opensm.pid")
 	t0=$(date +%s.%N)
-	disown "$pid" 2>/dev/null # no "Killed" notice from this shell
-	kill -9 "$pid" || die "the master opensm is not running"
+	sim_kill_master_sm "$pid" "$(cat "${SMS_DIR[sm2]}/opensm.pid")"
 	if ! wait_for 90 _sms_up2; then
 		_tl_show "${SMS_DIR[sm2]}/opensm.log" 20 "sm2's opensm.log"
 		die "the standby did not take over within 90 s"

@@ -833,6 +833,25 @@ sim_opensm_reread() {
 	fi
 }
 
+# kill -9 the master SM (MASTER_PID) while no MAD of the standbys
+# (STANDBY_PIDs) is in its hands. ibsim never times out a MAD its receiver
+# took and died holding (reference/sm-redundancy.md, simulator limit 1):
+# a standby's SMInfo poll that the master had read but not answered stays
+# outstanding forever, and the standby's takeover sweep waits on it (seen
+# under load: "Entering DISCOVERING state", then nothing). On a real fabric
+# that poll times out. So the standbys are stopped, the master given time
+# to answer what it holds, killed, and the standbys continued: the kill
+# the standbys see is the same, only the simulator's artefact is not.
+sim_kill_master_sm() { # MASTER_PID STANDBY_PID...
+	local m=${1:?sim_kill_master_sm: MASTER_PID} p
+	shift
+	for p; do kill -STOP "$p" || die "standby SM $p is not running"; done
+	sleep "$(bound_seconds 1)"
+	disown "$m" 2>/dev/null # no "Killed" notice from the shell that started it
+	kill -9 "$m" || die "the master SM $m is not running"
+	for p; do kill -CONT "$p"; done
+}
+
 # Run an IB client (smpquery, saquery, ibaddr, ...; an executable, not a
 # shell function) attached to fabric node NODE, killed after
 # $SIM_CLIENT_TIMEOUT (30) s.  Note: under umad2sim the client sees the
