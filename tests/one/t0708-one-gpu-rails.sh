@@ -22,9 +22,12 @@
 #     deploy that would refuse it, until rail 0's VFs free up: then it
 #     runs beside both GPUs (the hook rewrote its terms on the filler's
 #     DONE);
-#   - a burst: rail 0 with one VF left (a pack VM of 7), two VMs of 8
-#     NICs at once: one runs on the 8 rails, the other (49 VFs free, but
-#     on 7 rails) stays PENDING until rail 0 frees, then runs on 8;
+#   - a burst, with a second host now in the cloud (hv2, fixture gpu2: 2
+#     rails of 8 VFs, 16 free): rail 0 of hv1 with one VF left (a pack VM
+#     of 7), two VMs of 8 NICs at once: one runs on hv1's 8 rails, the
+#     other stays PENDING (hv1: 49 VFs free, but on 7 rails; hv2: 16, on
+#     2), never sent to either, until hv1's rail 0 frees, then runs there
+#     on 8;
 #   - terminate frees every lease.
 . "$(dirname "$0")/../lib/test-lib.sh"
 . "$TOP/tests/lib/one.sh"
@@ -33,15 +36,17 @@ one_frontend
 # the VMs' IDs (0, 1, 2 on a front-end of its own)
 A=$ONE_VM0 B=$((ONE_VM0 + 1)) C=$((ONE_VM0 + 2))
 one_host hv1 hgx
+one_host hv2 gpu2 # on the fabric now, in the cloud from the burst on
 one_fabric 1
 one_hooks oneib-vm-pending oneib-vm-prolog oneib-vm-boot oneib-vm-running oneib-vm-done \
 	oneib-api-vn-allocate oneib-vnet-ready oneib-api-host-allocate oneib-host-monitored
 # OpenNebula's PCI probe: the GPUs (kvm-ib's pci.conf, one-ib-frontend(7))
 sed -i "s|^:filter:.*|:filter: '::0302'|" "$ONE_DIR/var/remotes/etc/im/kvm-ib-probes.d/pci.conf"
 # the PFs' VFs programmable (MLNX_OFED's sriov files: no IPoIB netdev here)
-for pf in 0000:19:00.0 0000:1a:00.0 0000:3d:00.0 0000:3e:00.0 0000:99:00.0 0000:9a:00.0 0000:bd:00.0 0000:be:00.0; do
+for pf in hv1/0000:19:00.0 hv1/0000:1a:00.0 hv1/0000:3d:00.0 hv1/0000:3e:00.0 hv1/0000:99:00.0 hv1/0000:9a:00.0 \
+	hv1/0000:bd:00.0 hv1/0000:be:00.0 hv2/0000:18:00.0 hv2/0000:98:00.0; do
 	for i in 0 1 2 3 4 5 6 7; do
-		d=$SIM_HOSTS/hv1/host/sys/bus/pci/devices/$pf/sriov/$i
+		d=$SIM_HOSTS/${pf%/*}/host/sys/bus/pci/devices/${pf#*/}/sriov/$i
 		mkdir -p "$d"
 		echo 00:00:00:00:00:00:00:00 >"$d/node"
 		echo 00:00:00:00:00:00:00:00 >"$d/port"
@@ -243,9 +248,16 @@ for vm in $F $Q; do
 	one_wait_vm "$vm" "^DONE"
 done
 
-# --- a burst of two 8-rail VMs, rail 0 with one VF left
+# --- a burst of two 8-rail VMs, rail 0 with one VF left, and a host of 2
+one_host_create hv2
+host_facts() { # HOST: its rails, VFs free and rails with a VF left, as the hook counts them
+	one_xml host "$1" | one_xpath "concat(/HOST/TEMPLATE/IB_RAILS, ' ', /HOST/TEMPLATE/IB_VFS_AVAIL, ' ', /HOST/TEMPLATE/IB_RAILS_AVAIL)"
+}
+_host_facts_are() { [ "$(host_facts "$1")" = "$2" ] || { sleep 0.3; return 1; }; }
+wait_for 30 _host_facts_are hv2 "2 16 2"
+assert_eq "2 16 2" "$(host_facts hv2)" "hv2: 2 rails, 16 VFs free, both rails with VFs left"
 G=$((ONE_VM0 + 8)) H=$((ONE_VM0 + 9)) I=$((ONE_VM0 + 10))
-vm_tmpl fill7 ib-fill 7 "$sriov" >"$TEST_TMP/fill7.tmpl"
+vm_tmpl fill7 ib-fill 7 "$sriov & HOSTNAME = \\\"hv1\\\"" >"$TEST_TMP/fill7.tmpl"
 vm_tmpl spread8 ib-gpu 8 "$gate" >"$TEST_TMP/spread8.tmpl"
 chmod 0644 "$TEST_TMP/fill7.tmpl" "$TEST_TMP/spread8.tmpl"
 assert_ok "alice creates a filler of 7" -- as_user alice onetemplate create "$TEST_TMP/fill7.tmpl"
@@ -267,15 +279,18 @@ assert_match 'IB_RAILS_AVAIL > 7' "$(sched_req "$wait")" "VM $wait: the rail ter
 _refusals=() _last=''
 wait_for 60 _refused "$wait" 3
 assert_eq "PENDING LCM_INIT 0 3" "$(one_vm_state "$wait") $(one_xml vm "$wait" | one_xpath "count(/VM/HISTORY_RECORDS/HISTORY)") ${#_refusals[@]}" \
-	"VM $wait: PENDING, never sent to a host with 7 rails, through 3 refusals"
+	"VM $wait: PENDING, never sent to a host with 7 rails, nor to one with 2, through 3 refusals"
+assert_eq "2 16 2" "$(host_facts hv2)" "hv2 meanwhile: 16 VFs free, on 2 rails"
 assert_ok "alice terminates the filler" -- as_user alice onevm terminate --hard "$G"
 one_wait_vm "$G" "^DONE"
 one_wait_vm "$wait" "^ACTIVE RUNNING$"
+assert_eq "hv1 hv1" "$(one_xml vm "$ran" | one_xpath /VM/HISTORY_RECORDS/HISTORY/HOSTNAME) $(one_xml vm "$wait" | one_xpath /VM/HISTORY_RECORDS/HISTORY/HOSTNAME)" \
+	"both on hv1, the host with 8 rails"
 assert_eq "0 1 2 3 4 5 6 7" "$(rails_of "$wait")" "VM $wait, once rail 0 has VFs: 8 distinct rails"
 for vm in $ran $wait; do
 	assert_ok "alice terminates VM $vm" -- as_user alice onevm terminate --hard "$vm"
 	one_wait_vm "$vm" "^DONE"
 done
-assert_eq "" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | .vf')" \
-	"every lease is gone"
+assert_eq "|" "$(on hv1 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | .vf')|$(on hv2 /var/tmp/one/ib/bin/oneib-vf list --format=json --ledger /var/lib/one/ib | jq -r '.leases[] | .vf')" \
+	"every lease is gone, none ever on hv2"
 test_done
