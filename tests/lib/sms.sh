@@ -160,16 +160,15 @@ sms_state() { # NODE
 _sms_up2() { grep -qs "SUBNET UP" "${SMS_DIR[sm2]}/opensm.log"; }
 
 sms_kill_master() {
-	local pid t0
+	local pid
 	pid=$(cat "${SMS_DIR[sm]}/opensm.pid")
-	t0=$(date +%s.%N)
 	sim_kill_master_sm "$pid" "$(cat "${SMS_DIR[sm2]}/opensm.pid")"
 	if ! wait_for 90 _sms_up2; then
 		_tl_show "${SMS_DIR[sm2]}/opensm.log" 20 "sm2's opensm.log"
 		die "the standby did not take over within 90 s"
 	fi
 	# shellcheck disable=SC2034 # the calling test says it
-	SMS_TAKEOVER=$(echo "$(date +%s.%N) - $t0" | bc)
+	SMS_TAKEOVER=$(echo "$(date +%s.%N) - $SIM_SM_KILLED_AT" | bc)
 	SMS_FROM=sm2
 }
 

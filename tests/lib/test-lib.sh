@@ -833,23 +833,59 @@ sim_opensm_reread() {
 	fi
 }
 
-# kill -9 the master SM (MASTER_PID) while no MAD of the standbys
-# (STANDBY_PIDs) is in its hands. ibsim never times out a MAD its receiver
-# took and died holding (reference/sm-redundancy.md, simulator limit 1):
-# a standby's SMInfo poll that the master had read but not answered stays
-# outstanding forever, and the standby's takeover sweep waits on it (seen
-# under load: "Entering DISCOVERING state", then nothing). On a real fabric
-# that poll times out. So the standbys are stopped, the master given time
-# to answer what it holds, killed, and the standbys continued: the kill
-# the standbys see is the same, only the simulator's artefact is not.
+# kill -9 the master SM (MASTER_PID) as a standby (STANDBY_PIDs) sees it on
+# a real fabric, without two artefacts of ibsim (reference/sm-redundancy.md,
+# simulator limit 1: a MAD nobody answers never times out), either of which
+# leaves a standby's SMInfo poll outstanding forever, and opensm's takeover
+# sweep waits for every outstanding MAD (seen: "Entering DISCOVERING
+# state", then nothing):
+#   - a poll the master had read but not answered when it died: so the
+#     standbys are stopped and the master given a load-scaled second to
+#     answer what it holds before the kill;
+#   - the first MAD ibsim forwards to a client that died: its write fails
+#     and ibsim drops the MAD without an answer (ibsim.log: "client 0 seems
+#     to be dead - disconnecting", "write failed: Connection refused - pkt
+#     dropped"). On a host the kernel closes a dead process's umad port at
+#     once; here the dead master's client is disconnected through ibsim's
+#     console (X <client>) before the standbys go on.
+# SIM_SM_KILLED_AT: the time of the kill (date +%s.%N).
 sim_kill_master_sm() { # MASTER_PID STANDBY_PID...
-	local m=${1:?sim_kill_master_sm: MASTER_PID} p
+	local m=${1:?sim_kill_master_sm: MASTER_PID} p c
 	shift
+	[ -n "$_tl_ibsim_fd" ] || die "sim_kill_master_sm: no sim_fabric"
 	for p; do kill -STOP "$p" || die "standby SM $p is not running"; done
 	sleep "$(bound_seconds 1)"
+	c=$(_tl_ibsim_client_of "$m") || die "ibsim lists no client of the master SM (pid $m)"
 	disown "$m" 2>/dev/null # no "Killed" notice from the shell that started it
 	kill -9 "$m" || die "the master SM $m is not running"
+	# shellcheck disable=SC2034 # the caller's, for its takeover time
+	SIM_SM_KILLED_AT=$(date +%s.%N)
+	wait_for 10 _tl_dead "$m" || die "the master SM $m did not die"
+	sim_ibsim "X $c"
+	wait_for 10 eval '! _tl_ibsim_client_of "$m" >/dev/null' ||
+		die "ibsim did not disconnect the master SM's client $c"
 	for p; do kill -CONT "$p"; done
+}
+
+_tl_dead() { # PID: gone, or a zombie
+	local st
+	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
+	[ "$st" = Z ] || { sleep 0.1; return 1; }
+}
+
+# ibsim's number for the client of process PID, from its console's
+# "Attached" list ("Client 0: pid 123 connected at ..."), read back up to
+# a comment sent after it (ibsim echoes comments); 1 when none.
+_tl_ibsim_client_of() { # PID
+	local n mark c
+	n=$(wc -c <"$SIM_IBSIM_LOG")
+	mark="# attached $1 $n $RANDOM"
+	sim_ibsim Attached
+	sim_ibsim "$mark"
+	wait_for 10 eval 'tail -c +"$((n + 1))" "$SIM_IBSIM_LOG" | grep -qF "$mark"' ||
+		die "ibsim's console did not answer 'Attached'"
+	c=$(tail -c +"$((n + 1))" "$SIM_IBSIM_LOG" | sed -n "s/^Client \([0-9]*\): pid $1 connected .*/\1/p" | head -n 1)
+	[ -n "$c" ] && echo "$c"
 }
 
 # Run an IB client (smpquery, saquery, ibaddr, ...; an executable, not a
