@@ -91,16 +91,28 @@ int sysfs_link_name(const char *path, char *buf, size_t len)
 	return sysfs_link_name_at(AT_FDCWD, path, buf, len);
 }
 
+int sysfs_link_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n;
+
+	if (len == 0)
+		return -EINVAL;
+	n = readlinkat(dirfd, name, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
 int sysfs_link_name_at(int dirfd, const char *name, char *buf, size_t len)
 {
 	char target[PATH_MAX];
 	const char *base;
-	ssize_t n;
+	int r;
 
-	n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
+	r = sysfs_link_at(dirfd, name, target, sizeof(target));
+	if (r)
+		return r;
 	base = strrchr(target, '/');
 	base = base ? base + 1 : target;
 	if (strlen(base) >= len)

@@ -44,6 +44,8 @@ int sysfs_link_name(const char *path, char *buf, size_t len);
 int sysfs_read_str_at(int dirfd, const char *name, char *buf, size_t len);
 int sysfs_read_long_at(int dirfd, const char *dir, const char *name, long *out);
 int sysfs_link_name_at(int dirfd, const char *name, char *buf, size_t len);
+/* A symlink's whole target ("../0000:3b:00.1"), NAME relative to DIRFD. */
+int sysfs_link_at(int dirfd, const char *name, char *buf, size_t len);
 /*
  * Writes val in one write(2), the way "echo 1 > pkey_idx/0" does: opened
  * O_WRONLY | O_TRUNC (sysfs ignores the truncation; a plain-file test tree

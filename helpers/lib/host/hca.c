@@ -316,8 +316,7 @@ static int read_vfs(struct hca *h, const char *bdf, bool all)
 	char *end, *vfbdf;
 	struct dirent *de;
 	struct stat st;
-	size_t cap = 0;
-	ssize_t n;
+	size_t cap = 0, n;
 	DIR *d;
 	long idx;
 	int r = 0, pcifd, parfd;
@@ -341,14 +340,13 @@ static int read_vfs(struct hca *h, const char *bdf, bool all)
 		if (end == de->d_name + 6 || *end || errno || idx < 0 ||
 		    idx > INT_MAX)
 			continue;
-		n = readlinkat(dirfd(d), de->d_name, target,
-			       sizeof(target) - 1);
-		if (n >= 0)
-			target[n] = '\0';
-		vfbdf = n < 0 ? NULL : strrchr(target, '/');
+		if (sysfs_link_at(dirfd(d), de->d_name, target, sizeof(target)))
+			target[0] = '\0';
+		vfbdf = strrchr(target, '/');
 		vfbdf = vfbdf ? vfbdf + 1 : target;
-		if (n < 0 || strlen(vfbdf) + 2 > sizeof(at) ||
-		    pci_addr_parse(vfbdf, &vf.addr)) {
+		n = strlen(vfbdf);
+		if (n + 2 > sizeof(at) || pci_addr_parse(vfbdf, &vf.addr) ||
+		    pci_dir(vfdir, sizeof(vfdir), vfbdf)) {
 			if (!path_fmt(link, sizeof(link), "%s/%s", dirpath,
 				      de->d_name))
 				log_msg("%s: not a link to a PCI function",
@@ -359,8 +357,8 @@ static int read_vfs(struct hca *h, const char *bdf, bool all)
 			  !strncmp(target, "../", 3);
 		if (sibling) {
 			dfd = parfd;
-			memcpy(at, vfbdf, strlen(vfbdf));
-			memcpy(at + strlen(vfbdf), "/", 2);
+			memcpy(at, vfbdf, n);
+			memcpy(at + n, "/", 2);
 		} else {
 			vfd = pcifd < 0 ? -1
 					: openat(pcifd, vfbdf,
@@ -368,8 +366,6 @@ static int read_vfs(struct hca *h, const char *bdf, bool all)
 			dfd = vfd;
 			at[0] = '\0';
 		}
-		if (pci_dir(vfdir, sizeof(vfdir), vfbdf))
-			continue;
 		numa_r = dfd < 0 ? -ENOENT
 				 : read_vf(dfd, at, sibling ? SYS_PCI : vfdir,
 					   all, &vf, &seen);
