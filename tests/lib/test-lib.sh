@@ -860,17 +860,11 @@ sim_kill_master_sm() { # MASTER_PID STANDBY_PID...
 	kill -9 "$m" || die "the master SM $m is not running"
 	# shellcheck disable=SC2034 # the caller's, for its takeover time
 	SIM_SM_KILLED_AT=$(date +%s.%N)
-	wait_for 10 _tl_dead "$m" || die "the master SM $m did not die"
+	wait_for 10 eval '! _tl_running "$m"' || die "the master SM $m did not die"
 	sim_ibsim "X $c"
 	wait_for 10 eval '! _tl_ibsim_client_of "$m" >/dev/null' ||
 		die "ibsim did not disconnect the master SM's client $c"
 	for p; do kill -CONT "$p"; done
-}
-
-_tl_dead() { # PID: gone, or a zombie
-	local st
-	st=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 0
-	[ "$st" = Z ] || { sleep 0.1; return 1; }
 }
 
 # ibsim's number for the client of process PID, from its console's
